@@ -1,0 +1,92 @@
+/**
+ * Versioned schema migrations for the Vox store. `PRAGMA user_version` holds the applied
+ * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'event log and projections: threads, messages (tree), runs, turn items, turn chunks',
+    up(db) {
+      db.exec(`
+        CREATE TABLE events (
+          seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+          thread_id TEXT,
+          type      TEXT    NOT NULL,
+          payload   TEXT    NOT NULL,
+          time      INTEGER NOT NULL
+        );
+        CREATE INDEX events_by_thread ON events(thread_id, seq);
+
+        CREATE TABLE threads (
+          id         TEXT PRIMARY KEY,
+          title      TEXT    NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          deleted    INTEGER NOT NULL DEFAULT 0,
+          last_seq   INTEGER NOT NULL DEFAULT 0
+        );
+
+        CREATE TABLE messages (
+          id         TEXT PRIMARY KEY,
+          thread_id  TEXT    NOT NULL REFERENCES threads(id),
+          parent_id  TEXT    REFERENCES messages(id),
+          role       TEXT    NOT NULL,
+          content    TEXT    NOT NULL,
+          run_id     TEXT,
+          status     TEXT    NOT NULL,
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX messages_by_thread ON messages(thread_id, created_at);
+
+        CREATE TABLE runs (
+          id            TEXT PRIMARY KEY,
+          thread_id     TEXT    NOT NULL REFERENCES threads(id),
+          ordinal       INTEGER NOT NULL,
+          provider      TEXT    NOT NULL,
+          model         TEXT    NOT NULL,
+          status        TEXT    NOT NULL,
+          owner_pid     INTEGER,
+          user_message_id TEXT,
+          started_at    INTEGER NOT NULL,
+          ended_at      INTEGER,
+          error         TEXT,
+          input_tokens  INTEGER NOT NULL DEFAULT 0,
+          output_tokens INTEGER NOT NULL DEFAULT 0,
+          UNIQUE (thread_id, ordinal)
+        );
+
+        CREATE TABLE turn_items (
+          id         TEXT PRIMARY KEY,
+          run_id     TEXT    NOT NULL REFERENCES runs(id),
+          ordinal    INTEGER NOT NULL,
+          kind       TEXT    NOT NULL,
+          status     TEXT    NOT NULL,
+          tool_name  TEXT,
+          arguments  TEXT,
+          content    TEXT    NOT NULL DEFAULT '',
+          is_error   INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          UNIQUE (run_id, ordinal)
+        );
+
+        CREATE TABLE turn_chunks (
+          turn_id TEXT    NOT NULL,
+          seq     INTEGER NOT NULL,
+          kind    TEXT    NOT NULL,
+          data    TEXT    NOT NULL,
+          PRIMARY KEY (turn_id, seq)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,76 @@
+/**
+ * Projections: how each event type updates the query tables (threads, messages, runs,
+ * turn_items). One typed handler per event type in a table — no switch. Handlers run inside the
+ * same transaction that appends the event, so tables and log never disagree.
+ */
+import type Database from 'better-sqlite3';
+import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
+import { StoreError } from './errors';
+
+type Projector<K extends VoxEventType> = (db: Database.Database, e: EventOf<K>, time: number) => void;
+
+function mustChange(info: Database.RunResult, what: string): void {
+  if (info.changes === 0) throw new StoreError('notFound', `${what} does not exist`);
+}
+
+const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
+  'thread.created'(db, e, time) {
+    try {
+      db.prepare('INSERT INTO threads (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run(e.threadId, e.title, time, time);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new StoreError('conflict', `thread ${e.threadId} already exists`, err);
+      }
+      throw err;
+    }
+  },
+  'thread.renamed'(db, e, time) {
+    mustChange(db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ? AND deleted = 0').run(e.title, time, e.threadId), `thread ${e.threadId}`);
+  },
+  'thread.deleted'(db, e, time) {
+    mustChange(db.prepare('UPDATE threads SET deleted = 1, updated_at = ? WHERE id = ?').run(time, e.threadId), `thread ${e.threadId}`);
+  },
+  'message.added'(db, e, time) {
+    db.prepare(
+      'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(e.messageId, e.threadId, e.parentId, e.role, e.content, e.runId, e.status, time);
+  },
+  'run.started'(db, e, time) {
+    db.prepare(
+      `INSERT INTO runs (id, thread_id, ordinal, provider, model, status, owner_pid, user_message_id, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+    ).run(e.runId, e.threadId, e.ordinal, e.provider, e.model, e.ownerPid, e.userMessageId, time);
+  },
+  'item.started'(db, e, time) {
+    db.prepare(
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, created_at)
+       VALUES (?, ?, ?, ?, 'started', ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, time);
+  },
+  'item.completed'(db, e) {
+    mustChange(
+      db.prepare('UPDATE turn_items SET status = ?, content = ?, is_error = ? WHERE id = ?').run(e.status, e.content, e.isError ? 1 : 0, e.itemId),
+      `turn item ${e.itemId}`,
+    );
+  },
+  'run.ended'(db, e, time) {
+    mustChange(
+      db
+        .prepare('UPDATE runs SET status = ?, error = ?, ended_at = ?, input_tokens = ?, output_tokens = ? WHERE id = ?')
+        .run(e.status, e.error, time, e.usage.inputTokens, e.usage.outputTokens, e.runId),
+      `run ${e.runId}`,
+    );
+    // Items still open when the run ends are closed with the run's fate.
+    const fate = e.status === 'completed' ? 'completed' : 'interrupted';
+    db.prepare("UPDATE turn_items SET status = ? WHERE run_id = ? AND status = 'started'").run(fate, e.runId);
+  },
+};
+
+export function project(db: Database.Database, e: VoxEvent, time: number): void {
+  const handler = PROJECTORS[e.type] as Projector<typeof e.type> | undefined;
+  if (!handler) throw new StoreError('invalidEvent', `unknown event type ${(e as { type: string }).type}`);
+  handler(db, e as never, time);
+  if (e.type !== 'thread.created') {
+    db.prepare('UPDATE threads SET updated_at = ? WHERE id = ?').run(time, e.threadId);
+  }
+}

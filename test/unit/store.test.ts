@@ -1,0 +1,173 @@
+import { strict as assert } from 'node:assert';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { VoxStore } from '../../src/engine/store/store';
+import { StoreError } from '../../src/engine/store/errors';
+import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
+import type { StoredEvent } from '../../src/protocol/events';
+import { makeTmpDir, removeTmpDir } from '../support/tmp';
+
+const sha = (f: string) => crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+
+describe('store: opening and migrations', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTmpDir()));
+  afterEach(() => removeTmpDir(dir));
+
+  it('creates a WAL database at the latest schema version, and reopening is a no-op', () => {
+    const file = path.join(dir, 'sub', 'vox.db');
+    const s = VoxStore.open(file);
+    assert.equal(s.db.pragma('user_version', { simple: true }), LATEST_SCHEMA_VERSION);
+    assert.equal(s.db.pragma('journal_mode', { simple: true }), 'wal');
+    s.append({ type: 'thread.created', threadId: 't1', title: 'one' });
+    s.close();
+    const again = VoxStore.open(file);
+    assert.deepEqual(again.listThreads().map((t) => t.id), ['t1']);
+    again.close();
+  });
+
+  it('refuses a file that is not SQLite and leaves it byte for byte intact', () => {
+    const file = path.join(dir, 'notes.db');
+    fs.writeFileSync(file, 'these are my notes, not a database\n'.repeat(100));
+    const before = sha(file);
+    assert.throws(() => VoxStore.open(file), (e: unknown) => e instanceof StoreError && e.code === 'notSqlite');
+    assert.equal(sha(file), before);
+    assert.ok(!fs.existsSync(file + '-wal'));
+  });
+
+  it('refuses a database from a newer Vox without modifying it', () => {
+    const file = path.join(dir, 'new.db');
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE future (x)');
+    raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 7}`);
+    raw.close();
+    const before = sha(file);
+    assert.throws(() => VoxStore.open(file), (e: unknown) => e instanceof StoreError && e.code === 'newerVersion' && /newer/.test(e.message));
+    assert.equal(sha(file), before);
+  });
+
+  it('reports a corrupt database with a typed error and leaves it untouched', () => {
+    const file = path.join(dir, 'corrupt.db');
+    const s = VoxStore.open(file);
+    for (let i = 0; i < 200; i++) s.append({ type: 'thread.created', threadId: `t${i}`, title: 'x'.repeat(200) });
+    s.db.pragma('wal_checkpoint(TRUNCATE)');
+    s.close();
+    const buf = fs.readFileSync(file);
+    // Keep the header, scribble over the page after it.
+    buf.fill(0xa5, 4096 + 16, 4096 * 3);
+    fs.writeFileSync(file, buf);
+    const before = sha(file);
+    assert.throws(() => VoxStore.open(file), (e: unknown) => e instanceof StoreError && (e.code === 'corrupt' || e.code === 'notSqlite'));
+    assert.equal(sha(file), before);
+  });
+
+  it('readonly open of a missing file is notFound and creates nothing', () => {
+    const file = path.join(dir, 'missing.db');
+    assert.throws(() => VoxStore.open(file, { readonly: true }), (e: unknown) => e instanceof StoreError && e.code === 'notFound');
+    assert.ok(!fs.existsSync(file));
+  });
+});
+
+describe('store: event log and projections', () => {
+  let dir: string;
+  let s: VoxStore;
+  beforeEach(() => {
+    dir = makeTmpDir();
+    s = VoxStore.open(path.join(dir, 'vox.db'));
+  });
+  afterEach(() => {
+    s.close();
+    removeTmpDir(dir);
+  });
+
+  function seedRun() {
+    s.append(
+      { type: 'thread.created', threadId: 't', title: 'T' },
+      { type: 'message.added', threadId: 't', messageId: 'm1', parentId: null, role: 'user', content: 'hi', runId: null, status: 'complete' },
+      { type: 'run.started', threadId: 't', runId: 'r0', ordinal: 0, provider: 'local', model: 'demo', ownerPid: process.pid, userMessageId: 'm1' },
+    );
+  }
+
+  it('projects threads, a message tree, runs and items, with sequence numbers in order', () => {
+    seedRun();
+    s.append(
+      { type: 'item.started', threadId: 't', runId: 'r0', itemId: 'i0', ordinal: 0, kind: 'toolCall', toolName: 'read_file', arguments: '{"path":"a"}' },
+      { type: 'item.completed', threadId: 't', runId: 'r0', itemId: 'i0', status: 'completed', content: 'A', isError: false },
+      { type: 'message.added', threadId: 't', messageId: 'm2', parentId: 'm1', role: 'assistant', content: 'hello', runId: 'r0', status: 'complete' },
+      { type: 'message.added', threadId: 't', messageId: 'm3', parentId: 'm1', role: 'assistant', content: 'branch', runId: 'r0', status: 'complete' },
+      { type: 'run.ended', threadId: 't', runId: 'r0', status: 'completed', error: null, usage: { inputTokens: 3, outputTokens: 5 } },
+    );
+    const seqs = s.eventsAfter(0).map((e) => e.seq);
+    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+    assert.equal(seqs.length, 8);
+    assert.deepEqual(s.activePath('t').map((m) => m.id), ['m1', 'm3']);
+    assert.deepEqual(s.activePath('t', 'm2').map((m) => m.id), ['m1', 'm2']);
+    const [run] = s.runs('t');
+    assert.equal(run!.status, 'completed');
+    assert.equal(run!.outputTokens, 5);
+    assert.deepEqual(s.items('r0').map((i) => [i.toolName, i.status, i.content]), [['read_file', 'completed', 'A']]);
+    assert.equal(s.nextRunOrdinal('t'), 1);
+    assert.equal(s.getThread('t').lastSeq, s.lastSeq());
+  });
+
+  it('a failing event rolls back the whole batch (nothing half-written)', () => {
+    s.append({ type: 'thread.created', threadId: 't', title: 'T' });
+    const before = s.lastSeq();
+    assert.throws(() =>
+      s.append(
+        { type: 'thread.renamed', threadId: 't', title: 'new' },
+        { type: 'thread.created', threadId: 't', title: 'dup' },
+      ),
+    (e: unknown) => e instanceof StoreError && e.code === 'conflict');
+    assert.equal(s.lastSeq(), before);
+    assert.equal(s.getThread('t').title, 'T');
+    assert.throws(() => s.append({ type: 'thread.renamed', threadId: 'nope', title: 'x' }), (e: unknown) => e instanceof StoreError && e.code === 'notFound');
+  });
+
+  it('subscribe replays from a seq and then delivers live events, none lost or doubled', () => {
+    s.append({ type: 'thread.created', threadId: 'a', title: 'A' });
+    const mid = s.lastSeq();
+    s.append({ type: 'thread.created', threadId: 'b', title: 'B' });
+    const seen: StoredEvent[] = [];
+    const sub = s.subscribe(mid, (evs) => seen.push(...evs));
+    seen.unshift(...sub.replay);
+    s.append({ type: 'thread.created', threadId: 'c', title: 'C' });
+    sub.unsubscribe();
+    s.append({ type: 'thread.created', threadId: 'd', title: 'D' });
+    assert.deepEqual(seen.map((e) => (e.type === 'thread.created' ? e.threadId : '')), ['b', 'c']);
+  });
+
+  it('a throwing listener is dropped and never breaks the writer', () => {
+    s.subscribe(0, () => {
+      throw new Error('boom');
+    });
+    const ok: number[] = [];
+    s.subscribe(0, (evs) => ok.push(...evs.map((e) => e.seq)));
+    s.append({ type: 'thread.created', threadId: 'a', title: 'A' });
+    s.append({ type: 'thread.created', threadId: 'b', title: 'B' });
+    assert.equal(ok.length, 2);
+  });
+
+  it('recovers runs whose owner died: interrupted, partial text kept as a message', () => {
+    seedRun();
+    s.persistChunk({ turnId: 'r0', seq: 1, kind: 'text', data: 'Hel' });
+    s.persistChunk({ turnId: 'r0', seq: 2, kind: 'reasoning', data: 'hmm' });
+    s.persistChunk({ turnId: 'r0', seq: 3, kind: 'text', data: 'lo' });
+    s.db.prepare('UPDATE runs SET owner_pid = 999999999').run();
+    assert.deepEqual(s.recoverInterrupted(), ['r0']);
+    assert.equal(s.runs('t')[0]!.status, 'interrupted');
+    const last = s.activePath('t').at(-1)!;
+    assert.equal(last.content, 'Hello');
+    assert.equal(last.status, 'interrupted');
+    assert.deepEqual(s.recoverInterrupted(), []);
+  });
+
+  it('does not interrupt runs owned by a live process', () => {
+    seedRun();
+    s.db.prepare('UPDATE runs SET owner_pid = ?').run(process.ppid);
+    assert.deepEqual(s.recoverInterrupted(), []);
+    assert.equal(s.runs('t')[0]!.status, 'running');
+  });
+});
