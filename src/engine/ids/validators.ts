@@ -111,7 +111,16 @@ export function optional<T>(inner: Validator<T>): Validator<T | undefined> & { r
 
 /** `null` or the inner type. */
 export function nullable<T>(inner: Validator<T>): Validator<T | null> {
-  return validator(`${inner.expected} | null`, (value, path) => (value === null ? null : inner(value, path)));
+  return validator(`${inner.expected} | null`, (value, path, fail) => {
+    if (value === null) return null;
+    try {
+      return inner(value, path);
+    } catch (err) {
+      // A mismatch of this very value reads better as "expected X | null"; deeper errors pass.
+      if (err instanceof ValidationError && err.path.length === path.length) return fail();
+      throw err;
+    }
+  });
 }
 
 export function arrayOf<T>(item: Validator<T>): Validator<T[]> {
@@ -169,8 +178,7 @@ export function object<S extends Shape>(shape: S): Validator<ObjectOf<S>> {
     for (const key of keys) {
       const present = Object.prototype.hasOwnProperty.call(value, key);
       const parsed = (shape[key] as Validator<unknown>)(present ? value[key] : undefined, [...path, key]);
-      if (present && parsed !== undefined) entries.push([key, parsed]);
-      else if (parsed !== undefined) entries.push([key, parsed]);
+      if (parsed !== undefined) entries.push([key, parsed]); // absent optionals stay absent
     }
     // fromEntries defines own properties, so a `__proto__` key stays data.
     return Object.fromEntries(entries) as ObjectOf<S>;

@@ -1,0 +1,51 @@
+// Runs every test suite Vox has and prints one closing line `N passed, N failed` summing them.
+// Order: build the bundles, generate the demo model, type-check, lint, then the mocha suites
+// (unit + integration). A failing check counts as one failure; the run continues so the summary
+// is complete. Exit code 1 when anything failed.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+
+function run(label, cmd, args, env = {}) {
+  const t0 = Date.now();
+  process.stdout.write(`\n=== ${label}: ${cmd} ${args.join(' ')}\n`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  const ok = r.status === 0;
+  process.stdout.write(`=== ${label}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  return ok;
+}
+
+function check(label, cmd, args) {
+  if (run(label, cmd, args)) passed++;
+  else failed++;
+}
+
+function mochaSuite(label, globs) {
+  const countsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vox-counts-')), 'counts.json');
+  const ok = run(label, 'npx', ['mocha', '--reporter', './scripts/mocha-count-reporter.cjs', ...globs], { VOX_TEST_COUNTS_FILE: countsFile });
+  if (!fs.existsSync(countsFile)) {
+    failed++; // mocha crashed before reporting
+    return;
+  }
+  const c = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
+  passed += c.passed;
+  failed += c.failed;
+  skipped += c.skipped;
+  if (!ok && c.failed === 0) failed++;
+}
+
+check('build', 'node', ['esbuild.mjs']);
+check('demo model', 'node', ['scripts/make-demo-model.mjs']);
+check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+check('lint', 'npx', ['eslint', 'src', 'test', 'bench', 'scripts']);
+mochaSuite('unit + integration', ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts']);
+
+process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,57 @@
+/**
+ * `vox model …`: where the local models live and how to get a real one.
+ *   vox model path                 prints the demo model path and whether it exists
+ *   vox model list                 recommended GGUF models for machines that are online
+ *   vox model download [N|URL] [--dest DIR]
+ *                                  downloads recommended model N (default 1) or a URL, with progress
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { demoModelPath, DEMO_MODEL_NOTICE } from '../engine/model/demo-model';
+import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
+import { parseArgs, UsageError } from './args';
+
+/** Minimum interval between progress lines on a non-terminal stderr (ms). */
+const PROGRESS_LINE_INTERVAL_MS = 2_000;
+
+function mb(n: number): string {
+  return `${(n / 1_048_576).toFixed(1)} MB`;
+}
+
+export async function runModelCommand(argv: string[], root: string): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'path') {
+    const p = demoModelPath(root);
+    process.stdout.write(`${p}${fs.existsSync(p) ? '' : ' (missing: run `npm run model`)'}\n${DEMO_MODEL_NOTICE}\n`);
+    return 0;
+  }
+  if (sub === 'list') {
+    RECOMMENDED_MODELS.forEach((m, i) => process.stdout.write(`${i + 1}. ${m.name} (~${mb(m.approxBytes)}): ${m.description}\n   ${m.url}\n`));
+    return 0;
+  }
+  if (sub === 'download') {
+    const { positional, flags } = parseArgs(rest, { dest: 'string' });
+    const which = positional[0] ?? '1';
+    const url = /^https?:\/\//.test(which) ? which : RECOMMENDED_MODELS[Number(which) - 1]?.url;
+    if (!url) throw new UsageError(`no recommended model ${which}; see \`vox model list\``);
+    const destDir = String(flags.dest ?? path.dirname(demoModelPath(root)));
+    const destPath = path.join(destDir, decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model.gguf'));
+    const ac = new AbortController();
+    process.once('SIGINT', () => ac.abort());
+    let lastLine = 0;
+    const tty = process.stderr.isTTY;
+    const result = await downloadModel({
+      url, destPath, signal: ac.signal,
+      onProgress: (got, total) => {
+        const now = Date.now();
+        if (!tty && now - lastLine < PROGRESS_LINE_INTERVAL_MS) return;
+        lastLine = now;
+        const pct = total ? ` ${((got / total) * 100).toFixed(1)}%` : '';
+        process.stderr.write(`${tty ? '\r' : ''}downloading ${mb(got)}${total ? ` of ${mb(total)}` : ''}${pct}${tty ? '' : '\n'}`);
+      },
+    });
+    process.stderr.write(`\nsaved ${result.path} (${mb(result.bytes)}, sha256 ${result.sha256})\nuse it with: vox chat --model local:${destPath} "…"\n`);
+    return 0;
+  }
+  throw new UsageError(`vox model needs path, list or download`);
+}

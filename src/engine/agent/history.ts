@@ -1,0 +1,25 @@
+/**
+ * Builds the conversation a model sees for a new turn: the system prompt plus the thread's
+ * active message path (user and final assistant messages) from the store. Tool traffic of
+ * earlier turns stays in the turn items and is not replayed.
+ */
+import type { ChatMessage } from '../providers/types';
+import type { MessageRow } from '../store/store';
+
+/** Most earlier messages sent back to the model with a new prompt. */
+export const HISTORY_MESSAGE_LIMIT = 40;
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are Vox, a coding agent working inside the user\'s workspace.',
+  'Use the tools to read, search and change files and to run commands; paths are relative to the workspace root.',
+  'Prefer small, exact edits (apply_edit) over rewriting files, and say briefly what you changed.',
+].join(' ');
+
+export function buildHistory(path: MessageRow[], systemPrompt: string = DEFAULT_SYSTEM_PROMPT): ChatMessage[] {
+  const msgs: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
+  for (const m of path.slice(-HISTORY_MESSAGE_LIMIT)) {
+    if (m.role === 'user') msgs.push({ role: 'user', content: m.content });
+    else if (m.role === 'assistant' && m.content.length > 0) msgs.push({ role: 'assistant', content: m.content });
+  }
+  return msgs;
+}
