@@ -32,7 +32,12 @@ export const listThreads = object({ type: literal('listThreads'), requestId });
 export const renameThread = object({ type: literal('renameThread'), requestId, threadId: str, title: nonEmpty(MAX_TITLE_CHARS) });
 export const deleteThread = object({ type: literal('deleteThread'), requestId, threadId: str });
 
+export const getSettings = object({ type: literal('getSettings'), requestId });
+export const setModel = object({ type: literal('setModel'), requestId, model: nonEmpty(MAX_TITLE_CHARS) });
+
 export const commandEnvelope = forwardCompatible({
+  getSettings,
+  setModel,
   subscribeThread,
   subscribeTurn,
   unsubscribe,
@@ -45,6 +50,8 @@ export const commandEnvelope = forwardCompatible({
 });
 
 export type ClientCommand =
+  | Infer<typeof getSettings>
+  | Infer<typeof setModel>
   | Infer<typeof subscribeThread>
   | Infer<typeof subscribeTurn>
   | Infer<typeof unsubscribe>

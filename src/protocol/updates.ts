@@ -53,7 +53,24 @@ export const approvalSettledUpdate = object({ type: literal('approvalSettled'), 
 export const accepted = object({ type: literal('accepted'), inReplyTo, threadId: optional(str), runId: optional(str) });
 export const errorUpdate = object({ type: literal('error'), inReplyTo, code: str, message: str });
 
+export const modelChoice = object({ ref: str, label: str, isDemo: bool });
+export const settingsUpdate = object({
+  type: literal('settings'), inReplyTo, model: str, models: arrayOf(modelChoice),
+  /** Set while the demo model is active: the banner text the UI must show. */
+  demoNotice: nullable(str),
+});
+
+/** Host (VS Code) → webview instructions that are not engine data: palette commands acting on the view. */
+export const hostCommandUpdate = object({
+  type: literal('hostCommand'),
+  command: literal('newThread', 'focusComposer', 'insertPrompt', 'openThread'),
+  text: optional(str),
+  threadId: optional(str),
+});
+
 export const updateEnvelope = forwardCompatible({
+  hostCommand: hostCommandUpdate,
+  settings: settingsUpdate,
   events: eventsUpdate,
   turnChunks: turnChunksUpdate,
   turnEnded: turnEndedUpdate,
@@ -65,6 +82,8 @@ export const updateEnvelope = forwardCompatible({
 });
 
 export type EngineUpdate =
+  | Infer<typeof hostCommandUpdate>
+  | Infer<typeof settingsUpdate>
   | Infer<typeof eventsUpdate>
   | Infer<typeof turnChunksUpdate>
   | Infer<typeof turnEndedUpdate>

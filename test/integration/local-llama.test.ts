@@ -150,7 +150,7 @@ describe('LocalLlamaProvider (demo model)', function () {
     }
   });
 
-  it('fails with modelLoad for a missing path, a non-GGUF file and a corrupt GGUF', async function () {
+  it('fails with modelLoad for a missing path, a non-GGUF file, a truncated GGUF and an unknown architecture', async function () {
     const missing = path.join(dir, 'nope.gguf');
     let e = await expectProviderError(collect(provider.stream(hello({ model: missing }))), 'modelLoad');
     assert.ok(e.message.includes(missing), e.message);
@@ -164,7 +164,18 @@ describe('LocalLlamaProvider (demo model)', function () {
     const bytes = fs.readFileSync(modelPath);
     fs.writeFileSync(corrupt, bytes.subarray(0, Math.floor(bytes.length / 2)));
     e = await expectProviderError(collect(provider.stream(hello({ model: corrupt }))), 'modelLoad');
-    assert.ok(e.message.includes(corrupt), e.message);
+    assert.ok(e.message.includes(corrupt) && /truncated/.test(e.message), e.message);
+
+    // Valid GGUF that llama.cpp itself refuses: an unknown architecture name.
+    const alien = path.join(dir, 'alien.gguf');
+    const archValue = Buffer.concat([Buffer.from([5, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('llama')]);
+    const at = bytes.indexOf(archValue);
+    assert.ok(at > 0);
+    const patched = Buffer.from(bytes);
+    patched.write('zzzzz', at + 8, 'latin1');
+    fs.writeFileSync(alien, patched);
+    e = await expectProviderError(collect(provider.stream(hello({ model: alien }))), 'modelLoad');
+    assert.ok(e.message.includes(alien), e.message);
 
     await expectProviderError(new LocalLlamaProvider().load('demo'), 'modelLoad');
   });

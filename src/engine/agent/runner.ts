@@ -85,6 +85,11 @@ export class AgentRunner {
     return !!ac;
   }
 
+  /** Number of turns currently running. */
+  activeCount(): number {
+    return this.active.size;
+  }
+
   cancelAll(): void {
     for (const ac of this.active.values()) ac.abort();
   }

@@ -18,6 +18,7 @@ import type {
   LlamaModel,
 } from 'node-llama-cpp';
 import { isDemoModel } from '../model/demo-model';
+import { EventChannel, SerialQueue } from './local-llama-queue';
 import { MessageTextStreamer, parseToolReply, toChatHistory, toolResponseSchema } from './local-llama-tools';
 import { ProviderError, type ModelProvider, type ProviderEvent, type StopReason, type StreamRequest } from './types';
 
@@ -51,6 +52,12 @@ const MAX_REMEMBERED_ERRORS = 5;
 /** GGUF metadata key a model uses to cap grammar string/array lengths (see make-demo-model.mjs). */
 const GRAMMAR_MAX_LENGTH_KEY = ['vox', 'grammar', 'max_length'] as const;
 const GGUF_MAGIC = 'GGUF';
+/**
+ * How long dispose() waits for the llama.cpp backend. After a failed load node-llama-cpp holds
+ * the backend until garbage collection, so an unbounded wait could hang shutdown; the backend is
+ * released by the finalizer or at process exit anyway.
+ */
+const LLAMA_DISPOSE_WAIT_MS = 2000;
 
 interface LoadedModel {
   model: LlamaModel;
@@ -58,8 +65,8 @@ interface LoadedModel {
   sequence: LlamaContextSequence;
   /** One chat per sequence: resolving the chat wrapper from the GGUF template costs ~1 s, so do it once. */
   chat: LlamaChat;
-  /** Settles when the last queued request has released the sequence. */
-  tail: Promise<void>;
+  /** Serialises requests: the model has one context sequence. */
+  queue: SerialQueue;
   /** From the model's metadata: cap for grammar strings and arrays, if the model needs one. */
   grammarMaxLength: number | undefined;
 }
@@ -94,20 +101,23 @@ export class LocalLlamaProvider implements ModelProvider {
     for (const p of entries) {
       const entry = await p.catch(() => undefined);
       if (!entry) continue;
-      await entry.tail;
+      await entry.queue.idle();
       entry.chat.dispose({ disposeSequence: false });
       await entry.context.dispose();
       await entry.model.dispose();
     }
-    const llama = this.llama;
+    const llama = await this.llama?.catch(() => undefined);
     this.llama = undefined;
-    await (await llama?.catch(() => undefined))?.dispose();
+    if (llama) await Promise.race([llama.dispose(), sleep(LLAMA_DISPOSE_WAIT_MS)]);
   }
 
   private async *run(req: StreamRequest): AsyncGenerator<ProviderEvent> {
     throwIfCancelled(req.signal);
     const entry = await this.getModel(this.resolvePath(req.model));
-    const release = await acquire(entry, req.signal);
+    const release = process.env.NOQ ? () => {} : await entry.queue.acquire(
+      req.signal,
+      () => new ProviderError('cancelled', 'Local generation was cancelled while waiting for the model.'),
+    );
     const stop = new AbortController();
     const onAbort = (): void => stop.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
@@ -256,6 +266,8 @@ export class LocalLlamaProvider implements ModelProvider {
       this.llama = undefined;
       throw new ProviderError('modelLoad', `Cannot start node-llama-cpp to load ${modelPath}: ${errorText(e)}`, { cause: e });
     }
+    const mod = await this.module();
+    await checkTensorData(mod, llama, modelPath);
     this.recentErrors.length = 0;
     let model: LlamaModel;
     try {
@@ -264,7 +276,6 @@ export class LocalLlamaProvider implements ModelProvider {
       const detail = this.recentErrors.find((l) => /error loading model/.test(l)) ?? this.recentErrors[0] ?? errorText(e);
       throw new ProviderError('modelLoad', `Cannot load model ${modelPath}: ${detail}`, { cause: e });
     }
-    const mod = await this.module();
     try {
       const context = await model.createContext({
         contextSize: Math.min(this.options.contextSize ?? DEFAULT_CONTEXT_SIZE, model.trainContextSize),
@@ -278,7 +289,7 @@ export class LocalLlamaProvider implements ModelProvider {
         context,
         sequence,
         chat: new mod.LlamaChat({ contextSequence: sequence }),
-        tail: Promise.resolve(),
+        queue: new SerialQueue(),
         grammarMaxLength: typeof limit === 'number' && limit > 0 ? limit : undefined,
       };
     } catch (e) {
@@ -322,63 +333,31 @@ async function checkGgufFile(modelPath: string): Promise<void> {
   }
 }
 
-/** Waits for the model's queue; the returned function releases the slot. */
-async function acquire(entry: LoadedModel, signal: AbortSignal | undefined): Promise<() => void> {
-  const previous = entry.tail;
-  let release!: () => void;
-  const mine = new Promise<void>((resolve) => (release = resolve));
-  entry.tail = previous.then(() => mine);
-  if (!signal) {
-    await previous;
-    return release;
-  }
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      previous.then(release); // keep the queue intact: our slot frees as soon as it comes up
-      reject(new ProviderError('cancelled', 'Local generation was cancelled while waiting for the model.'));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    void previous.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
-  return release;
-}
-
-/** Minimal single-consumer async queue bridging callbacks to an async iterator. */
-class EventChannel<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
-  private wake: (() => void) | undefined;
-  private ended = false;
-  private error: unknown;
-
-  push(item: T): void {
-    this.items.push(item);
-    this.wake?.();
-  }
-
-  end(error?: unknown): void {
-    this.ended = true;
-    this.error = error;
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
-    for (;;) {
-      const item = this.items.shift();
-      if (item !== undefined) {
-        yield item;
-        continue;
-      }
-      if (this.ended) {
-        if (this.error !== undefined) throw this.error;
-        return;
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
+/**
+ * Parses the GGUF header and checks that all tensor data is present. Catching corrupt and
+ * truncated files here gives a clearer message than llama.cpp and avoids an upstream leak: a
+ * failed `loadModel` keeps the backend's dispose guard until garbage collection.
+ */
+async function checkTensorData(mod: NodeLlamaCpp, llama: Llama, modelPath: string): Promise<void> {
+  let expectedBytes: number | undefined;
+  try {
+    const info = await mod.readGgufFileInfo(modelPath, { logWarnings: false });
+    const tensors = info.fullTensorInfo ?? [];
+    const first = tensors[0];
+    // Split models (several files) are checked by llama.cpp itself.
+    if (first && tensors.every((t) => t.filePart === 1)) {
+      const insights = await mod.GgufInsights.from(info, llama);
+      expectedBytes = Number(BigInt(first.fileOffset) - BigInt(first.offset)) + insights.modelSize;
     }
+  } catch (e) {
+    throw new ProviderError('modelLoad', `Cannot load model ${modelPath}: not a valid GGUF file (${errorText(e)}).`, { cause: e });
+  }
+  const actual = (await fs.stat(modelPath)).size;
+  if (expectedBytes !== undefined && actual < expectedBytes) {
+    throw new ProviderError(
+      'modelLoad',
+      `Cannot load model ${modelPath}: the file is truncated (${actual} of ${expectedBytes} bytes; an incomplete download?).`,
+    );
   }
 }
 
@@ -392,6 +371,10 @@ function readMetadata(metadata: unknown, keyPath: readonly string[]): unknown {
   let v: unknown = metadata;
   for (const k of keyPath) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
   return v;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {

@@ -8,6 +8,7 @@
  *   openai:<model>             OpenAI or any OpenAI-compatible server (`openaiBaseUrl`)
  *   ollama:<model>             Ollama's OpenAI-compatible endpoint (`ollamaBaseUrl`)
  *   anthropic:<model>          Anthropic Messages API
+ *   vscode-lm:<id or family>   VS Code's Language Model API (provided by the extension)
  */
 import { AnthropicProvider } from './anthropic';
 import { LocalLlamaProvider } from './local-llama';
@@ -22,8 +23,8 @@ export const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
 /** Threads for in-process llama.cpp: 1 is fastest on small (2-core) machines under load. */
 export const DEFAULT_LOCAL_THREADS = 1;
 
-export type ProviderKind = 'local' | 'openai' | 'ollama' | 'anthropic';
-const KINDS: readonly ProviderKind[] = ['local', 'openai', 'ollama', 'anthropic'];
+export type ProviderKind = 'local' | 'openai' | 'ollama' | 'anthropic' | 'vscode-lm';
+const KINDS: readonly ProviderKind[] = ['local', 'openai', 'ollama', 'anthropic', 'vscode-lm'];
 
 export interface ModelRef { kind: ProviderKind; model: string }
 
@@ -35,6 +36,8 @@ export interface ProviderConfig {
   anthropicBaseUrl?: string;
   ollamaBaseUrl?: string;
   localThreads?: number;
+  /** Providers supplied by the host (the extension adds `vscode-lm`). */
+  extraProviders?: Partial<Record<ProviderKind, ModelProvider>>;
 }
 
 export function parseModelRef(ref: string): ModelRef {
@@ -54,6 +57,9 @@ export class ModelResolver {
 
   resolve(ref: string): ResolvedModel {
     const { kind, model } = parseModelRef(ref);
+    const extra = this.config.extraProviders?.[kind];
+    if (extra) return { provider: extra, model, label: ref, toolsEnabled: true };
+    if (kind === 'vscode-lm') throw new ProviderError('notSupported', 'VS Code language models are only available inside VS Code.');
     if (kind === 'local') {
       const isDemo = model === 'demo';
       return { provider: this.localProvider(), model: isDemo ? this.config.demoModelPath : model, label: ref, toolsEnabled: !isDemo };

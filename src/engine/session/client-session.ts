@@ -11,10 +11,18 @@ import type { EngineUpdate } from '../../protocol/updates';
 import type { StoredEvent } from '../../protocol/events';
 import type { Engine } from '../engine';
 import { ChunkBatcher } from '../stream/chunk-batcher';
+import { parseModelRef } from '../providers/resolve';
+import { DEMO_MODEL_NOTICE, isDemoModel } from '../model/demo-model';
+
+export interface ModelChoice { ref: string; label: string; isDemo: boolean }
 
 export interface ClientSessionOptions {
   /** Model used when a prompt names none (e.g. the `vox.model` setting). */
-  defaultModel: () => string;
+  getModel: () => string;
+  /** Persists a new default model (the extension writes the `vox.model` setting). */
+  setModel: (ref: string) => void | Promise<void>;
+  /** Models offered in the picker. */
+  modelChoices: () => ModelChoice[];
 }
 
 type Handler<K extends CommandType> = (s: ClientSession, cmd: CommandOf<K>) => void;
@@ -58,7 +66,7 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
     s.dropSubscription(cmd.target);
   },
   sendPrompt(s, cmd) {
-    const model = s.engine.models.resolve(cmd.model ?? s.options.defaultModel());
+    const model = s.engine.models.resolve(cmd.model ?? s.options.getModel());
     const h = s.engine.runner.startTurn({
       prompt: cmd.prompt, model,
       ...(cmd.threadId ? { threadId: cmd.threadId } : {}),
@@ -73,6 +81,16 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
   respondToApproval(s, cmd) {
     s.engine.gate.respond(cmd.callId, cmd.decision);
     s.send({ type: 'accepted', inReplyTo: cmd.requestId });
+  },
+  getSettings(s, cmd) {
+    s.sendSettings(cmd.requestId);
+  },
+  setModel(s, cmd) {
+    parseModelRef(cmd.model);
+    void Promise.resolve(s.options.setModel(cmd.model)).then(
+      () => s.sendSettings(cmd.requestId),
+      (e: unknown) => s.send({ type: 'error', inReplyTo: cmd.requestId, ...errorInfo(e) }),
+    );
   },
   listThreads(s, cmd) {
     s.send({ type: 'threads', inReplyTo: cmd.requestId, threads: s.engine.store.listThreads() });
@@ -115,6 +133,11 @@ export class ClientSession {
       const info = e instanceof EnvelopeError ? { code: 'invalidCommand', message: e.message } : errorInfo(e);
       this.send({ type: 'error', inReplyTo: requestId, ...info });
     }
+  }
+
+  sendSettings(inReplyTo?: string): void {
+    const model = this.options.getModel();
+    this.send({ type: 'settings', inReplyTo, model, models: this.options.modelChoices(), demoNotice: isDemoModel(model) ? DEMO_MODEL_NOTICE : null });
   }
 
   addSubscription(key: string, stop: () => void): void {

@@ -137,7 +137,7 @@ export class TurnStreamRegistry {
     if (this.persist) {
       t.persisting = true;
       try {
-        queueMicrotask(() => this.persist!(chunk)); // a throw leaves the turn unchanged: the seq is not consumed
+        this.persist(chunk); // a throw leaves the turn unchanged: the seq is not consumed
       } finally {
         t.persisting = false;
       }

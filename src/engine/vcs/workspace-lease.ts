@@ -1,0 +1,50 @@
+/**
+ * WorkspaceLeaseMap (SPEC §4.1): one permit per canonical workspace path. Checkpoint capture,
+ * restore, worktree create and remove all run inside `withWorkspaceLease`, so two operations on
+ * the same tree never interleave, while different trees proceed in parallel. Waiters are served
+ * in FIFO order; a failing holder releases the permit like a successful one.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** Canonical key for a path: symlinks resolved where the path exists, `..` and `.` removed. */
+export function canonicalPath(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return fs.realpathSync.native(abs);
+  } catch {
+    // Resolve the deepest existing ancestor so a not-yet-created worktree still keys stably.
+    const parent = path.dirname(abs);
+    return parent === abs ? abs : path.join(canonicalPath(parent), path.basename(abs));
+  }
+}
+
+export class WorkspaceLeaseMap {
+  /** The tail of each path's queue; absent when nobody holds or waits for the permit. */
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** Runs `fn` while holding the permit for `workspacePath`. */
+  async withWorkspaceLease<T>(workspacePath: string, fn: () => Promise<T> | T): Promise<T> {
+    const key = canonicalPath(workspacePath);
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = previous.then(() => mine);
+    this.tails.set(key, tail);
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+
+  /** True while some operation holds or waits for `workspacePath`. */
+  isBusy(workspacePath: string): boolean {
+    return this.tails.has(canonicalPath(workspacePath));
+  }
+}
+
+/** The process-wide lease map shared by checkpoints, worktrees and variants. */
+export const workspaceLeases = new WorkspaceLeaseMap();

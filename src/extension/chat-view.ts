@@ -1,0 +1,174 @@
+/**
+ * The Vox chat webview, in the activity-bar view and in editor tabs. Each webview instance gets
+ * its own ClientSession (engine ⇄ protocol); the webview itself holds no truth, it resubscribes
+ * from its last seq after being hidden or reloaded. HTML uses a strict CSP with a nonce and
+ * loads dist/webview.js / dist/webview.css through asWebviewUri (works with remote hosts).
+ */
+import * as crypto from 'node:crypto';
+import * as vscode from 'vscode';
+import { ClientSession } from '../engine/session/client-session';
+import type { EngineUpdate } from '../protocol/updates';
+import type { EngineHost } from './engine-host';
+
+export const CHAT_VIEW_ID = 'vox.chatView';
+export const CHAT_PANEL_TYPE = 'vox.chatPanel';
+
+export type HostAction = 'setApiKey' | 'chooseGguf' | 'useOllama' | 'downloadModel' | 'useVsCodeLm';
+const HOST_ACTIONS: Record<HostAction, string> = {
+  setApiKey: 'vox.setApiKey',
+  chooseGguf: 'vox.chooseGguf',
+  useOllama: 'vox.useOllama',
+  downloadModel: 'vox.downloadModel',
+  useVsCodeLm: 'vox.selectModel',
+};
+
+export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = crypto.randomBytes(18).toString('base64url');
+  const js = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.css'));
+  const csp = [
+    "default-src 'none'",
+    `img-src ${webview.cspSource} data:`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css}">
+<title>Vox</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${js}"></script>
+</body>
+</html>`;
+}
+
+/** Connects one webview to the engine for as long as the webview lives. */
+class ChatConnection implements vscode.Disposable {
+  private session: ClientSession | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private queue: unknown[] = [];
+
+  constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {
+    this.disposables.push(
+      webview.onDidReceiveMessage((msg: unknown) => this.receive(msg)),
+      host.onDidChange(() => this.reconnect()),
+    );
+    void this.connect();
+  }
+
+  post(u: EngineUpdate): void {
+    void this.webview.postMessage(u);
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      const engine = await this.host.get();
+      this.session = new ClientSession(engine, (u) => this.post(u), {
+        getModel: () => this.host.model(),
+        setModel: (ref) => this.host.setModel(ref),
+        modelChoices: () => this.host.modelChoices(),
+      });
+      const pending = this.queue;
+      this.queue = [];
+      for (const m of pending) this.session.handle(m);
+      this.session.sendSettings();
+    } catch (e) {
+      this.log.error(`Vox engine failed to start: ${(e as Error).message}`);
+      this.post({ type: 'error', code: (e as { code?: string }).code ?? 'engineStart', message: `Vox could not start: ${(e as Error).message}` });
+    }
+  }
+
+  private reconnect(): void {
+    if (!this.session) return;
+    if (this.session.engine === this.host.current) {
+      this.session.sendSettings();
+      return;
+    }
+    this.session.dispose();
+    this.session = undefined;
+    void this.connect();
+  }
+
+  private receive(msg: unknown): void {
+    const m = msg as { type?: unknown; action?: unknown };
+    if (m && m.type === 'hostAction') {
+      const cmd = HOST_ACTIONS[m.action as HostAction];
+      if (cmd) void vscode.commands.executeCommand(cmd);
+      else this.log.warn(`unknown host action from webview: ${String(m.action)}`);
+      return;
+    }
+    if (this.session) this.session.handle(msg);
+    else this.queue.push(msg);
+  }
+
+  dispose(): void {
+    this.session?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Tracks every open chat (sidebar + editor tabs) so palette commands can reach them. */
+export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable {
+  private readonly connections = new Set<ChatConnection>();
+  private sidebar: vscode.WebviewView | undefined;
+  private sidebarConnection: ChatConnection | undefined;
+
+  constructor(private readonly ctx: vscode.ExtensionContext, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {}
+
+  private options(): vscode.WebviewOptions {
+    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist'), vscode.Uri.joinPath(this.ctx.extensionUri, 'media')] };
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    view.webview.options = this.options();
+    view.webview.html = chatHtml(view.webview, this.ctx.extensionUri);
+    const conn = new ChatConnection(view.webview, this.host, this.log);
+    this.connections.add(conn);
+    this.sidebar = view;
+    this.sidebarConnection = conn;
+    view.onDidDispose(() => {
+      conn.dispose();
+      this.connections.delete(conn);
+      if (this.sidebarConnection === conn) {
+        this.sidebar = undefined;
+        this.sidebarConnection = undefined;
+      }
+    });
+  }
+
+  openInEditor(): vscode.WebviewPanel {
+    const panel = vscode.window.createWebviewPanel(CHAT_PANEL_TYPE, 'Vox', vscode.ViewColumn.Beside, this.options());
+    panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'vox.svg');
+    panel.webview.html = chatHtml(panel.webview, this.ctx.extensionUri);
+    const conn = new ChatConnection(panel.webview, this.host, this.log);
+    this.connections.add(conn);
+    panel.onDidDispose(() => {
+      conn.dispose();
+      this.connections.delete(conn);
+    });
+    return panel;
+  }
+
+  /** Sends a host command to the sidebar chat (opening it first). */
+  async toSidebar(u: EngineUpdate): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    for (let i = 0; i < 50 && !this.sidebarConnection; i++) await new Promise((r) => setTimeout(r, 100));
+    this.sidebarConnection?.post(u);
+  }
+
+  get openCount(): number {
+    return this.connections.size;
+  }
+
+  dispose(): void {
+    for (const c of this.connections) c.dispose();
+    this.connections.clear();
+  }
+}

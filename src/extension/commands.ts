@@ -1,0 +1,97 @@
+/**
+ * Palette commands: new thread, open chat in an editor tab, send selection, stop, select model,
+ * set API key, choose a GGUF, use Ollama, download a recommended model, open settings, logs.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
+import type { ChatViews } from './chat-view';
+import type { EngineHost, SecretProvider } from './engine-host';
+
+/** Longest selection sent to the chat in one go (characters). */
+const MAX_SELECTION_CHARS = 100_000;
+
+export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost, chats: ChatViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        log.error(`${id}: ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(`Vox: ${(e as Error).message}`);
+      }
+    });
+
+  return [
+    reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' })),
+    reg('vox.openChatInEditor', () => chats.openInEditor()),
+    reg('vox.sendSelection', async () => {
+      const ed = vscode.window.activeTextEditor;
+      if (!ed || ed.selection.isEmpty) return void vscode.window.showInformationMessage('Vox: select some code first.');
+      const text = ed.document.getText(ed.selection).slice(0, MAX_SELECTION_CHARS);
+      const rel = vscode.workspace.asRelativePath(ed.document.uri);
+      const start = ed.selection.start.line + 1;
+      const prompt = `${rel}:${start}-${ed.selection.end.line + 1}\n\`\`\`${ed.document.languageId}\n${text}\n\`\`\`\n`;
+      await chats.toSidebar({ type: 'hostCommand', command: 'insertPrompt', text: prompt });
+    }),
+    reg('vox.stop', () => {
+      const n = host.current?.runner.activeCount() ?? 0;
+      host.current?.runner.cancelAll();
+      if (n === 0) void vscode.window.showInformationMessage('Vox: nothing is running.');
+    }),
+    reg('vox.selectModel', async () => {
+      const items: (vscode.QuickPickItem & { ref?: string })[] = host.modelChoices().map((m) => ({ label: m.label, description: m.ref, ref: m.ref }));
+      try {
+        for (const m of await vscode.lm.selectChatModels()) items.push({ label: `${m.name}`, description: `vscode-lm:${m.id} · ${m.vendor}`, ref: `vscode-lm:${m.id}` });
+      } catch (e) {
+        log.warn(`listing VS Code language models failed: ${(e as Error).message}`);
+      }
+      items.push({ label: 'Other…', description: 'type provider:model, e.g. openai:gpt-4o-mini' });
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: `Current: ${host.model()}` });
+      if (!pick) return;
+      const ref = pick.ref ?? (await vscode.window.showInputBox({ prompt: 'Model as provider:model', placeHolder: 'openai:gpt-4o-mini · anthropic:claude-sonnet-4-5 · ollama:qwen2.5-coder · local:/path/model.gguf' }));
+      if (ref) await host.setModel(ref);
+    }),
+    reg('vox.setApiKey', async () => {
+      const which = (await vscode.window.showQuickPick(['openai', 'anthropic'], { placeHolder: 'Which provider?' })) as SecretProvider | undefined;
+      if (!which) return;
+      const key = await vscode.window.showInputBox({ prompt: `${which} API key (stored in VS Code SecretStorage; empty removes it)`, password: true, ignoreFocusOut: true });
+      if (key === undefined) return;
+      await host.setSecret(which, key.trim() || undefined);
+      void vscode.window.showInformationMessage(key.trim() ? `Vox: ${which} key saved.` : `Vox: ${which} key removed.`);
+    }),
+    reg('vox.chooseGguf', async () => {
+      const uris = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'GGUF models': ['gguf'] }, openLabel: 'Use this model' });
+      if (uris?.[0]) await host.setModel(`local:${uris[0].fsPath}`);
+    }),
+    reg('vox.useOllama', async () => {
+      const name = await vscode.window.showInputBox({ prompt: 'Ollama model name (Ollama must be running on this machine)', value: 'qwen2.5-coder' });
+      if (name) await host.setModel(`ollama:${name.trim()}`);
+    }),
+    reg('vox.downloadModel', async () => {
+      const pick = await vscode.window.showQuickPick(
+        RECOMMENDED_MODELS.map((m) => ({ label: m.name, detail: m.description, description: `~${Math.round(m.approxBytes / 1e6)} MB`, m })),
+        { placeHolder: 'Download a recommended model (needs internet)' },
+      );
+      if (!pick) return;
+      const dest = path.join(ctx.globalStorageUri.fsPath, 'models', decodeURIComponent(new URL(pick.m.url).pathname.split('/').pop()!));
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Downloading ${pick.m.name}`, cancellable: true }, async (progress, token) => {
+        const ac = new AbortController();
+        token.onCancellationRequested(() => ac.abort());
+        let last = 0;
+        const res = await downloadModel({
+          url: pick.m.url, destPath: dest, signal: ac.signal,
+          onProgress: (got, total) => {
+            if (!total) return progress.report({ message: `${(got / 1e6).toFixed(0)} MB` });
+            const pct = (got / total) * 100;
+            progress.report({ increment: pct - last, message: `${pct.toFixed(0)}%` });
+            last = pct;
+          },
+        });
+        await host.setModel(`local:${res.path}`);
+      });
+    }),
+    reg('vox.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:vox-dev.vox')),
+    reg('vox.showLogs', () => log.show()),
+  ];
+}
