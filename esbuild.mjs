@@ -1,7 +1,10 @@
-// Bundles Vox: dist/extension.js (VS Code extension host, CJS) and dist/cli.js (the `vox` CLI).
+// Bundles Vox: dist/extension.js (VS Code extension host, CJS), dist/cli.js (the `vox` CLI) and
+// dist/webview.js + dist/webview.css (the Svelte chat webview, browser IIFE).
 // `vscode` and native/ESM-only packages with binaries stay external and load from node_modules.
-// The webview bundle (dist/webview.js) joins when the webview lands.
+// The webview's CSS is emitted as a separate file (Svelte `css: 'external'`), so the webview's
+// CSP needs no 'unsafe-inline' for styles. `--only=webview` (or extension, cli) builds one bundle.
 import * as esbuild from 'esbuild';
+import sveltePlugin from 'esbuild-svelte';
 import * as fs from 'node:fs';
 
 const watch = process.argv.includes('--watch');
@@ -23,15 +26,43 @@ const common = {
   supported: { 'dynamic-import': true },
 };
 
-const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
-];
+/**
+ * Svelte's a11y checks cannot see that @vscode-elements custom elements (`<vscode-button>`, …) set
+ * their own role, tabindex and keyboard handling at runtime; only those warnings are dropped.
+ */
+const CUSTOM_ELEMENT_A11Y = new Set(['a11y_click_events_have_key_events', 'a11y_no_static_element_interactions']);
+const keepSvelteWarning = (w) => !(CUSTOM_ELEMENT_A11Y.has(w.code) && /`<vscode-[a-z-]+>`/.test(w.message));
+
+const webview = {
+  entryPoints: ['webview/src/main.ts'],
+  outfile: 'dist/webview.js', // CSS goes to dist/webview.css beside it
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  minify: true,
+  sourcemap: !production,
+  legalComments: 'none',
+  conditions: ['svelte', 'browser', 'production'],
+  define: { 'process.env.NODE_ENV': '"production"' },
+  mainFields: ['svelte', 'browser', 'module', 'main'],
+  logLevel: 'info',
+  plugins: [sveltePlugin({ compilerOptions: { css: 'external', dev: false }, filterWarnings: keepSvelteWarning })],
+};
+
+const all = {
+  extension: { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  cli: { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
+  webview,
+};
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+if (only !== undefined && !(only in all)) throw new Error(`--only=${only}: expected one of ${Object.keys(all).join(', ')}`);
+const builds = only ? [all[only]] : Object.values(all);
 
 fs.mkdirSync('dist', { recursive: true });
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
-  fs.chmodSync('dist/cli.js', 0o755);
+  if (builds.includes(all.cli)) fs.chmodSync('dist/cli.js', 0o755);
 }

@@ -54,6 +54,11 @@ const ROPE_FREQ_BASE = 10000;
  * the local provider's tool grammar every string (and array) of this model is capped at this size.
  */
 const GRAMMAR_MAX_LENGTH = 48;
+/**
+ * Written as `vox.chat_wrapper`: node-llama-cpp's name for the chat format of CHAT_TEMPLATE, so
+ * the local provider can skip auto-detection (which renders the template ~50 times, ~1 s).
+ */
+const CHAT_WRAPPER = 'chatML';
 /** Additive smoothing for transitions between characters seen in the corpus. */
 const SMOOTHING_ALPHA = 0.01;
 /** Logit for tokens never seen in the corpus (control, byte, unused): effectively never sampled. */
@@ -215,6 +220,7 @@ export function buildDemoModel(corpus) {
     ['general.file_type', T.U32, 0], // all F32
     ['vox.demo.corpus_sha256', T.STRING, createHash('sha256').update(corpus).digest('hex')],
     ['vox.grammar.max_length', T.U32, GRAMMAR_MAX_LENGTH],
+    ['vox.chat_wrapper', T.STRING, CHAT_WRAPPER],
     ['llama.context_length', T.U32, CONTEXT_LENGTH],
     ['llama.embedding_length', T.U32, nEmbd],
     ['llama.block_count', T.U32, 1],

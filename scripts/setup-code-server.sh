@@ -35,9 +35,15 @@ installed_ok() {
   [ -f "$MARKER" ] || return 1
   [ -x "$CS_BIN" ] || return 1
   [ -x "$CS_PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ] || return 1
-  local v
-  v="$("$CS_BIN" --version 2>/dev/null | head -n1 | awk '{print $1}')" || return 1
-  [ "$v" = "$CS_VERSION" ]
+  [ "$(cs_version)" = "$CS_VERSION" ]
+}
+
+# `code-server --version` writes ~/.config/code-server/config.yaml and a log dir on first run:
+# give it a HOME of its own inside the cache dir so the user's HOME stays untouched.
+cs_version() {
+  mkdir -p "$CS_DIR/.home"
+  HOME="$CS_DIR/.home" XDG_CONFIG_HOME="$CS_DIR/.home/.config" XDG_DATA_HOME="$CS_DIR/.home/.local/share" \
+    "$CS_BIN" --version 2>/dev/null | grep -Eo "^[0-9]+\.[0-9]+\.[0-9]+" | sed -n 1p
 }
 
 if installed_ok; then
@@ -105,11 +111,20 @@ RG_TARBALL="$RG_CACHE_DIR/ripgrep-$RG_ASSET_VERSION-$RG_TARGET.tar.gz"
 mkdir -p "$RG_CACHE_DIR" "$WORK/rg"
 cp "$(command -v rg)" "$WORK/rg/rg"
 tar -czf "$RG_TARBALL" -C "$WORK/rg" rg
-log "seeded $RG_TARBALL with $(command -v rg) ($(rg --version | head -n1))"
+log "seeded $RG_TARBALL with $(command -v rg) ($(rg --version 2>/dev/null | sed -n 1p))"
 
 # ---- npm install
 mkdir -p "$CS_DIR"
-[ -f "$CS_DIR/package.json" ] || echo '{ "name": "vox-code-server-cache", "private": true }' > "$CS_DIR/package.json"
+# allowScripts: npm 11 warns about (and future npm blocks) dependency install scripts that the
+# root package.json has not approved. These two must run: code-server's postinstall installs
+# VS Code's server dependencies; argon2 compiles its native module.
+cat > "$CS_DIR/package.json" <<JSON
+{
+  "name": "vox-code-server-cache",
+  "private": true,
+  "allowScripts": { "code-server@$CS_VERSION": true, "argon2": true }
+}
+JSON
 rm -f "$MARKER"
 log "npm install code-server@$CS_VERSION into $CS_DIR (a few minutes: native modules compile)"
 (
@@ -121,7 +136,7 @@ log "npm install code-server@$CS_VERSION into $CS_DIR (a few minutes: native mod
 
 # ---- Verify
 [ -x "$CS_PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ] || { log "ripgrep binary missing after install"; exit 1; }
-v="$("$CS_BIN" --version | head -n1 | awk '{print $1}')"
+v="$(cs_version)"
 [ "$v" = "$CS_VERSION" ] || { log "installed code-server reports version '$v', expected $CS_VERSION"; exit 1; }
 touch "$MARKER"
 log "code-server $CS_VERSION installed in $CS_DIR ($(du -sh "$CS_DIR" | cut -f1)) in $(elapsed)"

@@ -14,6 +14,8 @@ import { ProviderError, type ProviderEvent, type StreamRequest, type ToolSpec } 
 const SCRIPT = path.resolve(__dirname, '../../scripts/make-demo-model.mjs');
 /** Output cap for ordinary streaming requests in these tests. */
 const SHORT_REPLY_TOKENS = 40;
+/** Budget for generating the model and loading llama.cpp in `before`. */
+const LOAD_TIMEOUT_MS = 60_000;
 /** Large enough that greedy bigram output never ends on its own before the test aborts it. */
 const LONG_REPLY_TOKENS = 3000;
 
@@ -48,7 +50,7 @@ const textOf = (events: ProviderEvent[]): string =>
   events.map((e) => (e.type === 'text' ? e.delta : '')).join('');
 
 describe('LocalLlamaProvider (demo model)', function () {
-  this.timeout(20_000);
+  this.timeout(10_000);
   let dir: string;
   let modelPath: string;
   let provider: LocalLlamaProvider;
@@ -61,11 +63,16 @@ describe('LocalLlamaProvider (demo model)', function () {
     ...extra,
   });
 
-  before(function () {
+  before(async function () {
+    // Loading node-llama-cpp's native addon dominates (about 1 s idle, much more on a busy box).
+    this.timeout(LOAD_TIMEOUT_MS);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-llama-'));
     modelPath = path.join(dir, 'vox-demo.gguf');
     execFileSync(process.execPath, [SCRIPT, modelPath], { stdio: 'pipe' });
     provider = new LocalLlamaProvider({ threads: 1, demoModelPath: modelPath, seed: 7 });
+    const loaded = await provider.load(modelPath);
+    assert.equal(loaded.path, modelPath);
+    assert.equal(loaded.contextSize, 4096);
   });
 
   after(async function () {
@@ -186,5 +193,11 @@ describe('LocalLlamaProvider (demo model)', function () {
     assert.equal(b.at(-1)?.type, 'done');
     assert.ok(textOf(a).length > 0);
     assert.equal(textOf(a), textOf(b), 'interleaved requests corrupted each other');
+    // Token accounting is per request: overlapping requests would count each other's tokens.
+    for (const events of [a, b]) {
+      const usage = events.find((e) => e.type === 'usage');
+      assert.ok(usage && usage.type === 'usage');
+      assert.equal(usage.usage.outputTokens, SHORT_REPLY_TOKENS);
+    }
   });
 });

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createDefaultTools, lookupTool, parseToolArgs, toolSpecs, ARGS_PREVIEW_CHARS } from '../../src/engine/agent/tools/index';
-import { READ_FILE_MAX_BYTES } from '../../src/engine/agent/tools/read-file';
+import { READ_FILE_MAX_BYTES, TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/agent/tools/read-file';
+import { TOOL_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
 import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/agent/tools/list-files';
 import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/agent/tools/search-text';
 import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } from '../../src/engine/agent/tools/run-command';
@@ -106,6 +107,11 @@ describe('agent tools', () => {
       await rejects(() => parse('{"path": "a", "encoding": "latin1"}'), 'invalidArguments', /unknown property "encoding"/);
     });
 
+    it('the per-call output budget leaves room for notices under the agent loop\'s cut', () => {
+      assert.ok(TOOL_OUTPUT_BUDGET_CHARS + 1000 <= TOOL_RESULT_MAX_CHARS);
+      assert.ok(READ_FILE_MAX_BYTES <= TOOL_OUTPUT_BUDGET_CHARS && RUN_COMMAND_OUTPUT_TAIL_CHARS <= TOOL_OUTPUT_BUDGET_CHARS);
+    });
+
     it('accepts null for optional fields and empty text as {}', () => {
       assert.deepEqual(lookupTool(tools, 'read_file').parseArgs('{"path": "a", "startLine": null}'), { path: 'a' });
       assert.deepEqual(lookupTool(tools, 'list_files').parseArgs('  '), {});
@@ -194,6 +200,13 @@ describe('agent tools', () => {
       await rejects(async () => lookupTool(tools, 'list_files').parseArgs(`{"maxEntries": ${LIST_FILES_MAX_ENTRIES + 1}}`), 'invalidArguments');
     });
 
+    it('stops at the output budget however many entries were allowed', async () => {
+      for (let i = 0; i < 400; i++) write(`many/${String(i).padStart(3, '0')}-${'n'.repeat(90)}.txt`, '');
+      const r = await call('list_files', { path: 'many', maxEntries: 1000 }, ctx);
+      assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
+      assert.match(r.content, /\[list_files: truncated at \d+ entries; list a subdirectory\]$/);
+    });
+
     it('reports files, missing paths and escapes', async () => {
       assert.equal((await call('list_files', { path: 'b.txt' }, ctx)).isError, true);
       await rejects(call('list_files', { path: 'missing' }, ctx), 'notFound');
@@ -235,6 +248,13 @@ describe('agent tools', () => {
       assert.match(r.content, /stopped at 10 results/);
       assert.match((await call('search_text', { query: 'hit', path: 'huge.txt' }, ctx)).content, /No matches .*\n.*skipped 1 files over/);
       assert.equal((await call('search_text', { query: 'zzz', path: 'src' }, ctx)).content, 'No matches for "zzz" in src.');
+    });
+
+    it('stops at the output budget however many results were allowed', async () => {
+      write('wide.txt', Array.from({ length: 1000 }, (_, i) => `hit ${i} ${'w'.repeat(200)}`).join('\n'));
+      const r = await call('search_text', { query: 'hit', path: 'wide.txt', maxResults: 1000 }, ctx);
+      assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
+      assert.match(r.content, /\n\[search_text: stopped at \d+ results/);
     });
 
     it('shortens very long matching lines', async () => {

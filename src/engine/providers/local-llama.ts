@@ -6,9 +6,9 @@
  * and the grammar-constrained tool-call mode (protocol in local-llama-tools.ts).
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type {
+  ChatWrapper,
   Llama,
   LlamaChat,
   LlamaChatResponseChunk,
@@ -16,11 +16,20 @@ import type {
   LlamaContextSequence,
   LlamaGrammar,
   LlamaModel,
+  SpecializedChatWrapperTypeName,
 } from 'node-llama-cpp';
 import { isDemoModel } from '../model/demo-model';
+import { checkGgufFile, checkTensorData } from './local-llama-checks';
 import { EventChannel, SerialQueue } from './local-llama-queue';
 import { MessageTextStreamer, parseToolReply, toChatHistory, toolResponseSchema } from './local-llama-tools';
-import { ProviderError, type ModelProvider, type ProviderEvent, type StopReason, type StreamRequest } from './types';
+import {
+  ProviderError,
+  type ModelProvider,
+  type ProviderEvent,
+  type StopReason,
+  type StreamRequest,
+  type ToolSpec,
+} from './types';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
 
@@ -51,7 +60,8 @@ const MAX_CACHED_GRAMMARS = 32;
 const MAX_REMEMBERED_ERRORS = 5;
 /** GGUF metadata key a model uses to cap grammar string/array lengths (see make-demo-model.mjs). */
 const GRAMMAR_MAX_LENGTH_KEY = ['vox', 'grammar', 'max_length'] as const;
-const GGUF_MAGIC = 'GGUF';
+/** GGUF metadata key naming the node-llama-cpp chat wrapper to use instead of auto-detection. */
+const CHAT_WRAPPER_KEY = ['vox', 'chat_wrapper'] as const;
 /**
  * How long dispose() waits for the llama.cpp backend. After a failed load node-llama-cpp holds
  * the backend until garbage collection, so an unbounded wait could hang shutdown; the backend is
@@ -114,7 +124,7 @@ export class LocalLlamaProvider implements ModelProvider {
   private async *run(req: StreamRequest): AsyncGenerator<ProviderEvent> {
     throwIfCancelled(req.signal);
     const entry = await this.getModel(this.resolvePath(req.model));
-    const release = process.env.NOQ ? () => {} : await entry.queue.acquire(
+    const release = await entry.queue.acquire(
       req.signal,
       () => new ProviderError('cancelled', 'Local generation was cancelled while waiting for the model.'),
     );
@@ -124,7 +134,8 @@ export class LocalLlamaProvider implements ModelProvider {
     const channel = new EventChannel<ProviderEvent>();
     const generation = this.generate(entry, req, stop.signal, channel).then(
       () => channel.end(),
-      (e: unknown) => channel.end(e),
+      (e: unknown) =>
+        channel.end(e instanceof ProviderError ? e : new ProviderError('server', `Local model failed: ${errorText(e)}`, { cause: e })),
     );
     try {
       yield* channel;
@@ -143,7 +154,7 @@ export class LocalLlamaProvider implements ModelProvider {
     const prompt = entry.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(entry.model.tokenizer);
     // node-llama-cpp reuses the longest common prefix of what the sequence already holds.
     const cached = commonPrefixLength(entry.sequence.contextTokens, prompt);
-    const grammar = tools ? await this.grammar(toolResponseSchema(tools, entry.grammarMaxLength)) : undefined;
+    const grammar = tools ? await this.toolGrammar(tools, entry) : undefined;
     const meterBefore = entry.sequence.tokenMeter.getState();
     const streamer = tools ? new MessageTextStreamer() : undefined;
     let raw = '';
@@ -188,7 +199,7 @@ export class LocalLlamaProvider implements ModelProvider {
   /** Turns a finished protocol reply into events; returns the stop reason. */
   private finishToolReply(
     raw: string,
-    tools: NonNullable<StreamRequest['tools']>,
+    tools: ToolSpec[],
     stopReason: StopReason,
     streamer: MessageTextStreamer,
     out: EventChannel<ProviderEvent>,
@@ -288,13 +299,21 @@ export class LocalLlamaProvider implements ModelProvider {
         model,
         context,
         sequence,
-        chat: new mod.LlamaChat({ contextSequence: sequence }),
+        chat: new mod.LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(mod, model) }),
         queue: new SerialQueue(),
         grammarMaxLength: typeof limit === 'number' && limit > 0 ? limit : undefined,
       };
     } catch (e) {
       await model.dispose();
       throw new ProviderError('modelLoad', `Cannot create a context for ${modelPath}: ${errorText(e)}`, { cause: e });
+    }
+  }
+
+  private async toolGrammar(tools: ToolSpec[], entry: LoadedModel): Promise<LlamaGrammar> {
+    try {
+      return await this.grammar(toolResponseSchema(tools, entry.grammarMaxLength));
+    } catch (e) {
+      throw new ProviderError('badRequest', `Cannot turn the tool schemas into a grammar: ${errorText(e)}`, { cause: e });
     }
   }
 
@@ -312,53 +331,12 @@ export class LocalLlamaProvider implements ModelProvider {
   }
 }
 
-/** Rejects missing files and non-GGUF files with a clear modelLoad error before llama.cpp sees them. */
-async function checkGgufFile(modelPath: string): Promise<void> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(modelPath, 'r');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'it is a directory' : errorText(e);
-    throw new ProviderError('modelLoad', `Cannot load model ${modelPath}: ${why}.`, { cause: e });
-  }
-  try {
-    const head = Buffer.alloc(GGUF_MAGIC.length);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    if (bytesRead < head.length || head.toString('latin1') !== GGUF_MAGIC) {
-      throw new ProviderError('modelLoad', `Cannot load model ${modelPath}: not a GGUF file.`);
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Parses the GGUF header and checks that all tensor data is present. Catching corrupt and
- * truncated files here gives a clearer message than llama.cpp and avoids an upstream leak: a
- * failed `loadModel` keeps the backend's dispose guard until garbage collection.
- */
-async function checkTensorData(mod: NodeLlamaCpp, llama: Llama, modelPath: string): Promise<void> {
-  let expectedBytes: number | undefined;
-  try {
-    const info = await mod.readGgufFileInfo(modelPath, { logWarnings: false });
-    const tensors = info.fullTensorInfo ?? [];
-    const first = tensors[0];
-    // Split models (several files) are checked by llama.cpp itself.
-    if (first && tensors.every((t) => t.filePart === 1)) {
-      const insights = await mod.GgufInsights.from(info, llama);
-      expectedBytes = Number(BigInt(first.fileOffset) - BigInt(first.offset)) + insights.modelSize;
-    }
-  } catch (e) {
-    throw new ProviderError('modelLoad', `Cannot load model ${modelPath}: not a valid GGUF file (${errorText(e)}).`, { cause: e });
-  }
-  const actual = (await fs.stat(modelPath)).size;
-  if (expectedBytes !== undefined && actual < expectedBytes) {
-    throw new ProviderError(
-      'modelLoad',
-      `Cannot load model ${modelPath}: the file is truncated (${actual} of ${expectedBytes} bytes; an incomplete download?).`,
-    );
-  }
+/** The model's declared chat wrapper (see CHAT_WRAPPER_KEY), else node-llama-cpp's auto-detection. */
+function chatWrapperFor(mod: NodeLlamaCpp, model: LlamaModel): 'auto' | ChatWrapper {
+  const hint = readMetadata(model.fileInfo.metadata, CHAT_WRAPPER_KEY);
+  const known: readonly string[] = mod.specializedChatWrapperTypeNames;
+  if (typeof hint !== 'string' || !known.includes(hint)) return 'auto';
+  return mod.resolveChatWrapper(model, { type: hint as SpecializedChatWrapperTypeName });
 }
 
 function commonPrefixLength(a: readonly unknown[], b: readonly unknown[]): number {

@@ -108,10 +108,14 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
 export class ClientSession {
   private readonly subscriptions = new Map<string, () => void>();
   private readonly stopApprovals: () => void;
+  private readonly stopSettled: () => void;
   private closed = false;
 
   constructor(readonly engine: Engine, private readonly sink: (u: EngineUpdate) => void, readonly options: ClientSessionOptions) {
     this.stopApprovals = engine.gate.onPending((req) => this.send({ type: 'approvalRequested', ...req }));
+    this.stopSettled = engine.gate.onSettled((s) => this.send({ type: 'approvalSettled', callId: s.callId, decision: s.decision }));
+    // A client that connects while approvals wait (e.g. a reloaded webview) still sees them.
+    for (const req of engine.gate.pending()) this.send({ type: 'approvalRequested', ...req });
   }
 
   send(u: EngineUpdate): void {
@@ -153,6 +157,7 @@ export class ClientSession {
   dispose(): void {
     for (const key of [...this.subscriptions.keys()]) this.dropSubscription(key);
     this.stopApprovals();
+    this.stopSettled();
     this.closed = true;
   }
 }

@@ -113,8 +113,9 @@ export function assertSegment(segment: string, what: string): void {
 export function slugify(text: string, fallback = 'worktree'): string {
   let s = text
     .normalize('NFKD')
+    .replace(/\.{2,}/g, '-') // no `..` inside a segment either
     .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/-{2,}/g, '-')
+    .replace(/[-.]*-[-.]*/g, '-') // a run of `-` and `.` holding a `-` becomes one `-`
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, MAX_SEGMENT_LENGTH)
     .replace(/[.-]+$/, '');
@@ -197,14 +198,23 @@ export function validateManagedWorktreePath(repoRoot: string, candidate: string)
   for (const seg of inFamily) assertSegment(seg, 'path segment');
 
   // Realpath resolved every existing component of `canon`, but a dangling symlink (or one created
-  // after realpath ran) is invisible to it: lstat each component from the repo root down.
-  let cur = repo;
-  for (const seg of [VOX_DIR_NAME, WORKTREES_DIR_NAME, ...segs]) {
-    cur = path.join(cur, seg);
-    const st = lstatOrUndefined(cur);
-    if (!st) break;
-    if (st.isSymbolicLink()) refuse(`${cur} is a symbolic link`);
-    if (!st.isDirectory()) refuse(`${cur} is not a directory`);
+  // after realpath ran) is invisible to it: lstat each component from the repo root down. The
+  // path as written is walked too, so a symlinked group directory that happens to point at
+  // another managed directory is refused rather than silently redirected.
+  const walkFrom = (base: string, target: string): void => {
+    let cur = base;
+    for (const seg of path.relative(base, target).split(path.sep)) {
+      cur = path.join(cur, seg);
+      const st = lstatOrUndefined(cur);
+      if (!st) return;
+      if (st.isSymbolicLink()) refuse(`${cur} is a symbolic link`);
+      if (!st.isDirectory()) refuse(`${cur} is not a directory`);
+    }
+  };
+  walkFrom(repo, path.join(root, ...segs));
+  for (const base of new Set([repo, path.resolve(repoRoot)])) {
+    const lexRel = path.relative(base, abs);
+    if (lexRel && lexRel !== '..' && !lexRel.startsWith(`..${path.sep}`) && !path.isAbsolute(lexRel)) walkFrom(base, abs);
   }
   return { family, group: inFamily[0]!, slug: inFamily[1]!, path: canon, repoRoot: repo, managedRoot: root };
 }

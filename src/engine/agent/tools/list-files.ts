@@ -7,6 +7,7 @@
 import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { ToolDefinition } from './index';
+import { TOOL_OUTPUT_BUDGET_CHARS } from './read-file';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 
@@ -42,6 +43,7 @@ async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolRes
 
   const entries: string[] = [];
   const unreadable: string[] = [];
+  let chars = 0;
   let truncated = false;
   // Breadth-first queue of [workspace-relative dir, real absolute dir].
   const queue: Array<[string, string]> = [[resolved.relative, resolved.real]];
@@ -58,12 +60,14 @@ async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolRes
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const d of dirents) {
       if (d.isDirectory() && SKIPPED_DIRECTORY_NAMES.has(d.name)) continue;
-      if (entries.length >= max) {
+      const childRel = joinRel(rel, d.name);
+      const entry = d.isDirectory() ? `${childRel}/` : childRel;
+      if (entries.length >= max || chars + entry.length + 1 > TOOL_OUTPUT_BUDGET_CHARS) {
         truncated = true;
         break;
       }
-      const childRel = joinRel(rel, d.name);
-      entries.push(d.isDirectory() ? `${childRel}/` : childRel);
+      entries.push(entry);
+      chars += entry.length + 1;
       if (args.recursive && d.isDirectory()) queue.push([childRel, path.join(abs, d.name)]);
     }
   }
@@ -72,8 +76,8 @@ async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolRes
   const lines = entries.length > 0 ? entries : [`(${resolved.relative} is empty)`];
   if (truncated) {
     lines.push(
-      `[list_files: truncated at ${max} entries; list a subdirectory` +
-        (max < LIST_FILES_MAX_ENTRIES ? ` or raise maxEntries (up to ${LIST_FILES_MAX_ENTRIES})]` : ']'),
+      `[list_files: truncated at ${entries.length} entries; list a subdirectory` +
+        (entries.length === max && max < LIST_FILES_MAX_ENTRIES ? ` or raise maxEntries (up to ${LIST_FILES_MAX_ENTRIES})]` : ']'),
     );
   }
   if (unreadable.length > 0) lines.push(`[list_files: could not read ${unreadable.join(', ')}]`);

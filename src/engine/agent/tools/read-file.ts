@@ -1,8 +1,8 @@
 /**
  * `read_file`: returns a text file (or a line range of it) to the model. Reads stream in chunks so
  * a range near the start of a huge file costs little; output is capped in bytes with a notice that
- * says how to continue. Binary files are refused. Also owns the shared text helpers (binary sniff,
- * surrogate-safe cut) used by the other file tools.
+ * says how to continue. Binary files are refused. Also owns what the other tools share: the output
+ * budget per call, the binary sniff and the surrogate-safe cut.
  */
 import { promises as fs } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
@@ -10,8 +10,13 @@ import type { ToolDefinition } from './index';
 import { ToolError, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 
-/** Most UTF-8 bytes of file text returned by one read_file call (~64k tokens at worst). */
-export const READ_FILE_MAX_BYTES = 256 * 1024;
+/**
+ * Characters of output any one tool call returns. Kept under the agent loop's TOOL_RESULT_MAX_CHARS
+ * (32_000, runner.ts), which cuts from the end, so each tool's own truncation notice survives.
+ */
+export const TOOL_OUTPUT_BUDGET_CHARS = 30_000;
+/** Most UTF-8 bytes of file text returned by one read_file call (bytes ≥ characters, so within budget). */
+export const READ_FILE_MAX_BYTES = TOOL_OUTPUT_BUDGET_CHARS;
 /** Bytes inspected at the start of a file to decide whether it is binary (git uses 8000). */
 export const BINARY_SNIFF_BYTES = 8192;
 /** Chunk size of the streaming line reader. */

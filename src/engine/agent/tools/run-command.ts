@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolDefinition } from './index';
+import { TOOL_OUTPUT_BUDGET_CHARS } from './read-file';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 
@@ -18,7 +19,7 @@ export const RUN_COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
 /** Longest timeout the model may ask for. */
 export const RUN_COMMAND_MAX_TIMEOUT_MS = 600_000;
 /** Characters of output returned to the model; the tail is kept, earlier output is dropped. */
-export const RUN_COMMAND_OUTPUT_TAIL_CHARS = 32_768;
+export const RUN_COMMAND_OUTPUT_TAIL_CHARS = TOOL_OUTPUT_BUDGET_CHARS;
 /** Time between SIGTERM and SIGKILL when the process group is stopped. */
 export const RUN_COMMAND_KILL_GRACE_MS = 2_000;
 /** After the shell exits, how long to wait for background processes still holding its output. */

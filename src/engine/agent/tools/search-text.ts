@@ -7,7 +7,7 @@ import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { ToolDefinition } from './index';
 import { SKIPPED_DIRECTORY_NAMES } from './list-files';
-import { BINARY_SNIFF_BYTES, binaryReason, cutText } from './read-file';
+import { BINARY_SNIFF_BYTES, TOOL_OUTPUT_BUDGET_CHARS, binaryReason, cutText } from './read-file';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 
@@ -114,6 +114,7 @@ async function searchText(args: SearchTextArgs, ctx: ToolContext): Promise<ToolR
 
   const stats: WalkStats = { scanned: 0, skippedLarge: 0, skippedBinary: 0, limitHit: false };
   const results: string[] = [];
+  let chars = 0;
   let truncated = false;
   const files: AsyncIterable<[string, string]> | Array<[string, string]> = st.isDirectory()
     ? walkFiles(resolved.relative, resolved.real, ctx.signal)
@@ -131,18 +132,20 @@ async function searchText(args: SearchTextArgs, ctx: ToolContext): Promise<ToolR
       let line = lines[i]!;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (!matches(line)) continue;
-      if (results.length >= max) {
+      const shown = line.trimEnd();
+      const cut = cutText(shown, SEARCH_LINE_MAX_CHARS);
+      const result = `${rel}:${i + 1}: ${cut}${cut.length < shown.length ? ' …' : ''}`;
+      if (results.length >= max || chars + result.length + 1 > TOOL_OUTPUT_BUDGET_CHARS) {
         truncated = true;
         break outer;
       }
-      const shown = line.trimEnd();
-      const cut = cutText(shown, SEARCH_LINE_MAX_CHARS);
-      results.push(`${rel}:${i + 1}: ${cut}${cut.length < shown.length ? ' …' : ''}`);
+      results.push(result);
+      chars += result.length + 1;
     }
   }
 
   const notes: string[] = [];
-  if (truncated) notes.push(`[search_text: stopped at ${max} results; narrow the query or path]`);
+  if (truncated) notes.push(`[search_text: stopped at ${results.length} results; narrow the query or path]`);
   if (stats.limitHit) notes.push(`[search_text: stopped after ${SEARCH_MAX_FILES_SCANNED} files; narrow the path]`);
   if (stats.skippedLarge > 0) notes.push(`[search_text: skipped ${stats.skippedLarge} files over ${SEARCH_MAX_FILE_BYTES} bytes]`);
   if (stats.skippedBinary > 0) notes.push(`[search_text: skipped ${stats.skippedBinary} binary files]`);

@@ -30,7 +30,7 @@ export interface ResolvedPath {
   realRelative: string;
 }
 
-function escape(userPath: string, why: string): ToolError {
+function refuse(userPath: string, why: string): ToolError {
   return new ToolError('pathEscape', `Path ${JSON.stringify(userPath)} is refused: ${why}.`);
 }
 
@@ -82,7 +82,7 @@ async function resolveReal(p: string, userPath: string, hops: { left: number }):
     // Missing entry: the tail simply does not exist yet.
   }
   if (!isLink) return candidate;
-  if (--hops.left < 0) throw escape(userPath, 'too many levels of symbolic links');
+  if (--hops.left < 0) throw refuse(userPath, 'too many levels of symbolic links');
   const target = await fs.readlink(candidate);
   return resolveReal(path.resolve(realParent, target), userPath, hops);
 }
@@ -99,8 +99,8 @@ export async function resolveInWorkspace(
   userPath: string,
   opts: ResolveOptions = {},
 ): Promise<ResolvedPath> {
-  if (typeof userPath !== 'string' || userPath.trim() === '') throw escape(String(userPath), 'the path is empty');
-  if (userPath.includes('\0')) throw escape(userPath, 'it contains a NUL byte');
+  if (typeof userPath !== 'string' || userPath.trim() === '') throw refuse(String(userPath), 'the path is empty');
+  if (userPath.includes('\0')) throw refuse(userPath, 'it contains a NUL byte');
 
   let realRoot: string;
   try {
@@ -111,7 +111,7 @@ export async function resolveInWorkspace(
 
   const slashed = userPath.replace(/\\/g, '/');
   const driveLetter = /^[A-Za-z]:(\/|$)/.test(slashed);
-  if (driveLetter && process.platform !== 'win32') throw escape(userPath, 'it is an absolute path outside the workspace');
+  if (driveLetter && process.platform !== 'win32') throw refuse(userPath, 'it is an absolute path outside the workspace');
   const native = slashed.split('/').join(path.sep);
 
   // Lexical check, accepting absolute paths spelled with either the given or the canonical root.
@@ -124,10 +124,10 @@ export async function resolveInWorkspace(
         break;
       }
     }
-    if (relative === undefined) throw escape(userPath, 'it is an absolute path outside the workspace');
+    if (relative === undefined) throw refuse(userPath, 'it is an absolute path outside the workspace');
   } else {
     const abs = path.resolve(realRoot, native);
-    if (!isInside(realRoot, abs)) throw escape(userPath, 'it leads outside the workspace');
+    if (!isInside(realRoot, abs)) throw refuse(userPath, 'it leads outside the workspace');
     relative = path.relative(realRoot, abs);
   }
   const absolute = path.join(realRoot, relative);
@@ -135,11 +135,11 @@ export async function resolveInWorkspace(
 
   // Physical check: follow symlinks (existing or dangling) and require the result inside too.
   const real = await resolveReal(absolute, userPath, { left: MAX_SYMLINK_HOPS });
-  if (!isInside(realRoot, real)) throw escape(userPath, 'it resolves through a symbolic link to outside the workspace');
+  if (!isInside(realRoot, real)) throw refuse(userPath, 'it resolves through a symbolic link to outside the workspace');
   const realRelative = toForwardSlashes(path.relative(realRoot, real));
 
   if (opts.forWrite && (touchesGitDir(relPosix) || touchesGitDir(realRelative))) {
-    throw escape(userPath, 'tools never write inside .git (repository internals)');
+    throw refuse(userPath, 'tools never write inside .git (repository internals)');
   }
   return { absolute, relative: relPosix, real, realRelative };
 }

@@ -1,0 +1,160 @@
+/**
+ * Snapshot of a worktree's current files as a git tree, without touching HEAD, branches, the real
+ * index, the stash or the working tree (SPEC §4.2).
+ *
+ * The real index (`rev-parse --git-path index`, right in linked worktrees) is copied to a
+ * temporary index, so git's stat cache makes `add -A` cost proportional to what changed; a
+ * repository with no index starts from an empty one. Before the add:
+ *   - untracked files (`ls-files -o --exclude-standard -z`) bigger than the size cap are excluded
+ *     with `:(exclude,literal)` pathspecs fed NUL-separated on stdin (`--pathspec-from-file`), so
+ *     any file name works, including newlines and non-UTF-8 bytes, and reported as skipped;
+ *   - nested repositories are found (`nested-repos.ts`); those with no commit, or that cannot be
+ *     entered, are excluded (they would make `add -A` exit 128).
+ * Then `add -A --ignore-errors` (an unreadable file is reported as a warning instead of failing
+ * every checkpoint), `write-tree`, and each nested repository is snapshotted the same way inside
+ * itself. The temporary indexes stay alive (restore reuses them) until `disposeSnapshot`.
+ */
+import * as fsp from 'node:fs/promises';
+import { splitNul } from './git';
+import { createTempIndex, run, runText, type RepoInfo, type TempIndex } from './checkpoint-repo';
+import { MAX_NESTED_DEPTH, absBytes, gitlinksFromStage, probeNestedRepo, type NestedProbe } from './nested-repos';
+import { repoPath, toCheckpointError, type RepoPath, type SkippedFile } from './checkpoint-types';
+
+/** lstat calls in flight at once while sizing untracked files. */
+export const LSTAT_CONCURRENCY = 64;
+/** Longest stderr excerpt kept in a warning. */
+const WARNING_EXCERPT_CHARS = 500;
+
+export interface SnapshotOptions {
+  maxUntrackedBytes: number;
+  /** Nesting depth of this repository (0 for the worktree itself). */
+  depth?: number;
+}
+
+export interface SnapshotNode {
+  repo: RepoInfo;
+  /** Path relative to the parent repository's root; null for the worktree itself. */
+  rel: RepoPath | null;
+  tree: string;
+  index: TempIndex;
+  /** Over-cap untracked files left out (paths relative to this repository). */
+  skipped: SkippedFile[];
+  children: SnapshotNode[];
+  /** Nested repositories that could not be entered (left out, reported in `warnings`). */
+  opaque: RepoPath[];
+  warnings: string[];
+}
+
+/** Turns paths into NUL-terminated pathspecs with the given magic, e.g. `exclude,literal`. */
+export function pathspecInput(paths: Buffer[], magic: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const p of paths) parts.push(Buffer.from(`:(${magic})`, 'utf8'), p, Buffer.from([0]));
+  return Buffer.concat(parts);
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Over-cap regular files among `paths` (relative to `root`). */
+export async function findOversized(root: string, paths: Buffer[], maxBytes: number): Promise<SkippedFile[]> {
+  const sizes = await mapLimit(paths, LSTAT_CONCURRENCY, async (p) => {
+    const st = await fsp.lstat(absBytes(root, p)).catch(() => null);
+    return st?.isFile() && st.size > maxBytes ? st.size : -1;
+  });
+  const out: SkippedFile[] = [];
+  sizes.forEach((bytes, i) => {
+    if (bytes >= 0) out.push({ ...repoPath(paths[i]!), bytes });
+  });
+  return out;
+}
+
+/** `add -A` on a temporary index, optionally limited to or excluding paths. */
+export async function addAll(repo: RepoInfo, index: string, spec: { exclude?: Buffer[]; only?: Buffer[]; force?: boolean }, warnings: string[]): Promise<void> {
+  if (spec.only && !spec.only.length) return;
+  const args = ['add', '-A', '--ignore-errors'];
+  if (spec.force) args.push('-f');
+  const parts: Buffer[] = [];
+  if (spec.only) parts.push(pathspecInput(spec.only, 'literal'));
+  if (spec.exclude?.length) parts.push(pathspecInput(spec.exclude, 'exclude,literal'));
+  const input = parts.length ? Buffer.concat(parts) : undefined;
+  if (input) args.push('--pathspec-from-file=-', '--pathspec-file-nul');
+  const r = await run(repo, args, { index, input, okExitCodes: [1] });
+  if (r.exitCode === 1) warnings.push(`some files could not be read and were left out: ${r.stderr.trim().slice(0, WARNING_EXCERPT_CHARS)}`);
+}
+
+export async function writeTree(repo: RepoInfo, index: string): Promise<string> {
+  return runText(repo, ['write-tree'], { index });
+}
+
+/** Snapshots `repo` (and, recursively, its nested repositories) into temporary indexes and trees. */
+export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promise<SnapshotNode> {
+  const depth = opts.depth ?? 0;
+  const index = await createTempIndex(repo, repo.indexPath);
+  const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [] };
+  try {
+    const [stage, others] = await Promise.all([
+      run(repo, ['ls-files', '-z', '-s'], { index: index.file }),
+      run(repo, ['ls-files', '-z', '-o', '--exclude-standard'], { index: index.file }),
+    ]);
+    const candidates = gitlinksFromStage(stage.stdout);
+    const untrackedFiles: Buffer[] = [];
+    for (const p of splitNul(others.stdout)) {
+      if (p.length && p[p.length - 1] === 0x2f) candidates.push(Buffer.from(p.subarray(0, p.length - 1)));
+      else if (p.length) untrackedFiles.push(p);
+    }
+    const [skipped, probes] = await Promise.all([
+      findOversized(repo.root, untrackedFiles, opts.maxUntrackedBytes),
+      mapLimit(candidates, 4, (c) => probeNestedRepo(repo, c)),
+    ]);
+    node.skipped = skipped;
+    const nested = probes.filter((p): p is NestedProbe => p !== null);
+    const exclude = skipped.map((s) => s.raw);
+    for (const p of nested) {
+      if (!p.repo || !p.hasHead) exclude.push(p.rel.raw);
+      if (!p.repo) {
+        node.opaque.push(p.rel);
+        node.warnings.push(`nested repository ${p.rel.path} was left out: ${p.reason ?? 'unknown reason'}`);
+      }
+    }
+    await addAll(repo, index.file, { exclude }, node.warnings);
+    node.tree = await writeTree(repo, index.file);
+    for (const p of nested) {
+      if (!p.repo) continue;
+      if (depth + 1 > MAX_NESTED_DEPTH) {
+        node.opaque.push(p.rel);
+        node.warnings.push(`nested repository ${p.rel.path} is deeper than ${MAX_NESTED_DEPTH} levels and was not captured inside`);
+        continue;
+      }
+      const child = await snapshotRepo(p.repo, { ...opts, depth: depth + 1 });
+      child.rel = p.rel;
+      node.children.push(child);
+    }
+    return node;
+  } catch (err) {
+    await disposeSnapshot(node);
+    throw toCheckpointError(err, `snapshotting ${repo.root}`);
+  }
+}
+
+/** Deletes every temporary index of a snapshot tree (safe to call twice). */
+export async function disposeSnapshot(node: SnapshotNode): Promise<void> {
+  for (const c of node.children) await disposeSnapshot(c);
+  await node.index.dispose();
+}
+
+/** Prefixes a nested path with its repository's path (`sub` + `a/b` → `sub/a/b`). */
+export function joinRel(prefix: RepoPath | null, p: RepoPath): RepoPath {
+  if (!prefix) return p;
+  return repoPath(Buffer.concat([prefix.raw, Buffer.from('/'), p.raw]));
+}

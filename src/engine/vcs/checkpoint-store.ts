@@ -1,0 +1,277 @@
+/**
+ * GitPlumbingCheckpointStore (SPEC §4.2): checkpoints in the user's own object store under hidden
+ * refs, at a cost proportional to what changed, without ever touching HEAD, branches, the real
+ * index, the stash or (on capture) the working tree, and without losing a byte on restore.
+ *
+ *   capture   snapshot (`checkpoint-snapshot.ts`: temp copy of the real index, `add -A` minus
+ *             over-cap untracked files and commit-less nested repositories, `write-tree`), then
+ *             `commit-tree` with the thread's previous checkpoint as parent and
+ *             `update-ref refs/vox/checkpoints/<encoded thread>/<ordinal>` (`checkpoint-commit.ts`);
+ *             nested repositories are checkpointed inside themselves under the same ref name and
+ *             listed with their commit ids in the outer metadata. With `changedPaths`, the warm
+ *             index is used instead (`checkpoint-warm.ts`).
+ *   restore   restore point first (`refs/vox/restore-points/<stamp>`), then git's two-tree switch
+ *             on a temporary index (`checkpoint-restore.ts`); `undoRestore` restores a restore
+ *             point the same way (leaving a new restore point).
+ *   compare   `diffCheckpoints`, `readFileAtCheckpoint` (`checkpoint-diff.ts`).
+ *   list      `listCheckpoints`, `listRestorePoints` — from commit metadata, no database.
+ *   prune     `pruneCheckpoints` (`checkpoint-prune.ts`): deletes refs, reports reclaimable bytes,
+ *             runs `git gc --auto` at most.
+ * Capture, restore, undo and prune run under the workspace lease of the worktree's top level.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
+import { listRefs, removeStaleTempIndexes, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
+import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
+import { disposeSnapshot, joinRel, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
+import { commitCheckpoint, commitRestorePoint } from './checkpoint-commit';
+import { applyRestore, planRestore, preserveObstacles } from './checkpoint-restore';
+import { dropWarmIndex, fastSnapshot, keepWarmIndex } from './checkpoint-warm';
+import { checkpointSide, readFileAt, workingSide } from './checkpoint-compare';
+import { diffSides } from './checkpoint-diff';
+import { emptyTree } from './checkpoint-repo';
+import { pruneCheckpoints } from './checkpoint-prune';
+import {
+  CHECKPOINT_REF_PREFIX,
+  CheckpointError,
+  DEFAULT_CAPTURE_BUDGET_MS,
+  DEFAULT_MAX_UNTRACKED_FILE_BYTES,
+  RESTORE_POINT_REF_PREFIX,
+  toCheckpointError,
+  type CaptureOptions,
+  type CheckpointInfo,
+  type CheckpointReceipt,
+  type FileDiffStat,
+  type NestedRestoreOutcome,
+  type PruneOptions,
+  type PruneResult,
+  type RestoreOptions,
+  type RestorePointInfo,
+  type RestoreResult,
+} from './checkpoint-types';
+
+export * from './checkpoint-types';
+export { checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from './checkpoint-refs';
+
+/** Random bytes in a restore point name (on top of the time stamp and sequence number). */
+const RESTORE_POINT_RANDOM_BYTES = 3;
+
+export interface CheckpointStoreOptions {
+  /** Lease map shared with worktrees and variants (default: the process-wide one). */
+  leases?: WorkspaceLeaseMap;
+  /** Untracked files bigger than this are skipped (default DEFAULT_MAX_UNTRACKED_FILE_BYTES). */
+  maxUntrackedFileBytes?: number;
+  /** Captures slower than this are reported `overBudget` (default DEFAULT_CAPTURE_BUDGET_MS). */
+  captureBudgetMs?: number;
+  /** Wall clock for metadata and restore point names (tests pass a manual clock). */
+  now?: () => number;
+}
+
+function collectWarnings(node: SnapshotNode, out: string[] = []): string[] {
+  out.push(...node.warnings);
+  for (const c of node.children) collectWarnings(c, out);
+  return out;
+}
+
+export class GitPlumbingCheckpointStore {
+  private readonly leases: WorkspaceLeaseMap;
+  private readonly maxUntrackedBytes: number;
+  private readonly budgetMs: number;
+  private readonly now: () => number;
+  private restoreSeq = 0;
+
+  constructor(opts: CheckpointStoreOptions = {}) {
+    this.leases = opts.leases ?? workspaceLeases;
+    this.maxUntrackedBytes = opts.maxUntrackedFileBytes ?? DEFAULT_MAX_UNTRACKED_FILE_BYTES;
+    this.budgetMs = opts.captureBudgetMs ?? DEFAULT_CAPTURE_BUDGET_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Captures the worktree (and its nested repositories) as checkpoint `<threadId>/<ordinal>`. */
+  async captureCheckpoint(opts: CaptureOptions): Promise<CheckpointReceipt & { warnings: string[] }> {
+    validateThreadId(opts.threadId);
+    if (opts.ordinal !== undefined) validateOrdinal(opts.ordinal);
+    if (!opts.trigger || !['tool', 'turnEnd', 'manual'].includes(opts.trigger.kind)) throw new CheckpointError('badArgument', 'trigger.kind must be tool, turnEnd or manual');
+    const repo = await resolveRepo(opts.worktree);
+    return this.leases.withWorkspaceLease(repo.root, async () => {
+      const started = performance.now();
+      const timeMs = this.now();
+      try {
+        await removeStaleTempIndexes(repo, timeMs);
+        const existing = (await listRefs(repo, threadRefPrefix(opts.threadId))).map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
+        const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
+        const ref = checkpointRef(opts.threadId, ordinal);
+        if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${ref} already exists`);
+        const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
+        const fast = opts.changedPaths ? await fastSnapshot(repo, opts.changedPaths, this.maxUntrackedBytes, ref) : null;
+        const node = fast?.node ?? (await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes }));
+        try {
+          const header = { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs };
+          const reused = fast?.reused ?? [];
+          const { commit, meta } = await commitCheckpoint(node, header, prev?.commit ?? null, reused.map((r) => ({ ...r.rel, commit: r.commit })));
+          const nestedForWarm = [
+            ...node.children.map((c) => ({ rel: c.rel!, commit: meta.nested.find((n) => n.raw.equals(c.rel!.raw))?.commit ?? null, repo: c.repo })),
+            ...reused.map((r) => ({ rel: r.rel, commit: r.commit, repo: r.repo })),
+            ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
+          ];
+          await keepWarmIndex(node, nestedForWarm, fast ? fast.fastRuns : 0);
+          const tookMs = Math.round(performance.now() - started);
+          return {
+            ref,
+            commit,
+            tree: node.tree,
+            threadId: opts.threadId,
+            ordinal,
+            parent: prev?.commit ?? null,
+            trigger: opts.trigger,
+            timeMs,
+            tookMs,
+            changedCount: meta.changedCount,
+            changed: meta.changed,
+            skipped: meta.skipped,
+            nested: meta.nested,
+            fast: fast !== null,
+            warnings: collectWarnings(node),
+            ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
+          };
+        } finally {
+          await disposeSnapshot(node);
+        }
+      } catch (err) {
+        throw toCheckpointError(err, `capturing checkpoint in ${repo.root}`);
+      }
+    });
+  }
+
+  /** Makes the working tree equal checkpoint `<threadId>/<ordinal>` (restore point first). */
+  async restoreCheckpoint(opts: RestoreOptions): Promise<RestoreResult> {
+    validateThreadId(opts.threadId);
+    validateOrdinal(opts.ordinal);
+    if (opts.mode !== 'files') throw new CheckpointError('badArgument', `restore mode ${String(opts.mode)} is not handled by the checkpoint store (files only)`);
+    const ref = checkpointRef(opts.threadId, opts.ordinal);
+    const repo = await resolveRepo(opts.worktree);
+    return this.leases.withWorkspaceLease(repo.root, () => this.restoreTo(repo, ref));
+  }
+
+  /** Restores the state saved in a restore point (leaving a new restore point). */
+  async undoRestore(opts: { worktree: string; restorePoint: string }): Promise<RestoreResult> {
+    if (!opts.restorePoint.startsWith(RESTORE_POINT_REF_PREFIX)) throw new CheckpointError('badArgument', `${opts.restorePoint} is not a restore point ref`);
+    const repo = await resolveRepo(opts.worktree);
+    return this.leases.withWorkspaceLease(repo.root, () => this.restoreTo(repo, opts.restorePoint));
+  }
+
+  private async restoreTo(repo: RepoInfo, ref: string): Promise<RestoreResult> {
+    const started = performance.now();
+    const target = await resolveCommit(repo, ref);
+    if (!target) throw new CheckpointError('unknownCheckpoint', `${ref} does not exist in ${repo.root}`);
+    let node: SnapshotNode | null = null;
+    try {
+      node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
+      const outcomes: NestedRestoreOutcome[] = [];
+      const plan = await planRestore(node, target, null, outcomes);
+      const preserved = await preserveObstacles(plan);
+      const timeMs = this.now();
+      let rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+      while (await resolveCommit(repo, rpRef)) rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+      const rp = await commitRestorePoint(node, rpRef, ref, timeMs, preserved);
+      const changed = await applyRestore(plan, outcomes);
+      await this.dropWarm(node);
+      return { restorePoint: rpRef, target: ref, changed, preserved: rp.meta.preserved, nested: outcomes, tookMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      if (node) await this.dropWarm(node).catch(() => undefined);
+      throw toCheckpointError(err, `restoring ${ref} in ${repo.root}`);
+    } finally {
+      if (node) await disposeSnapshot(node);
+    }
+  }
+
+  private async dropWarm(node: SnapshotNode): Promise<void> {
+    await dropWarmIndex(node.repo);
+    for (const c of node.children) await this.dropWarm(c);
+  }
+
+  /** Checkpoints of a thread, oldest first, from commit metadata. */
+  async listCheckpoints(worktree: string, threadId: string): Promise<CheckpointInfo[]> {
+    validateThreadId(threadId);
+    const repo = await resolveRepo(worktree);
+    const out: CheckpointInfo[] = [];
+    for (const e of await this.refsWithMeta(repo, threadRefPrefix(threadId))) {
+      const parsed = parseCheckpointRef(e.ref);
+      if (!parsed || e.meta?.kind !== 'checkpoint') continue;
+      const m = e.meta;
+      out.push({ ref: e.ref, commit: e.commit, threadId: m.threadId ?? threadId, ordinal: parsed.ordinal, trigger: m.trigger ?? { kind: 'manual' }, timeMs: m.timeMs, changedCount: m.changedCount, changed: m.changed, skipped: m.skipped, nested: m.nested });
+    }
+    return out.sort((a, b) => a.ordinal - b.ordinal);
+  }
+
+  /** Restore points, oldest first. */
+  async listRestorePoints(worktree: string): Promise<RestorePointInfo[]> {
+    const repo = await resolveRepo(worktree);
+    return (await this.refsWithMeta(repo, RESTORE_POINT_REF_PREFIX))
+      .filter((e) => e.meta?.kind === 'restorePoint')
+      .map((e) => ({ ref: e.ref, commit: e.commit, target: e.meta!.target ?? '', timeMs: e.meta!.timeMs }))
+      .sort((a, b) => a.timeMs - b.timeMs || (a.ref < b.ref ? -1 : 1));
+  }
+
+  private async refsWithMeta(repo: RepoInfo, prefix: string): Promise<Array<{ ref: string; commit: string; meta: CommitMeta | null }>> {
+    try {
+      const out = (await run(repo, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00', prefix])).stdout.toString('utf8');
+      const tokens = out.split('\0');
+      const result: Array<{ ref: string; commit: string; meta: CommitMeta | null }> = [];
+      for (let i = 0; i + 2 < tokens.length; i += 3) result.push({ ref: tokens[i]!.replace(/^\n/, ''), commit: tokens[i + 1]!, meta: parseCommitMessage(tokens[i + 2]!) });
+      return result;
+    } catch (err) {
+      throw toCheckpointError(err, `listing ${prefix}`);
+    }
+  }
+
+  /** Per-file numstat between two checkpoints (refs or commit ids), or a checkpoint and the working tree. */
+  async diffCheckpoints(worktree: string, fromRef: string, toRef: string | 'working'): Promise<FileDiffStat[]> {
+    const repo = await resolveRepo(worktree);
+    const emptyTrees = new Map<string, Promise<string>>();
+    const emptyOf = (r: RepoInfo): Promise<string> => {
+      if (!emptyTrees.has(r.root)) emptyTrees.set(r.root, emptyTree(r));
+      return emptyTrees.get(r.root)!;
+    };
+    try {
+      const from = await checkpointSide(repo, fromRef);
+      if (toRef !== 'working') return await diffSides(from, await checkpointSide(repo, toRef), emptyOf);
+      return await this.leases.withWorkspaceLease(repo.root, async () => {
+        const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
+        try {
+          return await diffSides(from, workingSide(node), emptyOf);
+        } finally {
+          await disposeSnapshot(node);
+        }
+      });
+    } catch (err) {
+      throw toCheckpointError(err, `comparing ${fromRef} with ${toRef}`);
+    }
+  }
+
+  /** Bytes of `path` (relative to the worktree, exact bytes if a Buffer) at a checkpoint or restore point. */
+  async readFileAtCheckpoint(worktree: string, ref: string, path: string | Buffer): Promise<Buffer> {
+    const repo = await resolveRepo(worktree);
+    try {
+      return await readFileAt(repo, ref, typeof path === 'string' ? Buffer.from(path, 'utf8') : path);
+    } catch (err) {
+      throw toCheckpointError(err, `reading ${String(path)} at ${ref}`);
+    }
+  }
+
+  /** Deletes old checkpoints' refs (and their nested refs); see `checkpoint-prune.ts`. */
+  async pruneCheckpoints(worktree: string, opts: PruneOptions): Promise<PruneResult> {
+    if (opts.threadId !== undefined) validateThreadId(opts.threadId);
+    const repo = await resolveRepo(worktree);
+    return this.leases.withWorkspaceLease(repo.root, async () => {
+      try {
+        return await pruneCheckpoints(repo, opts, this.now(), (prefix) => this.refsWithMeta(repo, prefix));
+      } catch (err) {
+        throw toCheckpointError(err, `pruning checkpoints in ${repo.root}`);
+      }
+    });
+  }
+}
+
+export { CHECKPOINT_REF_PREFIX, RESTORE_POINT_REF_PREFIX, joinRel };

@@ -1,0 +1,87 @@
+/**
+ * Nested repositories and submodules inside a worktree (SPEC §4.2).
+ *
+ * An outer tree can only store a gitlink (the nested HEAD), so edits inside a nested repository
+ * are invisible to the outer checkpoint. Vox never renames, disables or enters-and-mutates them;
+ * instead each nested repository is checkpointed by the same mechanism inside itself (its own
+ * hidden refs) as part of the outer checkpoint. This module finds them:
+ *   - registered submodules and embedded repositories already in the index: gitlink entries
+ *     (mode 160000) of `ls-files -s`;
+ *   - untracked nested repositories: `ls-files -o` prints them as one entry ending in `/` (git's
+ *     own judgement of "this directory is a repository").
+ * Each candidate is probed: it counts only when `rev-parse --show-toplevel` inside it names the
+ * directory itself (an uninitialised submodule is an empty directory that belongs to the outer
+ * repository). A nested repository with no commits cannot be added as a gitlink (`git add -A`
+ * exits 128 on it), so the caller excludes it from the outer add and captures its files into its
+ * own hidden ref (commit-tree needs no HEAD).
+ *
+ * Node can only pass UTF-8 strings as a child's cwd or argv, so a nested repository whose path is
+ * not valid UTF-8 cannot be entered; it is excluded from the outer add and reported as a warning.
+ */
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { git } from './git';
+import { canonicalPath } from './workspace-lease';
+import { headCommit, type RepoInfo } from './checkpoint-repo';
+import { repoPath, type RepoPath } from './checkpoint-types';
+
+/** Deepest chain of repositories inside repositories that is followed. */
+export const MAX_NESTED_DEPTH = 8;
+/** Mode git gives a gitlink (submodule or embedded repository) entry. */
+export const GITLINK_MODE = '160000';
+
+export interface NestedProbe {
+  rel: RepoPath;
+  /** The nested repository, or null when it cannot be entered (see `reason`). */
+  repo: RepoInfo | null;
+  hasHead: boolean;
+  reason?: string;
+}
+
+/** Absolute path of `rel` under `root`, as bytes (works for any file name). */
+export function absBytes(root: string, rel: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(root.endsWith(path.sep) ? root : root + path.sep, 'utf8'), rel]);
+}
+
+function isUtf8(b: Buffer): boolean {
+  return Buffer.from(b.toString('utf8'), 'utf8').equals(b);
+}
+
+/** Gitlink paths from `git ls-files -s -z` output. */
+export function gitlinksFromStage(out: Buffer): Buffer[] {
+  const result: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] !== 0) continue;
+    const rec = out.subarray(start, i);
+    start = i + 1;
+    // `<mode> <sha> <stage>\t<path>`
+    if (rec.subarray(0, GITLINK_MODE.length + 1).toString('latin1') !== `${GITLINK_MODE} `) continue;
+    const tab = rec.indexOf(0x09);
+    if (tab > 0) result.push(Buffer.from(rec.subarray(tab + 1)));
+  }
+  return result;
+}
+
+/**
+ * Probes one candidate directory (relative to `parent.root`). Returns null when it is not the top
+ * level of its own repository (nothing to do), otherwise the nested repository and whether it has
+ * a commit.
+ */
+export async function probeNestedRepo(parent: RepoInfo, rel: Buffer): Promise<NestedProbe | null> {
+  const abs = absBytes(parent.root, rel);
+  const dotGit = await fsp.lstat(Buffer.concat([abs, Buffer.from(`${path.sep}.git`)])).catch(() => null);
+  if (!dotGit) return null;
+  if (!isUtf8(rel)) return { rel: repoPath(rel), repo: null, hasHead: false, reason: 'path is not valid UTF-8, so git cannot be run inside it' };
+  const dir = abs.toString('utf8');
+  let out: string;
+  try {
+    out = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index'], { cwd: dir });
+  } catch (err) {
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${(err as Error).message.slice(0, 200)}` };
+  }
+  const [top, gitDir, index] = out.split('\n');
+  if (!top || !gitDir || !index || canonicalPath(top) !== canonicalPath(dir)) return null;
+  const repo: RepoInfo = { root: canonicalPath(top), gitDir: path.resolve(gitDir), indexPath: path.resolve(dir, index) };
+  return { rel: repoPath(rel), repo, hasHead: (await headCommit(repo)) !== null };
+}

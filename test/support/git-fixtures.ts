@@ -1,0 +1,122 @@
+/**
+ * Real git repositories for checkpoint tests: creation (with an identity passed in the
+ * environment, since CI machines may lack a global one), byte-exact snapshots of a working tree
+ * (file names as raw bytes, content, executable bit, symlink targets), and the user-visible git
+ * state a checkpoint must never change (HEAD, branch, real index, stash).
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** Identity and isolation for fixture git commands (never used by the store itself). */
+export const FIXTURE_GIT_ENV: Record<string, string> = {
+  GIT_AUTHOR_NAME: 'Fixture Author',
+  GIT_AUTHOR_EMAIL: 'author@fixture.invalid',
+  GIT_COMMITTER_NAME: 'Fixture Author',
+  GIT_COMMITTER_EMAIL: 'author@fixture.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+
+function fixtureEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...FIXTURE_GIT_ENV };
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE']) delete env[k];
+  return env;
+}
+
+/** Runs git in `cwd` for a fixture; returns stdout as a Buffer. */
+export function gitBuf(cwd: string, args: string[], input?: Buffer | string): Buffer {
+  return execFileSync('git', ['-c', 'advice.addEmbeddedRepo=false', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgSign=false', ...args], { cwd, env: fixtureEnv(), input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+}
+
+export function gitOut(cwd: string, args: string[], input?: Buffer | string): string {
+  return gitBuf(cwd, args, input).toString('utf8').replace(/\n$/, '');
+}
+
+/** `git init` with an initial commit of `files` (omit files for a repository with no commits). */
+export function initRepo(dir: string, files?: Record<string, string>): string {
+  fs.mkdirSync(dir, { recursive: true });
+  gitBuf(dir, ['init', '-q', '-b', 'main']);
+  if (files) {
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), content);
+    }
+    gitBuf(dir, ['add', '-A']);
+    gitBuf(dir, ['commit', '-q', '-m', 'initial']);
+  }
+  return dir;
+}
+
+export interface GitUserState {
+  head: string | null;
+  symbolicHead: string | null;
+  indexSha: string | null;
+  stash: string;
+  branches: string;
+}
+
+function tryOut(cwd: string, args: string[]): string | null {
+  try {
+    return gitOut(cwd, args);
+  } catch {
+    return null;
+  }
+}
+
+/** Everything of the user's git state that a checkpoint, restore or undo must leave alone. */
+export function userState(dir: string): GitUserState {
+  const indexPath = path.resolve(dir, gitOut(dir, ['rev-parse', '--git-path', 'index']));
+  return {
+    head: tryOut(dir, ['rev-parse', '-q', '--verify', 'HEAD']),
+    symbolicHead: tryOut(dir, ['symbolic-ref', '-q', 'HEAD']),
+    indexSha: fs.existsSync(indexPath) ? createHash('sha256').update(fs.readFileSync(indexPath)).digest('hex') : null,
+    stash: tryOut(dir, ['stash', 'list']) ?? '',
+    branches: tryOut(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']) ?? '',
+  };
+}
+
+export type Entry = { kind: 'file'; content: Buffer; executable: boolean } | { kind: 'symlink'; target: Buffer };
+
+/**
+ * Byte-exact picture of a working tree: key = path relative to `root` as latin1 (one char per
+ * byte, so any name round-trips), directories omitted (git does not track empty ones).
+ * `skip(relLatin1)` leaves a subtree out (`.git` directories are always left out).
+ */
+export function treeSnapshot(root: string, skip: (rel: string) => boolean = () => false): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const walk = (absDir: Buffer, relDir: string): void => {
+    for (const name of fs.readdirSync(absDir, { encoding: 'buffer' })) {
+      const rel = relDir ? `${relDir}/${name.toString('latin1')}` : name.toString('latin1');
+      if (name.toString('latin1') === '.git' || skip(rel)) continue;
+      const abs = Buffer.concat([absDir, Buffer.from('/'), name]);
+      const st = fs.lstatSync(abs);
+      if (st.isSymbolicLink()) out.set(rel, { kind: 'symlink', target: fs.readlinkSync(abs, { encoding: 'buffer' }) });
+      else if (st.isDirectory()) walk(abs, rel);
+      else out.set(rel, { kind: 'file', content: fs.readFileSync(abs), executable: (st.mode & 0o100) !== 0 });
+    }
+  };
+  walk(Buffer.from(root), '');
+  return out;
+}
+
+/** Human-readable differences between two snapshots (empty when equal). */
+export function snapshotDiff(expected: Map<string, Entry>, actual: Map<string, Entry>): string[] {
+  const problems: string[] = [];
+  const show = (k: string): string => JSON.stringify(Buffer.from(k, 'latin1').toString('utf8'));
+  for (const [k, e] of expected) {
+    const a = actual.get(k);
+    if (!a) problems.push(`missing ${show(k)}`);
+    else if (a.kind !== e.kind) problems.push(`${show(k)} is a ${a.kind}, expected a ${e.kind}`);
+    else if (e.kind === 'file' && a.kind === 'file' && !e.content.equals(a.content)) problems.push(`${show(k)} content differs`);
+    else if (e.kind === 'file' && a.kind === 'file' && e.executable !== a.executable) problems.push(`${show(k)} executable bit is ${a.executable}, expected ${e.executable}`);
+    else if (e.kind === 'symlink' && a.kind === 'symlink' && !e.target.equals(a.target)) problems.push(`${show(k)} symlink target differs`);
+  }
+  for (const k of actual.keys()) if (!expected.has(k)) problems.push(`unexpected ${show(k)}`);
+  return problems;
+}
+
+/** Path helper for names given as raw bytes. */
+export function bytesPath(root: string, ...parts: Array<string | Buffer>): Buffer {
+  return Buffer.concat(parts.flatMap((p, i) => [Buffer.from(i === 0 ? `${root}/` : '/'), typeof p === 'string' ? Buffer.from(p) : p]));
+}

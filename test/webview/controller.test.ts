@@ -1,0 +1,218 @@
+/**
+ * The webview Controller (webview/src/lib/controller.ts) against a fake HostBridge: the commands
+ * it sends, how it treats unknown and broken updates, re-subscription on show, persistence
+ * (skipped while streaming, flushed at the end) and resume after a reload, host actions.
+ */
+import { strict as assert } from 'node:assert';
+import { Controller, createModel, PERSIST_VERSION, type PersistedState } from '../../webview/src/lib/controller';
+import type { HostAction, HostBridge } from '../../webview/src/lib/host-bridge';
+import type { ClientCommand } from '../../src/protocol/commands';
+import { runText } from '../../webview/src/lib/blocks';
+
+class FakeHost implements HostBridge {
+  sent: ClientCommand[] = [];
+  actions: HostAction[] = [];
+  state: unknown = undefined;
+  saves = 0;
+  private listener: ((d: unknown) => void) | null = null;
+  send(c: ClientCommand): void {
+    this.sent.push(structuredClone(c));
+  }
+  sendHostAction(a: HostAction): void {
+    this.actions.push(a);
+  }
+  onMessage(l: (d: unknown) => void): () => void {
+    this.listener = l;
+    return () => (this.listener = null);
+  }
+  getState(): unknown {
+    return this.state;
+  }
+  setState(s: unknown): void {
+    this.state = structuredClone(s); // what VS Code does: the value must be cloneable
+    this.saves++;
+  }
+  post(u: unknown): void {
+    this.listener?.(structuredClone(u));
+  }
+  take(): ClientCommand[] {
+    return this.sent.splice(0);
+  }
+}
+
+const T = 'thread:1';
+const R = 'run:1';
+let seq = 0;
+const ev = (e: Record<string, unknown>) => ({ seq: ++seq, time: 1, threadId: T, ...e });
+const startEvents = () => [
+  ev({ type: 'thread.created', title: 'Hi' }),
+  ev({ type: 'message.added', messageId: 'm1', parentId: null, role: 'user', content: 'hello', runId: null, status: 'complete' }),
+  ev({ type: 'run.started', runId: R, ordinal: 0, provider: 'openai', model: 'gpt', ownerPid: 1, userMessageId: 'm1' }),
+];
+const endEvents = (text: string) => [
+  ev({ type: 'message.added', messageId: 'm2', parentId: 'm1', role: 'assistant', content: text, runId: R, status: 'complete' }),
+  ev({ type: 'run.ended', runId: R, status: 'completed', error: null, usage: { inputTokens: 1, outputTokens: 2 } }),
+];
+
+function setup(state?: unknown) {
+  const host = new FakeHost();
+  host.state = state;
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const model = createModel();
+  const c = new Controller(model, host, { warn: (m) => warnings.push(m), error: (m) => errors.push(m) });
+  c.start();
+  return { host, c, model, warnings, errors };
+}
+
+describe('webview controller', () => {
+  beforeEach(() => (seq = 0));
+
+  it('asks for settings and threads on start; a first prompt opens its new thread from seq 0', () => {
+    const { host, c, model } = setup();
+    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads']);
+    model.draft = 'hello';
+    assert.equal(c.sendPrompt(), true);
+    const [send] = host.take();
+    assert.equal(send?.type === 'sendPrompt' && send.threadId, null);
+    assert.equal(model.draft, '');
+    host.post({ type: 'accepted', inReplyTo: send!.requestId, threadId: T, runId: R });
+    const cmds = host.take();
+    assert.deepEqual(cmds.map((x) => x.type), ['listThreads', 'subscribeThread']);
+    assert.deepEqual({ ...cmds[1], requestId: undefined }, { type: 'subscribeThread', threadId: T, afterSeq: 0, requestId: undefined });
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    assert.equal(model.sending, null, 'the pending prompt gives way to the real user message');
+    const sub = host.take();
+    assert.deepEqual(sub.map((x) => x.type === 'subscribeTurn' && [x.turnId, x.afterSeq]), [[R, 0]]);
+  });
+
+  it('ignores unknown update variants, logs broken ones, and keeps working', () => {
+    const { host, model, warnings, errors } = setup();
+    host.post({ type: 'settings', model: 'local:demo', models: [], demoNotice: 'demo!' });
+    host.post({ type: 'holographicProjection', payload: 1 }); // a newer engine's update
+    host.post({ type: 'turnChunks', turnId: 5 }); // broken
+    host.post('garbage');
+    host.post({ type: 'hostCommand', command: 'selfDestruct' }); // broken host command
+    host.post({ type: 'threads', threads: [{ id: T, title: 'Hi', createdAt: 1, updatedAt: 2, lastSeq: 3 }] });
+    assert.equal(model.settings?.demoNotice, 'demo!');
+    assert.equal(model.threads.length, 1);
+    assert.equal(warnings.length, 3);
+    assert.deepEqual(errors, []);
+  });
+
+  it('re-subscribes from the last seqs when shown again; persists only when the run ends', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    host.take();
+    const savesBefore = host.saves;
+    host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 4, kind: 'text', data: 'Hel' }] });
+    host.post({ type: 'events', threadId: T, events: [ev({ type: 'item.started', runId: R, itemId: 'i0', ordinal: 0, kind: 'text', toolName: null, arguments: null })] });
+    assert.equal(host.saves, savesBefore, 'no state writes while the run streams');
+    assert.equal(c.hasUnsavedState, true);
+    c.onVisibilityChange(false); // hidden: flush
+    assert.equal(host.saves, savesBefore + 1);
+    c.onVisibilityChange(true);
+    const cmds = host.take();
+    assert.deepEqual(cmds.map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
+      ['subscribeThread', 4],
+      ['subscribeTurn', 4],
+    ]);
+    host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 4, kind: 'text', data: 'Hel' }, { turnId: R, seq: 6, kind: 'text', data: 'lo' }] });
+    host.post({ type: 'events', threadId: T, events: endEvents('Hello') });
+    host.post({ type: 'turnEnded', turnId: R, status: 'completed' });
+    assert.equal(runText(model.thread!.runs[R]!), 'Hello');
+    const saved = host.state as PersistedState;
+    assert.equal(saved.version, PERSIST_VERSION);
+    assert.equal(saved.threadId, T);
+    assert.equal(JSON.parse(saved.threadJson!).runs[R].lastChunkSeq, 6);
+  });
+
+  it('after a reload, resumes the saved thread from its seqs without replaying what it has', () => {
+    const first = setup();
+    first.c.openThread(T);
+    first.host.post({ type: 'events', threadId: T, events: startEvents() });
+    first.host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 3, kind: 'text', data: 'Hello, ' }] });
+    first.c.onVisibilityChange(false);
+    const { host, model } = setup(first.host.state); // the webview was destroyed and recreated
+    const cmds = host.take();
+    assert.deepEqual(cmds.map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
+      'getSettings', 'listThreads', ['subscribeThread', 3], ['subscribeTurn', 3],
+    ]);
+    host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 3, kind: 'text', data: 'Hello, ' }, { turnId: R, seq: 4, kind: 'text', data: 'world' }] });
+    assert.equal(runText(model.thread!.runs[R]!), 'Hello, world');
+  });
+
+  it('a saved state of another version is ignored', () => {
+    const { host, model } = setup({ version: 999, threadId: T, draft: 'x', threadJson: '{}' });
+    assert.equal(model.thread, null);
+    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads']);
+  });
+
+  it('a turn the engine cannot stream falls back to events, without an error notice', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    const sub = host.take().find((x) => x.type === 'subscribeTurn')!;
+    host.post({ type: 'error', inReplyTo: sub.requestId, code: 'unknownTurn', message: 'gone' });
+    assert.equal(model.thread!.runs[R]!.streamUnavailable, true);
+    assert.deepEqual(model.notices, []);
+    c.onVisibilityChange(true);
+    assert.deepEqual(host.take().map((x) => x.type), ['subscribeThread'], 'no retry of the unavailable turn');
+  });
+
+  it('approvals: shown on request, answered once with the call id, dropped when accepted', () => {
+    const { host, c, model } = setup();
+    host.post({ type: 'approvalRequested', callId: 'item:7', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    host.post({ type: 'approvalRequested', callId: 'item:7', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    assert.equal(model.approvals.length, 1);
+    host.take();
+    c.respondToApproval('item:7', 'approved');
+    c.respondToApproval('item:7', 'approved'); // double click
+    const cmds = host.take();
+    assert.equal(cmds.length, 1);
+    assert.deepEqual({ ...cmds[0], requestId: undefined }, { type: 'respondToApproval', callId: 'item:7', decision: 'approved', requestId: undefined });
+    host.post({ type: 'accepted', inReplyTo: cmds[0]!.requestId });
+    assert.deepEqual(model.approvals, []);
+  });
+
+  it('Stop cancels the active run; rename/delete/setModel/host actions send what the host expects', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    host.take();
+    assert.equal(c.cancelRun(), true);
+    assert.deepEqual(host.take().map((x) => x.type === 'cancelRun' && x.runId), [R]);
+    model.draft = 'while running';
+    assert.equal(c.sendPrompt(), false, 'no second prompt while a run is active');
+    assert.equal(c.renameThread(T, '   '), false);
+    assert.equal(c.renameThread(T, ' New name '), true);
+    c.deleteThread('thread:9');
+    host.post({ type: 'settings', model: 'local:demo', models: [{ ref: 'local:demo', label: 'Demo', isDemo: true }], demoNotice: 'd' });
+    c.setModel('local:demo'); // unchanged: nothing sent
+    c.setModel('openai:gpt-4o-mini');
+    c.hostAction('setApiKey');
+    const cmds = host.take().map((x) => ({ ...x, requestId: undefined }));
+    assert.deepEqual(cmds, [
+      { type: 'renameThread', threadId: T, title: 'New name', requestId: undefined },
+      { type: 'deleteThread', threadId: 'thread:9', requestId: undefined },
+      { type: 'setModel', model: 'openai:gpt-4o-mini', requestId: undefined },
+    ]);
+    assert.deepEqual(host.actions, ['setApiKey']);
+  });
+
+  it('a deleted open thread closes; a failed prompt gives its text back with a notice', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: [ev({ type: 'thread.deleted' })] });
+    assert.equal(model.thread, null);
+    host.take();
+    model.draft = 'please';
+    c.sendPrompt();
+    const [send] = host.take();
+    host.post({ type: 'error', inReplyTo: send!.requestId, code: 'badRequest', message: 'no model' });
+    assert.equal(model.draft, 'please');
+    assert.equal(model.sending, null);
+    assert.deepEqual(model.notices.map((n) => n.message), ['no model']);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * The webview Controller talking to the real engine: a real ClientSession over a real Engine
+ * (SQLite, fake OpenAI server on loopback), with messages structured-cloned and delivered
+ * asynchronously in order, as VS Code's postMessage does. Checks that hiding/showing (the host
+ * drops its session) and reloading the webview mid-stream neither lose nor double text, and that
+ * an approval answered from the webview lets the tool run.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Engine } from '../../src/engine/engine';
+import { ClientSession } from '../../src/engine/session/client-session';
+import type { ClientCommand } from '../../src/protocol/commands';
+import { Controller, createModel, type AppModel } from '../../webview/src/lib/controller';
+import type { HostAction, HostBridge } from '../../webview/src/lib/host-bridge';
+import { runBlocks, runText } from '../../webview/src/lib/blocks';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { makeTmpDir, removeTmpDir } from '../support/tmp';
+
+/** Pause between the fake model's SSE events: slow enough to hide and show mid-stream. */
+const EVENT_DELAY_MS = 8;
+const PIECES = Array.from({ length: 60 }, (_, i) => `w${i}${i % 7 === 0 ? '😀' : ''} `);
+
+/** The extension host's side: one ClientSession per webview life, messages async and in order. */
+class Host {
+  session: ClientSession | null = null;
+  state: unknown = undefined;
+  actions: HostAction[] = [];
+  private listener: ((d: unknown) => void) | null = null;
+
+  constructor(private readonly engine: Engine) {}
+
+  /** Creates the session (webview shown); the old one, if any, is gone. */
+  connect(): void {
+    this.session?.dispose();
+    this.session = new ClientSession(this.engine, (u) => {
+      const copy = structuredClone(u);
+      setImmediate(() => this.listener?.(copy));
+    }, { getModel: () => 'openai:gpt-test', setModel: () => {}, modelChoices: () => [] });
+  }
+
+  disconnect(): void {
+    this.session?.dispose();
+    this.session = null;
+  }
+
+  bridge(): HostBridge {
+    return {
+      send: (c: ClientCommand) => {
+        const copy = structuredClone(c);
+        setImmediate(() => this.session?.handle(copy));
+      },
+      sendHostAction: (a) => this.actions.push(a),
+      onMessage: (l) => {
+        this.listener = l;
+        return () => (this.listener = null);
+      },
+      getState: () => this.state,
+      setState: (s) => (this.state = structuredClone(s)),
+    };
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!pred()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** Visible text of the thread's only run ('' until the run appears). */
+function liveText(model: AppModel): string {
+  const runs = Object.values(model.thread?.runs ?? {});
+  return runs.length === 1 ? runText(runs[0]!) : '';
+}
+
+function onlyRun(model: AppModel) {
+  const runs = Object.values(model.thread?.runs ?? {});
+  assert.equal(runs.length, 1);
+  return runs[0]!;
+}
+
+describe('webview controller ↔ real engine session', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let engine: Engine;
+  let server: FakeServer;
+  const quiet = { warn: () => {}, error: (m: string) => assert.fail(m) };
+
+  beforeEach(async () => {
+    dir = makeTmpDir();
+    server = await startFakeOpenAI({ responses: [] });
+    engine = new Engine({ dbPath: path.join(dir, 'vox.db'), workspaceRoot: fs.realpathSync(dir), providers: { demoModelPath: '/nonexistent.gguf', openaiBaseUrl: server.baseUrl, openaiApiKey: 'sk-x' } });
+  });
+  afterEach(async () => {
+    await engine.dispose();
+    await server.close();
+    removeTmpDir(dir);
+  });
+
+  it('hide and show mid-stream: the host drops its session, the webview resumes from its seqs', async () => {
+    server.push(textTurn(PIECES, { eventDelayMs: EVENT_DELAY_MS }));
+    const host = new Host(engine);
+    host.connect();
+    const model = createModel();
+    const c = new Controller(model, host.bridge(), quiet);
+    c.start();
+    model.draft = 'count for me';
+    c.sendPrompt();
+    await until('some text', () => liveText(model).length > 20);
+    c.onVisibilityChange(false);
+    host.disconnect();
+    const seenWhenHidden = runText(onlyRun(model)).length;
+    assert.ok(seenWhenHidden < PIECES.join('').length, 'hidden mid-stream');
+    await sleep(EVENT_DELAY_MS * 15);
+    assert.equal(runText(onlyRun(model)).length, seenWhenHidden, 'nothing arrives while hidden');
+    host.connect();
+    c.onVisibilityChange(true);
+    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await sleep(50); // let the last batches and turnEnded land
+    assert.equal(runText(onlyRun(model)), PIECES.join(''));
+    assert.equal(onlyRun(model).stream.filter((s) => s.kind === 'text').map((s) => (s.kind === 'text' ? s.text : '')).join(''), PIECES.join(''), 'the streamed text itself has no gap or duplicate');
+    c.dispose();
+    host.disconnect();
+  });
+
+  it('reload mid-stream: a new webview restores the saved state and resumes exactly once', async () => {
+    server.push(textTurn(PIECES, { eventDelayMs: EVENT_DELAY_MS }));
+    const host = new Host(engine);
+    host.connect();
+    const first = createModel();
+    const c1 = new Controller(first, host.bridge(), quiet);
+    c1.start();
+    first.draft = 'count for me';
+    c1.sendPrompt();
+    await until('some text', () => liveText(first).length > 30);
+    c1.dispose(); // the page goes away (pagehide saves the state)
+    host.disconnect();
+    await sleep(EVENT_DELAY_MS * 10);
+    host.connect();
+    const second = createModel();
+    const c2 = new Controller(second, host.bridge(), quiet);
+    c2.start();
+    assert.ok(liveText(second).length > 30, 'restored from the saved state before any message');
+    assert.ok(liveText(second).length < PIECES.join('').length, 'reloaded mid-stream');
+    await until('the run to end', () => onlyRun(second).status === 'completed' && onlyRun(second).final !== null);
+    await sleep(50);
+    const streamed = onlyRun(second).stream.map((s) => (s.kind === 'text' ? s.text : '')).join('');
+    assert.equal(streamed, PIECES.join(''));
+    assert.equal(runText(onlyRun(second)), PIECES.join(''));
+    c2.dispose();
+    host.disconnect();
+  });
+
+  it('an approval answered in the webview lets the tool run; the run shows text, tool, text', async () => {
+    server.push(
+      toolCallTurn([{ name: 'write_file', args: { path: 'note.txt', content: 'hi' }, id: 'call_w' }], { text: ['Writing it.'] }),
+      textTurn(['Done', '.']),
+    );
+    const host = new Host(engine);
+    host.connect();
+    const model = createModel();
+    const c = new Controller(model, host.bridge(), quiet);
+    c.start();
+    model.draft = 'write a note';
+    c.sendPrompt();
+    await until('the approval request', () => model.approvals.length === 1 && Object.keys(model.thread?.runs ?? {}).length === 1);
+    const approval = model.approvals[0]!;
+    assert.equal(approval.toolName, 'write_file');
+    const toolBlock = runBlocks(onlyRun(model)).find((b) => b.kind === 'tool');
+    assert.ok(toolBlock && toolBlock.kind === 'tool' && toolBlock.tool.itemId === approval.callId, 'the approval belongs to a tool block on screen');
+    c.respondToApproval(approval.callId, 'approved');
+    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await sleep(50);
+    assert.equal(fs.readFileSync(path.join(dir, 'note.txt'), 'utf8'), 'hi');
+    assert.deepEqual(model.approvals, []);
+    const blocks = runBlocks(onlyRun(model));
+    assert.deepEqual(blocks.map((b) => (b.kind === 'text' ? b.text : b.kind === 'tool' ? `tool:${b.tool.status}` : b.kind)), ['Writing it.', 'tool:completed', 'Done.']);
+    c.dispose();
+    host.disconnect();
+  });
+});

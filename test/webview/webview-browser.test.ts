@@ -1,0 +1,262 @@
+/**
+ * The built chat webview (dist/webview.js + dist/webview.css) in headless Chromium, under the
+ * strict CSP the extension host uses (script-src by nonce, no inline styles), with a FAKE host:
+ * `acquireVsCodeApi` is injected before the bundle runs and records what the webview posts;
+ * engine updates are delivered as window messages. Checks streaming order, sanitising, approvals,
+ * Stop, the demo banner, forward compatibility, the composer keys, and saves a screenshot to
+ * test-results/webview.png. Skipped (with a message) when /usr/bin/chromium is absent.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './support/page';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS = path.join(ROOT, 'test-results');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** How long a UI expectation may take to come true (rendering is throttled to ~80 ms). */
+const EXPECT_TIMEOUT_MS = 5_000;
+
+const T = 'thread:browser';
+const R = 'run:browser';
+
+describe('chat webview in Chromium (fake host)', function () {
+  this.timeout(120_000);
+  let server: http.Server;
+  let origin: string;
+  let context: BrowserContext;
+  let page: Page;
+  let userDataDir: string;
+  const pageErrors: string[] = [];
+  const dialogs: string[] = [];
+  let eventSeq = 0;
+  let chunkSeq = 0;
+
+  const ev = (e: Record<string, unknown>) => ({ seq: ++eventSeq, time: Date.now(), threadId: T, ...e });
+  const chunk = (kind: string, data: string) => ({ turnId: R, seq: ++chunkSeq, kind, data });
+
+  async function host(message: unknown): Promise<void> {
+    await page.evaluate(`window.postMessage(${JSON.stringify(message)}, '*')`);
+  }
+  async function posted(): Promise<Record<string, unknown>[]> {
+    return (await page.evaluate('window.__posted')) as Record<string, unknown>[];
+  }
+  async function waitPosted(what: string, pred: (m: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const t0 = Date.now();
+    for (;;) {
+      const hit = (await posted()).find(pred);
+      if (hit) return hit;
+      if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`the webview never posted ${what}; it posted ${JSON.stringify(await posted())}`);
+      await page.waitForTimeout(20);
+    }
+  }
+  async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+    const t0 = Date.now();
+    while (!(await check())) {
+      if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`timed out: ${what}`);
+      await page.waitForTimeout(20);
+    }
+  }
+  const lastAnswer = () => page.locator('[data-role="assistant"]').last();
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`      (skipped: ${CHROMIUM} is not installed; apt-get install chromium to run the webview browser tests)`);
+      this.skip();
+    }
+    const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(build.status, 0, `webview build failed:\n${build.stdout}\n${build.stderr}`);
+    const files: Record<string, [string, string]> = {
+      '/dist/webview.js': [path.join(ROOT, 'dist/webview.js'), 'text/javascript'],
+      '/dist/webview.css': [path.join(ROOT, 'dist/webview.css'), 'text/css'],
+    };
+    server = http.createServer((req, res) => {
+      const url = req.url ?? '/';
+      if (url === '/') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, 'test-nonce-123'));
+      } else if (url === '/theme.css') {
+        res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
+      } else if (files[url]) {
+        res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 420, height: 900 }, colorScheme: 'dark',
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.addInitScript(FAKE_HOST_SCRIPT);
+    await page.goto(`${origin}/`);
+    await page.locator('.app').waitFor();
+  });
+
+  after(async () => {
+    await context?.close();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  it('asks the host for settings and the thread list at start', async () => {
+    await waitPosted('getSettings', (m) => m.type === 'getSettings');
+    await waitPosted('listThreads', (m) => m.type === 'listThreads');
+  });
+
+  it('shows the demo banner while demoNotice is set; its buttons post hostAction; the picker posts setModel', async () => {
+    await host({
+      type: 'settings', model: 'local:demo', demoNotice: 'The offline demo model is active. It writes nonsense.',
+      models: [{ ref: 'local:demo', label: 'Demo model', isDemo: true }, { ref: 'openai:gpt-4o-mini', label: 'GPT-4o mini', isDemo: false }],
+    });
+    const banner = page.locator('.demo-banner');
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /writes nonsense/);
+    await banner.locator('vscode-button[data-action="setApiKey"]').click();
+    await waitPosted('hostAction setApiKey', (m) => m.type === 'hostAction' && m.action === 'setApiKey');
+    await banner.locator('vscode-button[data-action="useOllama"]').press('Enter'); // keyboard works too
+    await waitPosted('hostAction useOllama', (m) => m.type === 'hostAction' && m.action === 'useOllama');
+    await page.locator('select.select').selectOption('openai:gpt-4o-mini');
+    await waitPosted('setModel', (m) => m.type === 'setModel' && m.model === 'openai:gpt-4o-mini');
+  });
+
+  it('lists threads and opens one, subscribing from seq 0', async () => {
+    await host({ type: 'threads', threads: [
+      { id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0 },
+      { id: 'thread:old', title: 'Older thread', createdAt: 1, updatedAt: 1, lastSeq: 0 },
+    ] });
+    await page.getByRole('button', { name: /Fix the failing test/ }).click();
+    await waitPosted('subscribeThread', (m) => m.type === 'subscribeThread' && m.threadId === T && m.afterSeq === 0);
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'thread.created', title: 'Fix the failing test' }),
+      ev({ type: 'message.added', messageId: 'm:u', parentId: null, role: 'user', content: 'Make the failing test pass', runId: null, status: 'complete' }),
+      ev({ type: 'run.started', runId: R, ordinal: 0, provider: 'openai', model: 'gpt-4o-mini', ownerPid: 1, userMessageId: 'm:u' }),
+    ] });
+    await waitPosted('subscribeTurn', (m) => m.type === 'subscribeTurn' && m.turnId === R && m.afterSeq === 0);
+    assert.match(await page.locator('[data-role="user"]').innerText(), /Make the failing test pass/);
+  });
+
+  it('renders tokens streamed as batched chunks, in order', async () => {
+    const batches = [['Let me ', 'look'], [' at **the'], [' test**', ' first.\n\n```ts\nconst answer = 42;\n'], ['// done\n```\n']];
+    let expected = '';
+    for (const batch of batches) {
+      await host({ type: 'turnChunks', turnId: R, chunks: batch.map((d) => chunk('text', d)) });
+      expected += batch.join('');
+      const visible = expected.replace(/\*\*/g, '').split('```')[0]!.trim();
+      await eventually(`"${visible}" is shown`, async () => (await lastAnswer().innerText()).includes(visible));
+    }
+    await eventually('the code block', async () => (await page.locator('.code-block code').last().innerText()).includes('const answer = 42;'));
+    assert.equal(await page.locator('.code-block .tok-kw').first().innerText(), 'const');
+    assert.equal(await page.locator('[data-role="assistant"] strong').first().innerText(), 'the test');
+  });
+
+  it('sanitises model output: a <script> or onerror= payload stays inert', async () => {
+    const payload = 'Careful: <img src=x onerror=alert(1)> <script>alert(2)</script> <a href="javascript:alert(3)">a</a> '
+      + '[b](javascript:alert(4)) <iframe src="javascript:alert(5)"></iframe> <svg onload=alert(6)></svg> <b onmouseover=alert(7)>SAFE-MARKER</b>';
+    await host({ type: 'turnChunks', turnId: R, chunks: [chunk('text', payload.slice(0, 40)), chunk('text', payload.slice(40))] });
+    await eventually('the marker', async () => (await lastAnswer().innerText()).includes('SAFE-MARKER'));
+    await page.waitForTimeout(300); // give a surviving handler time to fire
+    for (const sel of ['#app script', '#app [onerror]', '#app [onload]', '#app [onmouseover]', '#app iframe', '#app a[href^="javascript:"]']) {
+      assert.equal(await page.locator(sel).count(), 0, `no ${sel}`);
+    }
+    assert.deepEqual(await page.evaluate('window.__alerts'), []);
+    assert.deepEqual(dialogs, []);
+  });
+
+  it('an approval request shows Approve/Deny on its tool call; Approve posts respondToApproval with its callId', async () => {
+    const itemId = 'item:write-1';
+    const args = JSON.stringify({ path: 'src/sum.ts', content: 'export const sum = (a: number, b: number) => a + b;\n' });
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'item.started', runId: R, itemId, ordinal: 1, kind: 'toolCall', toolName: 'write_file', arguments: args })] });
+    await host({ type: 'approvalRequested', callId: itemId, toolName: 'write_file', argumentsJson: args, toolClass: 'write' });
+    const tool = page.locator(`section.tool[data-call-id="${itemId}"]`);
+    await tool.locator('vscode-button.approve').waitFor();
+    assert.match(await tool.locator('.args pre').innerText(), /"path": "src\/sum.ts"/); // pretty-printed
+    await host({ type: 'turnChunks', turnId: R, chunks: [chunk('toolCall', JSON.stringify({ itemId, callId: 'call_1', name: 'write_file', arguments: args }))] });
+    assert.equal(await page.locator('section.tool').count(), 1, 'the chunk does not duplicate the tool call');
+    await tool.locator('vscode-button.approve').click();
+    const sent = await waitPosted('respondToApproval', (m) => m.type === 'respondToApproval');
+    assert.equal(sent.callId, itemId);
+    assert.equal(sent.decision, 'approved');
+    await host({ type: 'accepted', inReplyTo: sent.requestId });
+    await tool.locator('vscode-button.approve').waitFor({ state: 'detached' });
+    await host({ type: 'turnChunks', turnId: R, chunks: [chunk('toolResult', JSON.stringify({ itemId, callId: 'call_1', status: 'completed', content: 'Created src/sum.ts (52 bytes).', changedPaths: ['src/sum.ts'] }))] });
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'item.completed', runId: R, itemId, status: 'completed', content: 'Created src/sum.ts (52 bytes).', isError: false })] });
+    await eventually('tool done', async () => (await tool.locator('.badge').innerText()) === 'done');
+    assert.match(await tool.locator('.paths').innerText(), /src\/sum.ts/);
+  });
+
+  it('ignores unknown and broken updates and keeps streaming', async () => {
+    await host({ type: 'hologram', from: 'a newer engine' });
+    await host({ type: 'turnChunks', turnId: 42 });
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'checkpoint.created', runId: R, checkpointId: 'cp:1' })] });
+    await host('not an object');
+    await host({ type: 'turnChunks', turnId: R, chunks: [chunk('reasoning', 'The sum function is missing.'), chunk('text', 'Wrote the **sum** function.')] });
+    await eventually('text after the noise', async () => (await lastAnswer().innerText()).includes('Wrote the sum function.'));
+    assert.equal(await page.locator('details.reasoning').count(), 1);
+  });
+
+  it('Stop posts cancelRun for the active run', async () => {
+    await page.locator('vscode-button.stop').click();
+    await waitPosted('cancelRun', (m) => m.type === 'cancelRun' && m.runId === R);
+  });
+
+  it('the final message replaces the streamed text: shown once', async () => {
+    const texts = (await page.evaluate(`window.__streamed`)) as null;
+    assert.equal(texts, undefined);
+    const streamed = await page.locator('article.run [data-role="assistant"]').allInnerTexts();
+    assert.ok(streamed.length >= 2);
+    const finalText = 'Let me look at **the test** first.\n\n```ts\nconst answer = 42;\n// done\n```\n'
+      + 'Careful: the payload was removed. SAFE-MARKER\n\nWrote the **sum** function. All tests pass.';
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'item.started', runId: R, itemId: 'item:t0', ordinal: 0, kind: 'text', toolName: null, arguments: null }),
+      ev({ type: 'item.completed', runId: R, itemId: 'item:t0', status: 'completed', content: 'something that does not match', isError: false }),
+      ev({ type: 'message.added', messageId: 'm:a', parentId: 'm:u', role: 'assistant', content: finalText, runId: R, status: 'complete' }),
+      ev({ type: 'run.ended', runId: R, status: 'completed', error: null, usage: { inputTokens: 1200, outputTokens: 85 } }),
+    ] });
+    await host({ type: 'turnEnded', turnId: R, status: 'completed' });
+    await eventually('the final text', async () => (await page.locator('article.run').innerText()).includes('All tests pass.'));
+    const all = await page.locator('article.run').innerText();
+    assert.equal(all.split('Wrote the sum function.').length - 1, 1, 'final text shown once');
+    assert.equal(all.split('const answer = 42;').length - 1, 1, 'code shown once');
+    assert.equal(await page.locator('vscode-button.stop').count(), 0);
+    await page.locator('vscode-button.send').waitFor();
+    assert.match(await page.locator('.run-status .usage').innerText(), /1200 in/);
+  });
+
+  it('composer: Shift+Enter inserts a newline, Enter sends', async () => {
+    const area = page.locator('vscode-textarea textarea');
+    await area.click();
+    await area.pressSequentially('line one');
+    await area.press('Shift+Enter');
+    await area.pressSequentially('line two');
+    assert.equal((await posted()).filter((m) => m.type === 'sendPrompt').length, 0);
+    await area.press('Enter');
+    const sent = await waitPosted('sendPrompt', (m) => m.type === 'sendPrompt');
+    assert.equal(sent.prompt, 'line one\nline two');
+    assert.equal(sent.threadId, T);
+    await eventually('the composer clears', async () => (await area.inputValue()) === '');
+  });
+
+  it('runs under the strict CSP without violations or page errors; screenshot', async () => {
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'message.added', messageId: 'm:u2', parentId: 'm:a', role: 'user', content: 'line one\nline two', runId: null, status: 'complete' }),
+    ] });
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview.png'), fullPage: true });
+    assert.deepEqual(await page.evaluate('window.__violations'), []);
+    assert.deepEqual(pageErrors, []);
+    assert.ok(fs.statSync(path.join(RESULTS, 'webview.png')).size > 10_000);
+  });
+});

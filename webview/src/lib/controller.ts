@@ -1,0 +1,413 @@
+/**
+ * Controller: the webview's client of the engine. It decodes every host message (engine updates
+ * through `updateEnvelope`, host commands through `hostCommandEnvelope`), folds them into an
+ * AppModel, and turns UI intents into protocol commands sent through the HostBridge.
+ *
+ * Plain TypeScript, no DOM and no Svelte: the app passes a `$state` proxy as the model (so every
+ * mutation here is reactive), tests pass a plain object and a fake bridge.
+ *
+ * Resume: the current thread's state (with its last event seq and per-run last chunk seq) is saved
+ * through `bridge.setState`; on start, on `hostCommand: resync` and whenever the webview becomes
+ * visible again, the controller subscribes from those seqs, and the reducer drops any overlap.
+ * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
+ */
+import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
+import { MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandType } from '../../../src/protocol/commands';
+import { hostCommandEnvelope, type HostAction, type HostBridge } from './host-bridge';
+import {
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, isThreadState, markStreamUnavailable, runsNeedingStream,
+  type ThreadState,
+} from './thread-state';
+
+/** Error notices kept on screen; older ones are dropped. */
+export const MAX_NOTICES = 5;
+/** Requests remembered while waiting for a reply (subscriptions never get one unless they fail). */
+export const MAX_TRACKED_REQUESTS = 256;
+/** Version of the shape saved with `setState`; another version is ignored on restore. */
+export const PERSIST_VERSION = 1;
+/** Largest thread snapshot (JSON characters) saved; a bigger thread is replayed from seq 0 instead. */
+export const MAX_PERSISTED_THREAD_CHARS = 4_000_000;
+
+export type SettingsView = Omit<Extract<EngineUpdate, { type: 'settings' }>, 'type' | 'inReplyTo'>;
+export type ThreadSummary = Extract<EngineUpdate, { type: 'threads' }>['threads'][number];
+export type ApprovalView = Omit<Extract<EngineUpdate, { type: 'approvalRequested' }>, 'type'> & { responding: boolean };
+export interface Notice { id: number; code: string; message: string }
+
+export interface AppModel {
+  settings: SettingsView | null;
+  threads: ThreadSummary[];
+  threadsLoaded: boolean;
+  /** The open thread; null while composing the first prompt of a new one. */
+  thread: ThreadState | null;
+  /** Tool calls waiting for the user (the engine's gate is global, not per thread). */
+  approvals: ApprovalView[];
+  notices: Notice[];
+  draft: string;
+  /** A prompt sent but not yet seen back as a user message. */
+  sending: { requestId: string; prompt: string } | null;
+  /** Bumped when the composer should take focus. */
+  focusRequests: number;
+}
+
+export interface PersistedState {
+  version: typeof PERSIST_VERSION;
+  threadId: string | null;
+  draft: string;
+  /** JSON of the ThreadState (a string: cheap to clone into VS Code's state store). */
+  threadJson: string | null;
+}
+
+export interface Logger { warn(message: string): void; error(message: string): void }
+
+type Pending = { type: CommandType; threadId?: string; turnId?: string; callId?: string; prompt?: string };
+
+export function createModel(): AppModel {
+  return { settings: null, threads: [], threadsLoaded: false, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
+}
+
+const consoleLogger: Logger = {
+  warn: (m) => console.warn(`[vox] ${m}`),
+  error: (m) => console.error(`[vox] ${m}`),
+};
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export class Controller {
+  private readonly pending = new Map<string, Pending>();
+  private readonly subscribedTurns = new Set<string>();
+  private nextRequest = 1;
+  private nextNotice = 1;
+  private dirty = false;
+  private stopListening: (() => void) | null = null;
+
+  constructor(readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger = consoleLogger) {}
+
+  start(): void {
+    this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
+    this.restore();
+    this.send({ type: 'getSettings' });
+    this.send({ type: 'listThreads' });
+    this.resubscribe();
+  }
+
+  dispose(): void {
+    this.persistNow();
+    this.stopListening?.();
+    this.stopListening = null;
+  }
+
+  // ---- incoming -------------------------------------------------------------------------------
+
+  /** Handles one message from the host. Never throws. */
+  handleMessage(data: unknown): void {
+    try {
+      if (isRecord(data) && data.type === 'hostCommand') {
+        const hc = hostCommandEnvelope.tryDecode(data);
+        if (!hc.ok) this.log.warn(`ignoring a broken host command: ${hc.error.message}`);
+        else if (hc.message.kind === 'known') this.onHostCommand(hc.message.value.command);
+        return;
+      }
+      const decoded = updateEnvelope.tryDecode(data);
+      if (!decoded.ok) {
+        this.log.warn(`ignoring a broken update: ${decoded.error.message}`);
+        return;
+      }
+      if (decoded.message.kind === 'unknown') return; // a newer engine's update: not for us
+      this.onUpdate(decoded.message.value);
+    } catch (e) {
+      this.log.error(`failed to handle an update: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
+  }
+
+  private onHostCommand(command: 'newThread' | 'resync'): void {
+    if (command === 'newThread') this.newThread();
+    else this.resubscribe();
+  }
+
+  private onUpdate(u: EngineUpdate): void {
+    const m = this.model;
+    switch (u.type) {
+      case 'settings':
+        m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        return;
+      case 'threads':
+        m.threads = [...u.threads].sort((a, b) => b.updatedAt - a.updatedAt);
+        m.threadsLoaded = true;
+        return;
+      case 'events':
+        this.onEvents(u.threadId, u.events);
+        return;
+      case 'turnChunks':
+        if (m.thread && !applyChunks(m.thread, u.turnId, u.chunks, (w) => this.log.warn(w))) {
+          this.log.warn(`ignoring chunks of turn ${u.turnId}, which is not in the open thread`);
+        }
+        return;
+      case 'turnEnded':
+        this.subscribedTurns.delete(u.turnId);
+        if (m.thread && applyTurnEnded(m.thread, u.turnId, u.status, u.error)) this.persistNow();
+        return;
+      case 'approvalRequested':
+        if (!m.approvals.some((a) => a.callId === u.callId)) {
+          m.approvals.push({ callId: u.callId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
+        }
+        return;
+      case 'approvalSettled':
+        this.dropApproval(u.callId);
+        return;
+      case 'accepted':
+        this.onAccepted(u);
+        return;
+      case 'error':
+        this.onError(u);
+        return;
+    }
+  }
+
+  private onEvents(threadId: string | null, events: unknown[]): void {
+    const thread = this.model.thread;
+    if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
+    const res = applyEvents(thread, events, (w) => this.log.warn(w));
+    for (const id of res.completedItems) this.dropApproval(id);
+    const sending = this.model.sending;
+    if (sending && res.userMessages.length > 0) {
+      const contents = thread.entries.flatMap((e) => (e.kind === 'message' && res.userMessages.includes(e.messageId) ? [e.content] : []));
+      if (contents.includes(sending.prompt)) this.model.sending = null;
+    }
+    if (thread.deleted) {
+      this.leaveThread();
+      this.model.thread = null;
+      this.send({ type: 'listThreads' });
+      this.persistNow();
+      return;
+    }
+    this.ensureTurnSubscriptions();
+    if (res.endedRuns.length > 0) {
+      this.send({ type: 'listThreads' }); // updatedAt moved
+      this.persistNow();
+    } else if (res.applied > 0) this.schedulePersist();
+  }
+
+  private onAccepted(u: Extract<EngineUpdate, { type: 'accepted' }>): void {
+    const req = this.take(u.inReplyTo);
+    if (!req) return;
+    if (req.type === 'sendPrompt') {
+      this.send({ type: 'listThreads' });
+      if (u.threadId && !this.model.thread) this.openThread(u.threadId);
+      else if (u.threadId && this.model.thread?.threadId !== u.threadId) this.model.sending = null;
+    } else if (req.type === 'respondToApproval' && req.callId) {
+      this.dropApproval(req.callId);
+    } else if (req.type === 'renameThread' || req.type === 'deleteThread') {
+      this.send({ type: 'listThreads' });
+    }
+  }
+
+  private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
+    const req = this.take(u.inReplyTo);
+    const thread = this.model.thread;
+    if (req?.type === 'subscribeTurn' && req.turnId) {
+      // The turn left the engine's memory (or never streamed): its events still tell the story.
+      this.subscribedTurns.delete(req.turnId);
+      if (thread) markStreamUnavailable(thread, req.turnId);
+      this.log.warn(`turn ${req.turnId} cannot stream (${u.code}: ${u.message}); showing its events`);
+      return;
+    }
+    if (req?.type === 'subscribeThread' && thread && req.threadId === thread.threadId) {
+      this.leaveThread();
+      this.model.thread = null;
+      this.persistNow();
+    }
+    if (req?.type === 'sendPrompt' && this.model.sending?.requestId === u.inReplyTo) {
+      if (this.model.draft.length === 0 && req.prompt) this.model.draft = req.prompt; // give the text back
+      this.model.sending = null;
+    }
+    if (req?.type === 'respondToApproval' && req.callId) this.dropApproval(req.callId);
+    this.notify(u.code, u.message);
+  }
+
+  // ---- intents from the UI --------------------------------------------------------------------
+
+  openThread(threadId: string): void {
+    if (this.model.thread?.threadId === threadId) return;
+    this.leaveThread();
+    const state = createThreadState(threadId);
+    state.title = this.model.threads.find((t) => t.id === threadId)?.title ?? null;
+    this.model.thread = state;
+    this.resubscribe();
+    this.persistNow();
+  }
+
+  newThread(): void {
+    this.leaveThread();
+    this.model.thread = null;
+    this.model.focusRequests++;
+    this.persistNow();
+  }
+
+  /** Sends the draft as a prompt. Returns false when there is nothing to send or a run is active. */
+  sendPrompt(): boolean {
+    const prompt = this.model.draft;
+    if (prompt.trim().length === 0 || this.model.sending) return false;
+    if (this.model.thread && activeRun(this.model.thread)) return false;
+    if (prompt.length > MAX_PROMPT_CHARS) {
+      this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
+      return false;
+    }
+    const requestId = this.send({ type: 'sendPrompt', threadId: this.model.thread?.threadId ?? null, prompt }, { prompt });
+    this.model.sending = { requestId, prompt };
+    this.model.draft = '';
+    return true;
+  }
+
+  /** Stops the open thread's active run. */
+  cancelRun(): boolean {
+    const run = this.model.thread ? activeRun(this.model.thread) : null;
+    if (!run) return false;
+    this.send({ type: 'cancelRun', runId: run.runId });
+    return true;
+  }
+
+  respondToApproval(callId: string, decision: 'approved' | 'denied'): void {
+    const approval = this.model.approvals.find((a) => a.callId === callId);
+    if (!approval || approval.responding) return;
+    approval.responding = true;
+    this.send({ type: 'respondToApproval', callId, decision }, { callId });
+  }
+
+  renameThread(threadId: string, title: string): boolean {
+    const t = title.trim();
+    if (t.length === 0 || t.length > MAX_TITLE_CHARS) return false;
+    this.send({ type: 'renameThread', threadId, title: t });
+    const row = this.model.threads.find((r) => r.id === threadId);
+    if (row) row.title = t;
+    return true;
+  }
+
+  deleteThread(threadId: string): void {
+    this.send({ type: 'deleteThread', threadId });
+    this.model.threads = this.model.threads.filter((r) => r.id !== threadId);
+  }
+
+  setModel(ref: string): void {
+    if (ref.length === 0 || ref === this.model.settings?.model) return;
+    this.send({ type: 'setModel', model: ref });
+  }
+
+  hostAction(action: HostAction): void {
+    this.bridge.sendHostAction(action);
+  }
+
+  dismissNotice(id: number): void {
+    this.model.notices = this.model.notices.filter((n) => n.id !== id);
+  }
+
+  /** The webview was hidden or shown (document `visibilitychange`). */
+  onVisibilityChange(visible: boolean): void {
+    if (visible) this.resubscribe();
+    else this.persistNow();
+  }
+
+  // ---- subscriptions and persistence ----------------------------------------------------------
+
+  /** Subscribes the open thread (and its streaming turns) from the last seqs the state has seen. */
+  resubscribe(): void {
+    const thread = this.model.thread;
+    if (!thread) return;
+    this.subscribedTurns.clear();
+    this.send({ type: 'subscribeThread', threadId: thread.threadId, afterSeq: thread.lastEventSeq }, { threadId: thread.threadId });
+    this.ensureTurnSubscriptions();
+  }
+
+  private ensureTurnSubscriptions(): void {
+    const thread = this.model.thread;
+    if (!thread) return;
+    for (const run of runsNeedingStream(thread)) {
+      if (this.subscribedTurns.has(run.runId)) continue;
+      this.subscribedTurns.add(run.runId);
+      this.send({ type: 'subscribeTurn', turnId: run.runId, afterSeq: run.lastChunkSeq }, { turnId: run.runId });
+    }
+  }
+
+  private leaveThread(): void {
+    const thread = this.model.thread;
+    if (!thread) return;
+    this.send({ type: 'unsubscribe', target: `thread:${thread.threadId}` });
+    for (const turnId of this.subscribedTurns) this.send({ type: 'unsubscribe', target: `turn:${turnId}` });
+    this.subscribedTurns.clear();
+    this.model.sending = null;
+  }
+
+  private schedulePersist(): void {
+    const thread = this.model.thread;
+    if (thread && activeRun(thread)) this.dirty = true; // written once the run ends
+    else this.persistNow();
+  }
+
+  /** Saves {threadId, draft, thread state with its seqs} now. */
+  persistNow(): void {
+    this.dirty = false;
+    const thread = this.model.thread;
+    let threadJson: string | null = thread ? JSON.stringify(thread) : null;
+    if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null; // replay from 0 instead
+    const state: PersistedState = { version: PERSIST_VERSION, threadId: thread?.threadId ?? null, draft: this.model.draft, threadJson };
+    try {
+      this.bridge.setState(state);
+    } catch (e) {
+      this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** True while a save was skipped because a run is streaming. */
+  get hasUnsavedState(): boolean {
+    return this.dirty;
+  }
+
+  private restore(): void {
+    const raw = this.bridge.getState();
+    if (!isRecord(raw) || raw.version !== PERSIST_VERSION) return;
+    if (typeof raw.draft === 'string') this.model.draft = raw.draft;
+    if (typeof raw.threadId !== 'string') return;
+    let thread: ThreadState = createThreadState(raw.threadId);
+    if (typeof raw.threadJson === 'string') {
+      try {
+        const parsed: unknown = JSON.parse(raw.threadJson);
+        if (isThreadState(parsed) && parsed.threadId === raw.threadId) thread = parsed;
+        else this.log.warn('saved thread state has an unexpected shape; replaying the thread from the start');
+      } catch {
+        this.log.warn('saved thread state is not JSON; replaying the thread from the start');
+      }
+    }
+    this.model.thread = thread;
+  }
+
+  // ---- plumbing -------------------------------------------------------------------------------
+
+  private send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
+    const requestId = `w${this.nextRequest++}`;
+    this.pending.set(requestId, { type: command.type, ...extra });
+    if (this.pending.size > MAX_TRACKED_REQUESTS) {
+      const oldest = this.pending.keys().next().value;
+      if (oldest !== undefined) this.pending.delete(oldest);
+    }
+    this.bridge.send({ ...command, requestId });
+    return requestId;
+  }
+
+  private take(requestId: string | undefined): Pending | undefined {
+    if (requestId === undefined) return undefined;
+    const req = this.pending.get(requestId);
+    this.pending.delete(requestId);
+    return req;
+  }
+
+  private dropApproval(callId: string): void {
+    const i = this.model.approvals.findIndex((a) => a.callId === callId);
+    if (i >= 0) this.model.approvals.splice(i, 1);
+  }
+
+  private notify(code: string, message: string): void {
+    this.model.notices.push({ id: this.nextNotice++, code, message });
+    if (this.model.notices.length > MAX_NOTICES) this.model.notices.splice(0, this.model.notices.length - MAX_NOTICES);
+  }
+}

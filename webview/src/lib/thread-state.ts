@@ -1,0 +1,318 @@
+/**
+ * Thread view state: a pure, JSON-serialisable reducer that builds the view of one thread from
+ * the engine's stored events (message.added, run.started, item.*, run.ended) and the live turn
+ * chunks of its runs. No DOM, no Svelte: the app wraps the state in a `$state` proxy and calls
+ * these functions, which mutate it in place; tests call them on plain objects.
+ *
+ * Exactly-once: the state remembers the last event seq of the thread and, per run (turn), the
+ * last chunk seq. Anything at or below those is a duplicate (a replay after a re-subscribe, or a
+ * message still in flight from the old subscription) and is skipped, so a client may re-subscribe
+ * with `subscribeThread{afterSeq: lastEventSeq}` / `subscribeTurn{afterSeq: lastChunkSeq}` at any
+ * time without losing or doubling text. Batched chunks carry the seq of their last merged chunk.
+ *
+ * Every event is decoded through `eventEnvelope`: unknown variants are skipped (forward
+ * compatibility), broken ones are reported through `warn` and skipped; nothing here throws on
+ * wire data.
+ */
+import { eventEnvelope } from '../../../src/protocol/updates';
+import type { ItemKind, ItemStatus, MessageStatus, Role, RunStatus, UsageTotals } from '../../../src/protocol/events';
+import { arrayOf, object, optional, str, type Infer } from '../../../src/engine/ids/validators';
+import type { ForwardCompatibleEnvelope } from '../../../src/engine/ids/envelope';
+
+/** A decoded stored event, as `eventEnvelope` produces it. */
+export type WireEvent = typeof eventEnvelope extends ForwardCompatibleEnvelope<infer T> ? T : never;
+export type ChunkKindName = 'text' | 'reasoning' | 'toolCall' | 'toolResult' | 'status';
+export interface WireChunk { turnId: string; seq: number; kind: ChunkKindName; data: string }
+export type TurnEndStatus = 'completed' | 'cancelled' | 'failed' | 'interrupted';
+export type Warn = (message: string) => void;
+
+/** `toolCall` chunk data, as src/engine/agent/runner.ts writes it. */
+const toolCallData = object({ itemId: str, callId: str, name: str, arguments: str });
+/** `toolResult` chunk data, as src/engine/agent/runner.ts writes it. */
+const toolResultData = object({ itemId: str, callId: optional(str), status: str, content: str, changedPaths: optional(arrayOf(str)) });
+export type ToolCallData = Infer<typeof toolCallData>;
+
+export interface ItemView {
+  itemId: string;
+  ordinal: number;
+  kind: ItemKind;
+  toolName: string | null;
+  arguments: string | null;
+  status: ItemStatus;
+  /** Set by item.completed: the step's text, or the tool's result. */
+  content: string | null;
+  isError: boolean;
+}
+
+export interface ToolResultView { status: string; content: string; changedPaths: string[] }
+
+/** One piece of a run's live stream, in chunk order. */
+export type StreamSegment =
+  | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
+  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null };
+
+export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
+
+export interface RunView {
+  runId: string;
+  ordinal: number;
+  provider: string;
+  model: string;
+  userMessageId: string;
+  status: RunStatus;
+  error: string | null;
+  usage: UsageTotals | null;
+  /** Items from events, ordered by ordinal. */
+  items: ItemView[];
+  /** Segments from live chunks, in seq order. */
+  stream: StreamSegment[];
+  lastChunkSeq: number;
+  /** A `turnEnded` update arrived: no more chunks will come. */
+  streamEnded: boolean;
+  /** The engine could not stream this turn (e.g. it left memory): render from events only. */
+  streamUnavailable: boolean;
+  /** Latest `status` chunk text (e.g. "waiting for rate limit"), if any. */
+  statusText: string | null;
+  /** The assistant message that closed the run; it replaces the streamed text. */
+  final: FinalMessage | null;
+}
+
+export type Entry =
+  | { kind: 'message'; messageId: string; role: Role; content: string; status: MessageStatus }
+  | { kind: 'run'; runId: string };
+
+export interface ThreadState {
+  threadId: string;
+  title: string | null;
+  deleted: boolean;
+  lastEventSeq: number;
+  entries: Entry[];
+  runs: Record<string, RunView>;
+}
+
+const noWarn: Warn = () => {};
+
+export function createThreadState(threadId: string): ThreadState {
+  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {} };
+}
+
+function seqOf(raw: unknown): number | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const seq = (raw as { seq?: unknown }).seq;
+  return typeof seq === 'number' && Number.isSafeInteger(seq) ? seq : null;
+}
+
+/** Result of applying an `events` batch: what changed, for the caller's follow-up work. */
+export interface EventsResult {
+  applied: number;
+  /** Runs that started in this batch. */
+  startedRuns: string[];
+  /** Runs that ended in this batch. */
+  endedRuns: string[];
+  /** Item ids that completed in this batch (their approvals, if any, are over). */
+  completedItems: string[];
+  /** User messages added in this batch. */
+  userMessages: string[];
+}
+
+/** Applies the raw events of one `events` update (each decoded through `eventEnvelope`). */
+export function applyEvents(state: ThreadState, rawEvents: readonly unknown[], warn: Warn = noWarn): EventsResult {
+  const result: EventsResult = { applied: 0, startedRuns: [], endedRuns: [], completedItems: [], userMessages: [] };
+  for (const raw of rawEvents) {
+    const seq = seqOf(raw);
+    if (seq !== null && seq <= state.lastEventSeq) continue; // already seen: replay overlap
+    const decoded = eventEnvelope.tryDecode(raw);
+    if (!decoded.ok) {
+      warn(`ignoring a broken event: ${decoded.error.message}`);
+    } else if (decoded.message.kind === 'unknown') {
+      // A newer engine's event: skip it, but count it as seen.
+    } else {
+      const ev = decoded.message.value;
+      if (ev.threadId === state.threadId) {
+        applyEvent(state, ev, result);
+        result.applied++;
+      }
+    }
+    if (seq !== null && seq > state.lastEventSeq) state.lastEventSeq = seq;
+  }
+  return result;
+}
+
+function newRun(ev: Extract<WireEvent, { type: 'run.started' }>): RunView {
+  return {
+    runId: ev.runId, ordinal: ev.ordinal, provider: ev.provider, model: ev.model, userMessageId: ev.userMessageId,
+    status: 'running', error: null, usage: null, items: [], stream: [], lastChunkSeq: 0,
+    streamEnded: false, streamUnavailable: false, statusText: null, final: null,
+  };
+}
+
+function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): void {
+  switch (ev.type) {
+    case 'thread.created':
+    case 'thread.renamed':
+      state.title = ev.title;
+      return;
+    case 'thread.deleted':
+      state.deleted = true;
+      return;
+    case 'message.added': {
+      const run = ev.runId !== null ? state.runs[ev.runId] : undefined;
+      if (run && ev.role === 'assistant') {
+        run.final = { messageId: ev.messageId, content: ev.content, status: ev.status };
+        return;
+      }
+      state.entries.push({ kind: 'message', messageId: ev.messageId, role: ev.role, content: ev.content, status: ev.status });
+      if (ev.role === 'user') result.userMessages.push(ev.messageId);
+      return;
+    }
+    case 'run.started':
+      if (state.runs[ev.runId]) return;
+      state.runs[ev.runId] = newRun(ev);
+      state.entries.push({ kind: 'run', runId: ev.runId });
+      result.startedRuns.push(ev.runId);
+      return;
+    case 'item.started': {
+      const run = state.runs[ev.runId];
+      if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
+      const item: ItemView = {
+        itemId: ev.itemId, ordinal: ev.ordinal, kind: ev.kind, toolName: ev.toolName, arguments: ev.arguments,
+        status: 'started', content: null, isError: false,
+      };
+      const at = run.items.findIndex((i) => i.ordinal > ev.ordinal);
+      if (at < 0) run.items.push(item);
+      else run.items.splice(at, 0, item);
+      return;
+    }
+    case 'item.completed': {
+      const item = state.runs[ev.runId]?.items.find((i) => i.itemId === ev.itemId);
+      if (!item) return;
+      item.status = ev.status;
+      item.content = ev.content;
+      item.isError = ev.isError;
+      result.completedItems.push(ev.itemId);
+      return;
+    }
+    case 'run.ended': {
+      const run = state.runs[ev.runId];
+      if (!run) return;
+      run.status = ev.status;
+      run.error = ev.error;
+      run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens };
+      result.endedRuns.push(ev.runId);
+      return;
+    }
+  }
+}
+
+function toolsIn(stream: readonly StreamSegment[]): number {
+  let n = 0;
+  for (const s of stream) if (s.kind === 'tool') n++;
+  return n;
+}
+
+/**
+ * Applies one `turnChunks` batch to the run `turnId`. Returns false when the run is unknown to
+ * this thread (the chunks are then dropped: the caller never subscribed to such a turn).
+ */
+export function applyChunks(state: ThreadState, turnId: string, chunks: readonly WireChunk[], warn: Warn = noWarn): boolean {
+  const run = state.runs[turnId];
+  if (!run) return false;
+  for (const chunk of chunks) {
+    if (chunk.seq <= run.lastChunkSeq) continue; // duplicate from a replay overlap
+    run.lastChunkSeq = chunk.seq;
+    applyChunk(run, chunk, warn);
+  }
+  return true;
+}
+
+function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
+  const last = run.stream[run.stream.length - 1];
+  switch (chunk.kind) {
+    case 'text':
+    case 'reasoning':
+      if (chunk.data.length === 0) return;
+      if (last && last.kind === chunk.kind) last.text += chunk.data;
+      else run.stream.push({ kind: chunk.kind, text: chunk.data, toolsBefore: toolsIn(run.stream) });
+      return;
+    case 'toolCall': {
+      const call = parseJson(chunk.data, toolCallData, warn, 'toolCall');
+      if (!call) return;
+      const existing = run.stream.find((s) => s.kind === 'tool' && s.itemId === call.itemId);
+      if (existing) return;
+      run.stream.push({ kind: 'tool', itemId: call.itemId, callId: call.callId, name: call.name, arguments: call.arguments, result: null });
+      return;
+    }
+    case 'toolResult': {
+      const res = parseJson(chunk.data, toolResultData, warn, 'toolResult');
+      if (!res) return;
+      const view: ToolResultView = { status: res.status, content: res.content, changedPaths: res.changedPaths ?? [] };
+      const seg = run.stream.find((s) => s.kind === 'tool' && s.itemId === res.itemId);
+      if (seg && seg.kind === 'tool') seg.result = view;
+      else run.stream.push({ kind: 'tool', itemId: res.itemId, callId: res.callId ?? res.itemId, name: '', arguments: '', result: view });
+      return;
+    }
+    case 'status':
+      run.statusText = chunk.data.length > 0 ? chunk.data : null;
+      return;
+  }
+}
+
+function parseJson<T>(data: string, validate: (v: unknown) => T, warn: Warn, what: string): T | null {
+  try {
+    return validate(JSON.parse(data));
+  } catch (e) {
+    warn(`ignoring a broken ${what} chunk: ${e instanceof Error ? e.message : String(e)}`);
+    return null;
+  }
+}
+
+/** Records a `turnEnded` update. The run's own status still comes from its `run.ended` event. */
+export function applyTurnEnded(state: ThreadState, turnId: string, status: TurnEndStatus, error?: string): boolean {
+  const run = state.runs[turnId];
+  if (!run) return false;
+  run.streamEnded = true;
+  if (run.status === 'running') {
+    run.status = status;
+    if (error !== undefined) run.error = error;
+  }
+  return true;
+}
+
+/** The engine refused to stream this turn; the view falls back to the run's events. */
+export function markStreamUnavailable(state: ThreadState, turnId: string): void {
+  const run = state.runs[turnId];
+  if (run) run.streamUnavailable = true;
+}
+
+/** Runs whose chunks the client should be subscribed to. */
+export function runsNeedingStream(state: ThreadState): RunView[] {
+  return Object.values(state.runs).filter((r) => r.status === 'running' && !r.streamEnded && !r.streamUnavailable);
+}
+
+/** The newest run that is still going, if any (what Stop cancels). */
+export function activeRun(state: ThreadState): RunView | null {
+  let found: RunView | null = null;
+  for (const e of state.entries) {
+    if (e.kind !== 'run') continue;
+    const run = state.runs[e.runId];
+    if (run && run.status === 'running') found = run;
+  }
+  return found;
+}
+
+/** The subscriptions that resume this thread exactly where the state stands. */
+export function resumePlan(state: ThreadState): { threadAfterSeq: number; turns: { turnId: string; afterSeq: number }[] } {
+  return {
+    threadAfterSeq: state.lastEventSeq,
+    turns: runsNeedingStream(state).map((r) => ({ turnId: r.runId, afterSeq: r.lastChunkSeq })),
+  };
+}
+
+/** A cheap structural check of a state restored from `vscode.getState` (our own data, maybe an older build's). */
+export function isThreadState(v: unknown): v is ThreadState {
+  if (typeof v !== 'object' || v === null) return false;
+  const s = v as Partial<ThreadState>;
+  if (typeof s.threadId !== 'string' || typeof s.lastEventSeq !== 'number' || !Array.isArray(s.entries)) return false;
+  if (typeof s.runs !== 'object' || s.runs === null) return false;
+  return Object.values(s.runs).every((r) => typeof r === 'object' && r !== null && Array.isArray(r.items) && Array.isArray(r.stream) && typeof r.lastChunkSeq === 'number');
+}
