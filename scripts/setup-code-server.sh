@@ -18,7 +18,7 @@
 #     themselves (code-server's lib/vscode/npm-shrinkwrap.json and ripgrep's postinstall.js).
 #  3. npm_config_yes=true: node-pty's postinstall runs `npx node-gyp`, and this machine's npmrc
 #     says yes=false, so npx would refuse to prompt and fail.
-#  Plus --unsafe-perm (code-server's postinstall refuses to run as root without it).
+#  Plus npm_config_unsafe_perm=true (code-server's postinstall refuses to run as root without it).
 set -euo pipefail
 
 CS_VERSION="${VOX_CODE_SERVER_VERSION:-4.100.3}"
@@ -130,8 +130,11 @@ log "npm install code-server@$CS_VERSION into $CS_DIR (a few minutes: native mod
 (
   cd "$CS_DIR"
   export npm_config_yes=true
+  # code-server's postinstall refuses to run as root unless npm_config_unsafe_perm=true. npm 11
+  # no longer knows the option (`--unsafe-perm` only earns a warning) but scripts inherit the env.
+  export npm_config_unsafe_perm=true
   export TMPDIR="${TMPDIR:-/tmp}"
-  npm install --no-audit --no-fund --unsafe-perm --save-exact "code-server@$CS_VERSION" >&2
+  npm install --no-audit --no-fund --save-exact "code-server@$CS_VERSION" >&2
 )
 
 # ---- Verify

@@ -44,8 +44,9 @@ function mochaSuite(label, globs) {
 check('build', 'node', ['esbuild.mjs']);
 check('demo model', 'node', ['scripts/make-demo-model.mjs']);
 check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-check('lint', 'npx', ['eslint', 'src', 'test', 'bench', 'scripts']);
-mochaSuite('unit + integration', ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts']);
+check('typecheck webview', 'npx', ['tsc', '-p', 'webview/tsconfig.json', '--noEmit']);
+check('lint', 'npx', ['eslint', 'src', 'test', 'bench', 'scripts', 'webview/src']);
+mochaSuite('unit + integration + webview', ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts']);
 
 process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);

@@ -228,6 +228,13 @@ export interface CodeServerOptions {
   verbose?: boolean;
   /** Default 60 s. */
   startTimeoutMs?: number;
+  /** Write the server's stdout/stderr to this file instead of a pipe (needed with `persist`). */
+  logFile?: string;
+  /**
+   * Leave the server running when this process exits (scripts/start-vscode.mjs --no-wait): it is
+   * not registered for cleanup and is unref'd; stop it with `kill -- -<pid>` (its process group).
+   */
+  persist?: boolean;
 }
 
 export interface CodeServer {
@@ -309,13 +316,19 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     ...(o.args ?? []),
     ...(o.workspace ? [o.workspace] : []),
   ];
+  let logFd: number | undefined;
+  if (o.logFile) {
+    fs.mkdirSync(path.dirname(o.logFile), { recursive: true });
+    logFd = fs.openSync(o.logFile, 'w');
+  }
   const child: ChildProcess = spawn(o.codeServerBin, args, {
     env: isolatedEnv(home, o.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd ?? 'pipe', logFd ?? 'pipe'],
     detached: true, // own process group: stop() kills the server and everything it spawned
   });
+  if (logFd !== undefined) fs.closeSync(logFd);
   const pgid = child.pid!;
-  liveGroups.add(pgid);
+  if (!o.persist) liveGroups.add(pgid);
   let out = '';
   const onData = (b: Buffer): void => {
     const s = b.toString();
@@ -323,8 +336,16 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     if (out.length > 2_000_000) out = out.slice(-1_000_000);
     if (o.verbose) process.stderr.write(s);
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const readOutput = (): string => {
+    if (!o.logFile) return out;
+    try {
+      return fs.readFileSync(o.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
   let stopped = false;
@@ -339,12 +360,12 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     while (groupAlive(pgid) && Date.now() < d2) await sleep(100);
     liveGroups.delete(pgid);
   };
-  cleanups.push(stop);
+  if (!o.persist) cleanups.push(stop);
 
   try {
     const port = await waitFor('code-server listening', o.startTimeoutMs ?? 60_000, async () => {
-      if (child.exitCode !== null) throw new Error(`code-server exited with ${child.exitCode}:\n${out}`);
-      const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (child.exitCode !== null) throw new Error(`code-server exited with ${child.exitCode}:\n${readOutput()}`);
+      const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(readOutput());
       return m ? Number(m[1]) : undefined;
     }, 100);
     const url = `http://127.0.0.1:${port}`;
@@ -352,6 +373,7 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
       const r = await httpGet(`${url}/healthz`, 2_000);
       return r.status === 200 && r.body.includes('status');
     }, 100);
+    if (o.persist) child.unref();
     const remoteUri = (fsPath: string): string => `vscode-remote://127.0.0.1:${port}${path.resolve(fsPath)}`;
     return {
       url,
@@ -361,15 +383,15 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
       userDataDir,
       home,
       workspace: o.workspace,
-      output: () => out,
+      output: readOutput,
       remoteUri,
       workbenchUrl: ({ folder, payload } = {}) => {
-        const q = new URLSearchParams();
+        const q: string[] = [];
         const f = folder ?? o.workspace;
-        if (f) q.set('folder', path.resolve(f));
-        if (payload) q.set('payload', JSON.stringify(payload));
-        const qs = q.toString();
-        return `${url}/${qs ? `?${qs}` : ''}`;
+        // Slashes stay readable in the folder path; everything else is encoded.
+        if (f) q.push(`folder=${encodeURIComponent(path.resolve(f)).replace(/%2F/g, '/')}`);
+        if (payload) q.push(`payload=${encodeURIComponent(JSON.stringify(payload))}`);
+        return `${url}/${q.length ? `?${q.join('&')}` : ''}`;
       },
       stop,
       exited,
@@ -438,27 +460,42 @@ function escapeRegExp(s: string): string {
 
 /**
  * Runs a command through the command palette: F1, type the title, Enter (or a click on the row
- * whose label is exactly `title` when the focused row is another one). Throws when no row matches.
+ * whose label is exactly `title` when the focused row is another one). The palette lists the
+ * commands known when it opens, and a remote extension's contributions can arrive a few seconds
+ * after the workbench shows: so when no row matches, it closes the palette and tries again until
+ * `timeoutMs`. Throws when no row ever matches.
  */
-export async function runCommand(page: Page, title: string, timeoutMs = 20_000): Promise<void> {
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  // Close whatever quick input is open, then open the palette.
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  await input.waitFor({ state: 'visible', timeout: timeoutMs });
-  await input.fill(`>${title}`);
+export async function runCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
+  const rows = widget.locator('.quick-input-list .monaco-list-row');
   const exact = new RegExp(`^${escapeRegExp(title)}$`);
-  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const row = rows.filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
-  await row.waitFor({ state: 'visible', timeout: timeoutMs }).catch(async () => {
-    const labels = await rows.locator('.label-name').allTextContents().catch(() => []);
-    throw new Error(`command palette has no "${title}" (rows: ${labels.slice(0, 8).join(' | ') || 'none'})`);
-  });
-  const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused .label-name');
+  const deadline = Date.now() + timeoutMs;
+  let labels: string[] = [];
+  for (;;) {
+    // Close whatever quick input is open, then open the palette.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: Math.max(1_000, deadline - Date.now()) });
+    await input.fill(`>${title}`);
+    const found = await row
+      .waitFor({ state: 'visible', timeout: 3_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (found) break;
+    labels = await rows.locator('.label-name').allTextContents().catch(() => []);
+    if (Date.now() > deadline) {
+      await page.keyboard.press('Escape');
+      throw new Error(`command palette has no "${title}" after ${timeoutMs} ms (rows: ${labels.slice(0, 8).join(' | ') || 'none'})`);
+    }
+    await sleep(1_000);
+  }
+  const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
   const focusedText = (await focused.textContent({ timeout: 2_000 }).catch(() => null))?.trim();
   if (focusedText === title) await page.keyboard.press('Enter');
   else await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {
+  await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {
     /* the command may open a quick input of its own */
   });
 }

@@ -84,6 +84,10 @@ describe('managed worktrees', () => {
       assert.equal(fs.existsSync(path.join(wt.path, 'b.txt')), false);
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => w.path), [wt.path]);
 
+      gitSync(repo, ['branch', 'feature', first]);
+      const onBranch = await createManagedWorktree({ repoRoot: repo, slug: 'on-feature', baseRef: 'feature', detach: false });
+      assert.deepEqual([onBranch.branch, onBranch.head], ['refs/heads/feature', first]);
+      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'not-branch', baseRef: first, detach: false }), 'invalidRef');
       await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'again', branch: 'vox/topic' }), 'alreadyExists');
       await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'bad-branch', branch: 'a b' }), 'invalidRef');
       await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'bad-ref', baseRef: 'no-such-ref' }), 'invalidRef');
@@ -177,8 +181,12 @@ describe('managed worktrees', () => {
       assert.equal(fs.statSync(path.join(wt.path, '.env')).mode & 0o777, 0o600);
       assert.equal(fs.existsSync(path.join(wt.path, '.envrc')), false);
       assert.equal(fs.existsSync(path.join(wt.path, '.env.production')), false);
-      // Copied .env files are ignored in the worktree too, so a plain removal is not "dirty" —
-      // except the untracked-but-not-ignored one, which is the user's to keep or force away.
+      // Provisioned .env files do not make the worktree dirty (ignored, or unchanged copies)…
+      fs.appendFileSync(path.join(wt.path, 'api/.env.local'), 'EDITED=1\n'); // ignored: never counts
+      const dirtyFree = await createManagedWorktree({ repoRoot: repo, slug: 'env-clean' });
+      await removeManagedWorktree({ repoRoot: repo, path: dirtyFree.path });
+      // …but an untracked, non-ignored one that was edited is the user's work.
+      fs.appendFileSync(path.join(wt.path, 'web/.env.development'), 'EDITED=1\n');
       const dirty = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'dirty');
       assert.deepEqual(dirty.details.dirtyFiles, ['web/.env.development']);
 

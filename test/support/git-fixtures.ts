@@ -120,3 +120,30 @@ export function snapshotDiff(expected: Map<string, Entry>, actual: Map<string, E
 export function bytesPath(root: string, ...parts: Array<string | Buffer>): Buffer {
   return Buffer.concat(parts.flatMap((p, i) => [Buffer.from(i === 0 ? `${root}/` : '/'), typeof p === 'string' ? Buffer.from(p) : p]));
 }
+
+/**
+ * A cheap, filesystem-only fingerprint of the same user state (for tests that check it after
+ * every step): the bytes of HEAD, the real index, packed-refs, every file under refs/heads and
+ * refs/tags, refs/stash and the stash reflog. Any change to HEAD, a branch, the index or the stash
+ * changes it. `gitDir` is the repository's (per-worktree) git dir.
+ */
+export function userStateFingerprint(gitDir: string): string {
+  const h = createHash('sha256');
+  const add = (rel: string): void => {
+    const p = path.join(gitDir, rel);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      h.update(`${rel}:absent\n`);
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const n of fs.readdirSync(p).sort()) add(path.join(rel, n));
+    } else {
+      h.update(`${rel}:`).update(fs.readFileSync(p)).update('\n');
+    }
+  };
+  for (const rel of ['HEAD', 'index', 'packed-refs', 'refs/heads', 'refs/tags', 'refs/stash', 'logs/refs/stash']) add(rel);
+  return h.digest('hex');
+}

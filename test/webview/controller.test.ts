@@ -92,7 +92,7 @@ describe('webview controller', () => {
     host.post({ type: 'holographicProjection', payload: 1 }); // a newer engine's update
     host.post({ type: 'turnChunks', turnId: 5 }); // broken
     host.post('garbage');
-    host.post({ type: 'hostCommand', command: 'selfDestruct' }); // broken host command
+    host.post({ type: 'hostCommand', command: 'selfDestruct' }); // a known variant with a broken payload
     host.post({ type: 'threads', threads: [{ id: T, title: 'Hi', createdAt: 1, updatedAt: 2, lastSeq: 3 }] });
     assert.equal(model.settings?.demoNotice, 'demo!');
     assert.equal(model.threads.length, 1);
@@ -188,7 +188,7 @@ describe('webview controller', () => {
     assert.equal(c.renameThread(T, '   '), false);
     assert.equal(c.renameThread(T, ' New name '), true);
     c.deleteThread('thread:9');
-    host.post({ type: 'settings', model: 'local:demo', models: [{ ref: 'local:demo', label: 'Demo', isDemo: true }], demoNotice: 'd' });
+    host.post({ type: 'settings', inReplyTo: 'w1', model: 'local:demo', models: [{ ref: 'local:demo', label: 'Demo', isDemo: true }], demoNotice: 'd' });
     c.setModel('local:demo'); // unchanged: nothing sent
     c.setModel('openai:gpt-4o-mini');
     c.hostAction('setApiKey');
@@ -214,5 +214,58 @@ describe('webview controller', () => {
     assert.equal(model.draft, 'please');
     assert.equal(model.sending, null);
     assert.deepEqual(model.notices.map((n) => n.message), ['no model']);
+  });
+
+  it('host commands: newThread, focusComposer, insertPrompt and openThread', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.take();
+    host.post({ type: 'hostCommand', command: 'newThread' });
+    assert.equal(model.thread, null);
+    assert.deepEqual(host.take().map((x) => x.type === 'unsubscribe' && x.target), [`thread:${T}`]);
+    const focus = model.focusRequests;
+    host.post({ type: 'hostCommand', command: 'focusComposer' });
+    model.draft = 'Explain:';
+    host.post({ type: 'hostCommand', command: 'insertPrompt', text: 'src/a.ts:1-2\n```ts\nx\n```' });
+    assert.equal(model.draft, 'Explain:\nsrc/a.ts:1-2\n```ts\nx\n```');
+    assert.equal(model.focusRequests, focus + 2);
+    host.post({ type: 'hostCommand', command: 'openThread', threadId: 'thread:7' });
+    assert.equal(c.model.thread?.threadId, 'thread:7'); // (via c: `model.thread` is narrowed to null above)
+    assert.deepEqual(host.take().map((x) => x.type === 'subscribeThread' && [x.threadId, x.afterSeq]), [['thread:7', 0]]);
+  });
+
+  it('an unsolicited settings update (the host connected a new session) re-subscribes from the last seqs', () => {
+    const { host, c } = setup();
+    const getSettings = host.take().find((x) => x.type === 'getSettings');
+    assert.equal(getSettings?.requestId, 'w1');
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 2, kind: 'text', data: 'Hi' }] });
+    host.take();
+    const settings = { type: 'settings', model: 'm', models: [], demoNotice: null };
+    host.post({ ...settings, inReplyTo: 'w1' }); // the answer to our getSettings: nothing to redo
+    assert.deepEqual(host.take(), []);
+    host.post(settings);
+    assert.deepEqual(host.take().map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
+      ['subscribeThread', 3],
+      ['subscribeTurn', 2],
+    ]);
+  });
+
+  it('waiting approvals survive a reload; one whose tool completed meanwhile is dropped on replay', () => {
+    const first = setup();
+    first.c.openThread(T);
+    first.host.post({ type: 'events', threadId: T, events: startEvents() });
+    first.host.post({ type: 'approvalRequested', callId: 'item:a', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    first.host.post({ type: 'approvalRequested', callId: 'item:b', toolName: 'run_command', argumentsJson: '{}', toolClass: 'execute' });
+    const { host, model } = setup(first.host.state);
+    assert.deepEqual(model.approvals.map((a) => [a.callId, a.responding]), [['item:a', false], ['item:b', false]]);
+    host.post({ type: 'events', threadId: T, events: [
+      ev({ type: 'item.started', runId: R, itemId: 'item:a', ordinal: 0, kind: 'toolCall', toolName: 'write_file', arguments: '{}' }),
+      ev({ type: 'item.completed', runId: R, itemId: 'item:a', status: 'interrupted', content: 'cancelled', isError: true }),
+    ] });
+    assert.deepEqual(model.approvals.map((a) => a.callId), ['item:b']);
+    host.post({ type: 'approvalSettled', callId: 'item:b', decision: 'denied' });
+    assert.deepEqual(model.approvals, []);
   });
 });

@@ -21,22 +21,29 @@ import { makeTmpDir, removeTmpDir } from '../support/tmp';
 const EVENT_DELAY_MS = 8;
 const PIECES = Array.from({ length: 60 }, (_, i) => `w${i}${i % 7 === 0 ? '😀' : ''} `);
 
-/** The extension host's side: one ClientSession per webview life, messages async and in order. */
+/**
+ * The extension host's side, like src/extension/chat-view.ts: a ClientSession per connection
+ * (commands queue while there is none), an unsolicited `settings` update after connecting, and
+ * messages structured-cloned and delivered asynchronously in order.
+ */
 class Host {
   session: ClientSession | null = null;
   state: unknown = undefined;
   actions: HostAction[] = [];
+  private queue: unknown[] = [];
   private listener: ((d: unknown) => void) | null = null;
 
   constructor(private readonly engine: Engine) {}
 
-  /** Creates the session (webview shown); the old one, if any, is gone. */
+  /** Creates a session (the old one, if any, is gone), runs queued commands, announces settings. */
   connect(): void {
     this.session?.dispose();
     this.session = new ClientSession(this.engine, (u) => {
       const copy = structuredClone(u);
       setImmediate(() => this.listener?.(copy));
     }, { getModel: () => 'openai:gpt-test', setModel: () => {}, modelChoices: () => [] });
+    for (const m of this.queue.splice(0)) this.session.handle(m);
+    this.session.sendSettings();
   }
 
   disconnect(): void {
@@ -48,7 +55,7 @@ class Host {
     return {
       send: (c: ClientCommand) => {
         const copy = structuredClone(c);
-        setImmediate(() => this.session?.handle(copy));
+        setImmediate(() => (this.session ? this.session.handle(copy) : this.queue.push(copy)));
       },
       sendHostAction: (a) => this.actions.push(a),
       onMessage: (l) => {
@@ -123,6 +130,28 @@ describe('webview controller ↔ real engine session', function () {
     await sleep(50); // let the last batches and turnEnded land
     assert.equal(runText(onlyRun(model)), PIECES.join(''));
     assert.equal(onlyRun(model).stream.filter((s) => s.kind === 'text').map((s) => (s.kind === 'text' ? s.text : '')).join(''), PIECES.join(''), 'the streamed text itself has no gap or duplicate');
+    c.dispose();
+    host.disconnect();
+  });
+
+  it('the host replaces its engine session mid-stream: the webview resubscribes on its settings update', async () => {
+    server.push(textTurn(PIECES, { eventDelayMs: EVENT_DELAY_MS }));
+    const host = new Host(engine);
+    host.connect();
+    const model = createModel();
+    const c = new Controller(model, host.bridge(), quiet);
+    c.start();
+    model.draft = 'count for me';
+    c.sendPrompt();
+    await until('some text', () => liveText(model).length > 20);
+    host.disconnect(); // e.g. the engine host restarted the session; no visibility change
+    await sleep(EVENT_DELAY_MS * 10);
+    assert.ok(liveText(model).length < PIECES.join('').length, 'cut mid-stream');
+    host.connect();
+    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await sleep(50);
+    assert.equal(onlyRun(model).stream.map((s) => (s.kind === 'text' ? s.text : '')).join(''), PIECES.join(''));
+    assert.equal(runText(onlyRun(model)), PIECES.join(''));
     c.dispose();
     host.disconnect();
   });

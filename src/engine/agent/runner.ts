@@ -34,6 +34,12 @@ export interface AgentRunnerDeps {
   systemPrompt?: string;
   /** Called before every mutating tool call (checkpoints hook in here). */
   beforeMutatingTool?: (info: { threadId: string; runId: string; call: ToolCall }) => Promise<void>;
+  /**
+   * Called after every mutating tool call that ran, whether it succeeded, failed or threw (a
+   * killed command may still have changed files); not for denied calls. Must not throw. Variants
+   * refresh their live diff stats here.
+   */
+  afterMutatingTool?: (info: { threadId: string; runId: string; call: ToolCall }) => Promise<void> | void;
   /** Called when a turn ends, whatever its status. */
   onTurnEnd?: (info: { threadId: string; runId: string; status: RunStatus }) => Promise<void> | void;
 }
@@ -175,8 +181,16 @@ export class AgentRunner {
         }
       }
       if (itemStatus !== 'denied') {
-        if (tool.mutating) await this.deps.beforeMutatingTool?.({ threadId, runId, call });
-        result = await tool.run(args, { workspaceRoot: this.deps.workspaceRoot, signal });
+        if (tool.mutating) {
+          await this.deps.beforeMutatingTool?.({ threadId, runId, call });
+          try {
+            result = await tool.run(args, { workspaceRoot: this.deps.workspaceRoot, signal });
+          } finally {
+            await this.deps.afterMutatingTool?.({ threadId, runId, call });
+          }
+        } else {
+          result = await tool.run(args, { workspaceRoot: this.deps.workspaceRoot, signal });
+        }
         if (result.isError) itemStatus = 'failed';
       }
     } catch (e) {

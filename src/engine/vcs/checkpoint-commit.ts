@@ -70,7 +70,8 @@ function prefixed(node: SnapshotNode, children: Array<{ node: SnapshotNode; meta
  * only if absent (`checkpointExists` otherwise); nested refs are Vox-owned and simply set.
  */
 export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHeader, prevCommit: string | null, reused: NestedCheckpoint[] = [], isTop = true): Promise<CommittedNode> {
-  const prev = prevCommit ? await readCommit(node.repo, prevCommit).catch(() => null) : null;
+  // The previous commit's metadata is only needed to find nested repositories' previous commits.
+  const prev = prevCommit && node.children.length ? await readCommit(node.repo, prevCommit).catch(() => null) : null;
   const prevMeta = prev ? parseCommitMessage(prev.message) : null;
   const prevNested = new Map((prevMeta?.nested ?? []).map((n) => [relKey(n.raw), n.commit]));
   const children: Array<{ node: SnapshotNode; meta: CommitMeta; commit: string }> = [];
@@ -78,8 +79,11 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
     const c = await commitCheckpoint(child, header, prevNested.get(relKey(child.rel!.raw)) ?? null, [], false);
     children.push({ node: child, ...c });
   }
-  const base = prev?.tree ?? (await headCommit(node.repo)) ?? (await emptyTree(node.repo));
-  const changes = await changesOf(node, base, children);
+  const fallbackBase = async (): Promise<string> => (await headCommit(node.repo)) ?? (await emptyTree(node.repo));
+  // A nested repository may have been re-created since (its previous commit gone): use HEAD then.
+  const changes = prevCommit
+    ? await changesOf(node, prevCommit, children).catch(async () => changesOf(node, await fallbackBase(), children))
+    : await changesOf(node, await fallbackBase(), children);
   const meta: CommitMeta = {
     kind: 'checkpoint',
     threadId: header.threadId,
@@ -94,7 +98,7 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
   };
   // Only the worktree's own checkpoints form a parent chain (browsable history); nested commits
   // stand alone, so deleting a nested ref on prune really frees its objects.
-  const { commit } = await commitWithParents(node.repo, node.tree, prev && isTop ? [prevCommit!] : [], formatCommitMessage(meta), header.timeMs);
+  const { commit } = await commitWithParents(node.repo, node.tree, prevCommit && isTop ? [prevCommit] : [], formatCommitMessage(meta), header.timeMs);
   if (isTop) {
     if (!(await createRef(node.repo, header.ref, commit))) throw new CheckpointError('checkpointExists', `${header.ref} already exists`);
   } else {

@@ -98,8 +98,13 @@ export async function diffSides(from: DiffSide, to: DiffSide, emptyTreeOf: (repo
   for (const e of own) {
     const isGitlink = e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE;
     if (isGitlink && nestedKeys.has(relKey(e.raw))) continue;
-    const { srcMode: _s, dstMode: _d, ...stat } = e;
-    out.push({ ...stat, ...joinRel(prefix, e), ...(e.from ? { from: joinRel(prefix, e.from) } : {}) });
+    const p = joinRel(prefix, e);
+    const stat: FileDiffStat = { path: p.path, raw: p.raw, additions: e.additions, deletions: e.deletions, binary: e.binary, status: e.status };
+    if (e.from) {
+      const f = joinRel(prefix, e.from);
+      stat.from = { path: f.path, raw: f.raw };
+    }
+    out.push(stat);
   }
   for (const key of nestedKeys) {
     const f = from.nested.get(key);

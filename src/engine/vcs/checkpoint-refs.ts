@@ -38,6 +38,16 @@ export const META_LINE_PREFIX = 'Vox-Meta: ';
 /** Version of the metadata JSON. */
 export const META_VERSION = 1;
 
+/** C0 control characters and DEL. */
+function isControl(code: number): boolean {
+  return code < 0x20 || code === 0x7f;
+}
+
+export function hasControlChar(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (isControl(s.charCodeAt(i))) return true;
+  return false;
+}
+
 /** A UTF-16 surrogate without its partner (cannot be encoded as UTF-8). */
 const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -46,7 +56,7 @@ export function validateThreadId(threadId: unknown): asserts threadId is string 
   if (typeof threadId !== 'string' || threadId.length === 0) throw new CheckpointError('badThreadId', 'thread id must be a non-empty string');
   if (threadId.length > MAX_THREAD_ID_LENGTH) throw new CheckpointError('badThreadId', `thread id is longer than ${MAX_THREAD_ID_LENGTH} characters`);
   // Control characters would break the one-line subject; lone surrogates cannot round-trip UTF-8.
-  if (/[\u0000-\u001f\u007f]/.test(threadId)) throw new CheckpointError('badThreadId', 'thread id contains control characters');
+  if (hasControlChar(threadId)) throw new CheckpointError('badThreadId', 'thread id contains control characters');
   if (LONE_SURROGATE_RE.test(threadId)) throw new CheckpointError('badThreadId', 'thread id contains a lone UTF-16 surrogate');
 }
 
@@ -145,7 +155,9 @@ export function emptyMeta(kind: CommitMeta['kind'], timeMs: number): CommitMeta 
 }
 
 function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  let out = '';
+  for (const ch of s) out += isControl(ch.charCodeAt(0)) ? ' ' : ch;
+  return out;
 }
 
 export function formatCommitMessage(meta: CommitMeta): string {

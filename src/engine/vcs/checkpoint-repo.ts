@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { gitRaw, git, GitError, type GitResult } from './git';
 import { canonicalPath } from './workspace-lease';
 import { CHECKPOINT_IDENTITY, CheckpointError, toCheckpointError } from './checkpoint-types';
+import { hasControlChar } from './checkpoint-refs';
 
 /** Name prefix of temporary index files inside a git dir. */
 export const TEMP_INDEX_PREFIX = 'vox-index-';
@@ -95,7 +96,7 @@ export async function headCommit(repo: RepoInfo): Promise<string | null> {
 
 /** Commit id of `rev` (ref or sha), or null when it does not name a commit. */
 export async function resolveCommit(repo: RepoInfo, rev: string): Promise<string | null> {
-  if (rev.startsWith('-') || /[\s\u0000-\u001f]/.test(rev)) return null;
+  if (rev.startsWith('-') || /\s/.test(rev) || hasControlChar(rev)) return null;
   const r = await run(repo, ['rev-parse', '-q', '--verify', '--end-of-options', `${rev}^{commit}`], { okExitCodes: [1, 128] });
   const sha = r.stdout.toString('utf8').trim();
   return r.exitCode === 0 && sha ? sha : null;

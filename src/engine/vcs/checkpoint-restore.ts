@@ -24,7 +24,7 @@ import * as fsp from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { readCommit, run } from './checkpoint-repo';
 import { parseCommitMessage, type CommitMeta } from './checkpoint-refs';
-import { rawDiff, relKey } from './checkpoint-diff';
+import { rawDiff, relKey, type RawDiffEntry } from './checkpoint-diff';
 import { GITLINK_MODE, absBytes } from './nested-repos';
 import { addAll, joinRel, writeTree, type SnapshotNode } from './checkpoint-snapshot';
 import { CheckpointError, repoPath, toCheckpointError, type ChangedFile, type NestedRestoreOutcome, type RepoPath, type SkippedFile } from './checkpoint-types';
@@ -41,6 +41,8 @@ export interface RestorePlan {
   prefix: RepoPath | null;
   target: RestoreTarget | null;
   children: RestorePlan[];
+  /** Raw diff snapshot → target, once computed for the final snapshot tree. */
+  diff?: RawDiffEntry[];
 }
 
 /** Pairs every snapshot node with its target commit, recursively; records nested repos that are gone. */
@@ -68,8 +70,7 @@ export async function planRestore(node: SnapshotNode, targetCommit: string | nul
 }
 
 /** Paths outside the snapshot that stand where the target puts a file (see header, step 2). */
-async function findObstacles(node: SnapshotNode, targetTree: string): Promise<Buffer[]> {
-  const entries = await rawDiff(node.repo, node.tree, targetTree);
+async function findObstacles(node: SnapshotNode, entries: RawDiffEntry[]): Promise<Buffer[]> {
   const removed = new Set(entries.filter((e) => e.status === 'deleted').map((e) => relKey(e.raw)));
   const stats = new Map<string, Stats | null>();
   const lstat = async (rel: Buffer): Promise<Stats | null> => {
@@ -102,7 +103,8 @@ async function findObstacles(node: SnapshotNode, targetTree: string): Promise<Bu
 export async function preserveObstacles(plan: RestorePlan, out: Map<string, SkippedFile[]> = new Map()): Promise<Map<string, SkippedFile[]>> {
   const { node, target } = plan;
   if (target) {
-    const obstacles = await findObstacles(node, target.tree);
+    plan.diff = await rawDiff(node.repo, node.tree, target.tree);
+    const obstacles = await findObstacles(node, plan.diff);
     if (obstacles.length) {
       const warnings: string[] = [];
       try {
@@ -112,6 +114,7 @@ export async function preserveObstacles(plan: RestorePlan, out: Map<string, Skip
       }
       if (warnings.length) throw new CheckpointError('conflict', `files in the way of the restore could not be saved first (nothing was changed): ${warnings.join('; ')}`);
       node.tree = await writeTree(node.repo, node.index.file);
+      plan.diff = undefined;
       const sizes = await Promise.all(obstacles.map((o) => fsp.lstat(absBytes(node.repo.root, o)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
       out.set(node.repo.root, obstacles.map((o, i) => ({ ...repoPath(o), bytes: sizes[i]! })));
     }
@@ -126,7 +129,7 @@ export async function applyRestore(plan: RestorePlan, outcomes: NestedRestoreOut
   const changed: ChangedFile[] = [];
   if (target) {
     const childKeys = new Set(plan.children.map((c) => relKey(c.node.rel!.raw)));
-    const entries = await rawDiff(node.repo, node.tree, target.tree);
+    const entries = plan.diff ?? (await rawDiff(node.repo, node.tree, target.tree));
     for (const e of entries) {
       if ((e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE) && childKeys.has(relKey(e.raw))) continue;
       changed.push({ ...joinRel(prefix, e), status: e.status });

@@ -20,20 +20,20 @@
  * Capture, restore, undo and prune run under the workspace lease of the worktree's top level.
  */
 import { randomBytes } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
-import { listRefs, removeStaleTempIndexes, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
+import { emptyTree, listRefs, removeStaleTempIndexes, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
-import { disposeSnapshot, joinRel, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
+import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
 import { commitCheckpoint, commitRestorePoint } from './checkpoint-commit';
 import { applyRestore, planRestore, preserveObstacles } from './checkpoint-restore';
 import { dropWarmIndex, fastSnapshot, keepWarmIndex } from './checkpoint-warm';
 import { checkpointSide, readFileAt, workingSide } from './checkpoint-compare';
 import { diffSides } from './checkpoint-diff';
-import { emptyTree } from './checkpoint-repo';
 import { pruneCheckpoints } from './checkpoint-prune';
 import {
-  CHECKPOINT_REF_PREFIX,
   CheckpointError,
   DEFAULT_CAPTURE_BUDGET_MS,
   DEFAULT_MAX_UNTRACKED_FILE_BYTES,
@@ -53,7 +53,11 @@ import {
 
 export * from './checkpoint-types';
 export { checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from './checkpoint-refs';
+export { GITLINK_MODE, MAX_NESTED_DEPTH } from './nested-repos';
+export { WARM_MAX_FAST_CAPTURES } from './checkpoint-warm';
 
+/** Most resolved repositories remembered by one store. */
+const REPO_CACHE_MAX = 256;
 /** Random bytes in a restore point name (on top of the time stamp and sequence number). */
 const RESTORE_POINT_RANDOM_BYTES = 3;
 
@@ -80,6 +84,8 @@ export class GitPlumbingCheckpointStore {
   private readonly budgetMs: number;
   private readonly now: () => number;
   private restoreSeq = 0;
+  /** Resolved repositories by the path callers pass (checked to still exist before each use). */
+  private readonly repos = new Map<string, RepoInfo>();
 
   constructor(opts: CheckpointStoreOptions = {}) {
     this.leases = opts.leases ?? workspaceLeases;
@@ -89,23 +95,31 @@ export class GitPlumbingCheckpointStore {
   }
 
   /** Captures the worktree (and its nested repositories) as checkpoint `<threadId>/<ordinal>`. */
-  async captureCheckpoint(opts: CaptureOptions): Promise<CheckpointReceipt & { warnings: string[] }> {
+  async captureCheckpoint(opts: CaptureOptions): Promise<CheckpointReceipt> {
     validateThreadId(opts.threadId);
     if (opts.ordinal !== undefined) validateOrdinal(opts.ordinal);
     if (!opts.trigger || !['tool', 'turnEnd', 'manual'].includes(opts.trigger.kind)) throw new CheckpointError('badArgument', 'trigger.kind must be tool, turnEnd or manual');
-    const repo = await resolveRepo(opts.worktree);
+    const repo = await this.repoOf(opts.worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
       const started = performance.now();
       const timeMs = this.now();
       try {
         await removeStaleTempIndexes(repo, timeMs);
-        const existing = (await listRefs(repo, threadRefPrefix(opts.threadId))).map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
+        const refsP = listRefs(repo, threadRefPrefix(opts.threadId));
+        // The full snapshot does not depend on the ordinal: run it while the refs are listed.
+        const fullP = opts.changedPaths ? null : snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
+        const [refs] = await Promise.all([refsP, fullP?.catch(() => null)]);
+        const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
         const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
         const ref = checkpointRef(opts.threadId, ordinal);
-        if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${ref} already exists`);
         const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
+        if (existing.some((r) => r.parsed!.ordinal === ordinal)) {
+          const early = await fullP?.catch(() => null);
+          if (early) await disposeSnapshot(early);
+          throw new CheckpointError('checkpointExists', `${ref} already exists`);
+        }
         const fast = opts.changedPaths ? await fastSnapshot(repo, opts.changedPaths, this.maxUntrackedBytes, ref) : null;
-        const node = fast?.node ?? (await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes }));
+        const node = fast?.node ?? (await (fullP ?? snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes })));
         try {
           const header = { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs };
           const reused = fast?.reused ?? [];
@@ -115,7 +129,7 @@ export class GitPlumbingCheckpointStore {
             ...reused.map((r) => ({ rel: r.rel, commit: r.commit, repo: r.repo })),
             ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
           ];
-          await keepWarmIndex(node, nestedForWarm, fast ? fast.fastRuns : 0);
+          await keepWarmIndex(node, nestedForWarm, meta.skipped, fast ? fast.fastRuns : 0);
           const tookMs = Math.round(performance.now() - started);
           return {
             ref,
@@ -144,20 +158,30 @@ export class GitPlumbingCheckpointStore {
     });
   }
 
+  private async repoOf(worktree: string): Promise<RepoInfo> {
+    const key = path.resolve(worktree);
+    const cached = this.repos.get(key);
+    if (cached && (await fsp.stat(cached.gitDir).catch(() => null))?.isDirectory() && (await fsp.stat(key).catch(() => null))?.isDirectory()) return cached;
+    const repo = await resolveRepo(worktree);
+    if (this.repos.size >= REPO_CACHE_MAX) this.repos.clear();
+    this.repos.set(key, repo);
+    return repo;
+  }
+
   /** Makes the working tree equal checkpoint `<threadId>/<ordinal>` (restore point first). */
   async restoreCheckpoint(opts: RestoreOptions): Promise<RestoreResult> {
     validateThreadId(opts.threadId);
     validateOrdinal(opts.ordinal);
     if (opts.mode !== 'files') throw new CheckpointError('badArgument', `restore mode ${String(opts.mode)} is not handled by the checkpoint store (files only)`);
     const ref = checkpointRef(opts.threadId, opts.ordinal);
-    const repo = await resolveRepo(opts.worktree);
+    const repo = await this.repoOf(opts.worktree);
     return this.leases.withWorkspaceLease(repo.root, () => this.restoreTo(repo, ref));
   }
 
   /** Restores the state saved in a restore point (leaving a new restore point). */
   async undoRestore(opts: { worktree: string; restorePoint: string }): Promise<RestoreResult> {
     if (!opts.restorePoint.startsWith(RESTORE_POINT_REF_PREFIX)) throw new CheckpointError('badArgument', `${opts.restorePoint} is not a restore point ref`);
-    const repo = await resolveRepo(opts.worktree);
+    const repo = await this.repoOf(opts.worktree);
     return this.leases.withWorkspaceLease(repo.root, () => this.restoreTo(repo, opts.restorePoint));
   }
 
@@ -172,8 +196,8 @@ export class GitPlumbingCheckpointStore {
       const plan = await planRestore(node, target, null, outcomes);
       const preserved = await preserveObstacles(plan);
       const timeMs = this.now();
-      let rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
-      while (await resolveCommit(repo, rpRef)) rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+      // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
+      const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
       const rp = await commitRestorePoint(node, rpRef, ref, timeMs, preserved);
       const changed = await applyRestore(plan, outcomes);
       await this.dropWarm(node);
@@ -194,7 +218,7 @@ export class GitPlumbingCheckpointStore {
   /** Checkpoints of a thread, oldest first, from commit metadata. */
   async listCheckpoints(worktree: string, threadId: string): Promise<CheckpointInfo[]> {
     validateThreadId(threadId);
-    const repo = await resolveRepo(worktree);
+    const repo = await this.repoOf(worktree);
     const out: CheckpointInfo[] = [];
     for (const e of await this.refsWithMeta(repo, threadRefPrefix(threadId))) {
       const parsed = parseCheckpointRef(e.ref);
@@ -207,7 +231,7 @@ export class GitPlumbingCheckpointStore {
 
   /** Restore points, oldest first. */
   async listRestorePoints(worktree: string): Promise<RestorePointInfo[]> {
-    const repo = await resolveRepo(worktree);
+    const repo = await this.repoOf(worktree);
     return (await this.refsWithMeta(repo, RESTORE_POINT_REF_PREFIX))
       .filter((e) => e.meta?.kind === 'restorePoint')
       .map((e) => ({ ref: e.ref, commit: e.commit, target: e.meta!.target ?? '', timeMs: e.meta!.timeMs }))
@@ -228,7 +252,7 @@ export class GitPlumbingCheckpointStore {
 
   /** Per-file numstat between two checkpoints (refs or commit ids), or a checkpoint and the working tree. */
   async diffCheckpoints(worktree: string, fromRef: string, toRef: string | 'working'): Promise<FileDiffStat[]> {
-    const repo = await resolveRepo(worktree);
+    const repo = await this.repoOf(worktree);
     const emptyTrees = new Map<string, Promise<string>>();
     const emptyOf = (r: RepoInfo): Promise<string> => {
       if (!emptyTrees.has(r.root)) emptyTrees.set(r.root, emptyTree(r));
@@ -252,7 +276,7 @@ export class GitPlumbingCheckpointStore {
 
   /** Bytes of `path` (relative to the worktree, exact bytes if a Buffer) at a checkpoint or restore point. */
   async readFileAtCheckpoint(worktree: string, ref: string, path: string | Buffer): Promise<Buffer> {
-    const repo = await resolveRepo(worktree);
+    const repo = await this.repoOf(worktree);
     try {
       return await readFileAt(repo, ref, typeof path === 'string' ? Buffer.from(path, 'utf8') : path);
     } catch (err) {
@@ -263,7 +287,7 @@ export class GitPlumbingCheckpointStore {
   /** Deletes old checkpoints' refs (and their nested refs); see `checkpoint-prune.ts`. */
   async pruneCheckpoints(worktree: string, opts: PruneOptions): Promise<PruneResult> {
     if (opts.threadId !== undefined) validateThreadId(opts.threadId);
-    const repo = await resolveRepo(worktree);
+    const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
       try {
         return await pruneCheckpoints(repo, opts, this.now(), (prefix) => this.refsWithMeta(repo, prefix));
@@ -273,5 +297,3 @@ export class GitPlumbingCheckpointStore {
     });
   }
 }
-
-export { CHECKPOINT_REF_PREFIX, RESTORE_POINT_REF_PREFIX, joinRel };

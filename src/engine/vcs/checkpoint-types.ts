@@ -120,6 +120,8 @@ export interface CheckpointReceipt {
   nested: NestedCheckpoint[];
   /** Whether the warm index (changedPaths) was used. */
   fast: boolean;
+  /** Things left out that are not over-cap files: unreadable files, nested repositories that cannot be entered. */
+  warnings: string[];
   overBudget?: { budgetMs: number; tookMs: number };
 }
 

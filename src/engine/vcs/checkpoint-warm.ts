@@ -12,8 +12,9 @@
  * the others reuse the commit recorded last time.
  *
  * It falls back to a full capture (never guesses) when: there is no warm index or sidecar; a
- * changed path is a directory, is over the untracked size cap, lies outside the worktree, or
- * contains a `.git` segment (a repository may have appeared); or after
+ * changed path is a directory, is over the untracked size cap, lies outside the worktree,
+ * contains a `.git` segment, or lies below a directory holding a `.git` that is not a known nested
+ * repository (one may have appeared); or after
  * `WARM_MAX_FAST_CAPTURES` fast captures in a row (bounding how long an edit made outside the
  * agent can go unseen). Restores delete the warm index.
  */
@@ -24,7 +25,7 @@ import { pathFromJson, pathToJson } from './checkpoint-refs';
 import { relKey } from './checkpoint-diff';
 import { absBytes, probeNestedRepo } from './nested-repos';
 import { addAll, snapshotRepo, writeTree, disposeSnapshot, type SnapshotNode } from './checkpoint-snapshot';
-import { repoPath, type RepoPath } from './checkpoint-types';
+import { repoPath, type RepoPath, type SkippedFile } from './checkpoint-types';
 
 /** File name (in the worktree's git dir) of the warm index. */
 export const WARM_INDEX_NAME = 'vox-warm-index';
@@ -38,6 +39,8 @@ interface Sidecar {
   tree: string;
   fastRuns: number;
   nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null }>;
+  /** Over-cap untracked files the last capture skipped (paths from the worktree root). */
+  skipped: Array<{ p?: string; b?: string; bytes: number }>;
 }
 
 function files(repo: RepoInfo): { index: string; sidecar: string } {
@@ -56,12 +59,12 @@ export async function dropWarmIndex(repo: RepoInfo): Promise<void> {
  * finds nothing to delete). `nested` lists every nested repository path with the commit it was
  * captured at (null when it could not be captured inside).
  */
-export async function keepWarmIndex(node: SnapshotNode, nested: Array<{ rel: RepoPath; commit: string | null; repo: RepoInfo | null }>, fastRuns: number): Promise<void> {
+export async function keepWarmIndex(node: SnapshotNode, nested: Array<{ rel: RepoPath; commit: string | null; repo: RepoInfo | null }>, skipped: SkippedFile[], fastRuns: number): Promise<void> {
   const f = files(node.repo);
   try {
     await fsp.rm(f.sidecar, { force: true });
     await fsp.rename(node.index.file, f.index);
-    const sidecar: Sidecar = { v: 1, tree: node.tree, fastRuns, nested: nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })) };
+    const sidecar: Sidecar = { v: 1, tree: node.tree, fastRuns, nested: nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })), skipped: skipped.map((k) => ({ ...pathToJson(k.raw), bytes: k.bytes })) };
     await fsp.writeFile(f.sidecar, JSON.stringify(sidecar));
   } catch {
     await dropWarmIndex(node.repo);
@@ -71,7 +74,7 @@ export async function keepWarmIndex(node: SnapshotNode, nested: Array<{ rel: Rep
 async function readSidecar(repo: RepoInfo): Promise<Sidecar | null> {
   try {
     const s = JSON.parse(await fsp.readFile(files(repo).sidecar, 'utf8')) as Sidecar;
-    return s.v === 1 && typeof s.tree === 'string' && Array.isArray(s.nested) ? s : null;
+    return s.v === 1 && typeof s.tree === 'string' && Array.isArray(s.nested) && Array.isArray(s.skipped) ? s : null;
   } catch {
     return null;
   }
@@ -120,9 +123,12 @@ export async function fastSnapshot(repo: RepoInfo, changedPaths: Array<string | 
   const nested = sidecar.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo }));
   const dirtyNested = new Set<string>();
   const outer: Buffer[] = [];
+  const reported: Buffer[] = [];
+  const checkedDirs = new Map<string, boolean>();
   for (const p of changedPaths) {
     const rel = relativeBytes(repo.root, p);
     if (!rel) return null;
+    reported.push(rel);
     const owner = nested.find((n) => under(n.rel.raw, rel) || n.rel.raw.equals(rel));
     if (owner) {
       dirtyNested.add(relKey(owner.rel.raw));
@@ -130,6 +136,12 @@ export async function fastSnapshot(repo: RepoInfo, changedPaths: Array<string | 
     }
     const st = await fsp.lstat(absBytes(repo.root, rel)).catch(() => null);
     if (st?.isDirectory() || (st?.isFile() && st.size > maxUntrackedBytes)) return null;
+    // A repository may have appeared above the path since the last capture (`git init` by a shell tool).
+    for (let i = rel.indexOf(0x2f); i >= 0; i = rel.indexOf(0x2f, i + 1)) {
+      const key = relKey(rel.subarray(0, i));
+      if (!checkedDirs.has(key)) checkedDirs.set(key, (await fsp.lstat(absBytes(repo.root, Buffer.concat([rel.subarray(0, i), Buffer.from('/.git')]))).catch(() => null)) !== null);
+      if (checkedDirs.get(key)) return null;
+    }
     outer.push(rel);
   }
   const index = await createTempIndex(repo, files(repo).index);
@@ -140,6 +152,12 @@ export async function fastSnapshot(repo: RepoInfo, changedPaths: Array<string | 
       return null;
     }
     await addAll(repo, index.file, { only: outer }, node.warnings);
+    // Files skipped last time are still skipped unless reported (a reported over-cap file means a
+    // full capture) or inside a nested repository that is re-snapshotted (which reports its own).
+    const dirtyRoots = nested.filter((n) => dirtyNested.has(relKey(n.rel.raw))).map((n) => n.rel.raw);
+    node.skipped = sidecar.skipped
+      .map((k) => ({ ...pathFromJson(k), bytes: k.bytes }))
+      .filter((k) => !reported.some((r) => r.equals(k.raw) || under(r, k.raw)) && !dirtyRoots.some((r) => under(r, k.raw)));
     node.tree = await writeTree(repo, index.file);
     const reused: ReusedNested[] = [];
     for (const n of nested) {

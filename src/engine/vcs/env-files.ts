@@ -106,7 +106,7 @@ function checkDirectories(root: string, dirs: string[], createMissing: boolean):
 
 function isInside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 function copyOne(sourceRoot: string, targetRoot: string, rel: string): Check {

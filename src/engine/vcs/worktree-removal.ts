@@ -5,8 +5,8 @@
  * repository, and that admin entry's `gitdir` names this very path — so a plain directory, a
  * separate clone, a copy, or another repository's worktree moved here is refused `notLinked` and
  * left intact); a lock (`<git-dir>/locked`) refuses with its reason even with `force`; a dirty tree
- * (tracked changes, or untracked files that are not ignored — copied `.env` files are ignored and
- * do not count) refuses with the files unless `force`; then the tree is deleted without following
+ * (tracked changes, or untracked files that are not ignored; a provisioned `.env*` file still
+ * byte-identical to the repository's copy does not count) refuses with the files unless `force`; then the tree is deleted without following
  * any symlink (./safe-remove), its `.git` file last, and git drops the admin entry.
  *
  * Deliberate deviation from the spec's `git worktree prune`: prune also drops the admin entries of
@@ -20,6 +20,7 @@ import * as path from 'node:path';
 import { git, gitRaw, splitNul, GitError } from './git';
 import { workspaceLeases, canonicalPath } from './workspace-lease';
 import { removeTreeNoFollow } from './safe-remove';
+import { isEnvFileName, MAX_ENV_FILE_BYTES } from './env-files';
 import { WorktreeError, validateManagedWorktreePath } from './worktree-paths';
 import { gitFailure, listIn, lstatOrUndefined, resolveRepository, type RepositoryInfo } from './worktree-repo';
 
@@ -98,16 +99,35 @@ function lockReasonOf(adminDir: string): string | null {
   }
 }
 
-/** Paths with tracked changes or untracked, non-ignored files in the worktree at `wt`. */
-async function dirtyFiles(wt: string): Promise<string[]> {
+/**
+ * True when the untracked `rel` in `wt` is a `.env*` file byte-identical to the repository's own
+ * copy — i.e. one we provisioned at creation and nobody changed since; it is not a change.
+ */
+function isUnchangedProvisionedEnv(repoRoot: string, wt: string, rel: string): boolean {
+  if (!isEnvFileName(path.posix.basename(rel))) return false;
+  const a = path.join(wt, ...rel.split('/'));
+  const b = path.join(repoRoot, ...rel.split('/'));
+  const sa = lstatOrUndefined(a);
+  const sb = lstatOrUndefined(b);
+  if (!sa?.isFile() || !sb?.isFile() || sa.size !== sb.size || sa.size > MAX_ENV_FILE_BYTES) return false;
+  return fs.readFileSync(a).equals(fs.readFileSync(b));
+}
+
+/**
+ * Paths with tracked changes or untracked, non-ignored files in the worktree at `wt` (ignored
+ * files never count; provisioned `.env*` files still equal to the repository's do not either).
+ */
+async function dirtyFiles(repoRoot: string, wt: string): Promise<string[]> {
   const r = await gitRaw(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: wt });
   const fields = splitNul(r.stdout).map((b) => b.toString('utf8'));
   const files: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     if (f.length < 4) continue;
-    files.push(f.slice(3));
+    const rel = f.slice(3);
     if (f[0] === 'R' || f[0] === 'C') i++; // the rename/copy source follows as its own field
+    if (f.startsWith('??') && isUnchangedProvisionedEnv(repoRoot, wt, rel)) continue;
+    files.push(rel);
   }
   return files;
 }
@@ -122,7 +142,7 @@ export async function removeLinked(repo: RepositoryInfo, wt: string, force: bool
   if (!force) {
     let files: string[];
     try {
-      files = await dirtyFiles(wt);
+      files = await dirtyFiles(repo.root, wt);
     } catch (e) {
       throw gitFailure(e, `git status in ${wt} failed (use force to remove anyway)`, wt);
     }

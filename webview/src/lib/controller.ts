@@ -1,32 +1,31 @@
 /**
- * Controller: the webview's client of the engine. It decodes every host message (engine updates
- * through `updateEnvelope`, host commands through `hostCommandEnvelope`), folds them into an
+ * Controller: the webview's client of the engine. It decodes every host message through
+ * `updateEnvelope` (engine updates and the extension's `hostCommand`s), folds them into an
  * AppModel, and turns UI intents into protocol commands sent through the HostBridge.
  *
  * Plain TypeScript, no DOM and no Svelte: the app passes a `$state` proxy as the model (so every
  * mutation here is reactive), tests pass a plain object and a fake bridge.
  *
  * Resume: the current thread's state (with its last event seq and per-run last chunk seq) is saved
- * through `bridge.setState`; on start, on `hostCommand: resync` and whenever the webview becomes
- * visible again, the controller subscribes from those seqs, and the reducer drops any overlap.
+ * through `bridge.setState`; on start, whenever the webview becomes visible again, and when the
+ * host (re)connects an engine session (an unsolicited `settings` update), the controller
+ * subscribes from those seqs, and the reducer drops any overlap.
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
 import { MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandType } from '../../../src/protocol/commands';
-import { hostCommandEnvelope, type HostAction, type HostBridge } from './host-bridge';
+import type { HostAction, HostBridge } from './host-bridge';
 import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, isThreadState, markStreamUnavailable, runsNeedingStream,
-  type ThreadState,
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type ThreadState,
 } from './thread-state';
+import { decodeState, encodeState } from './persistence';
+
+export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 
 /** Error notices kept on screen; older ones are dropped. */
 export const MAX_NOTICES = 5;
 /** Requests remembered while waiting for a reply (subscriptions never get one unless they fail). */
 export const MAX_TRACKED_REQUESTS = 256;
-/** Version of the shape saved with `setState`; another version is ignored on restore. */
-export const PERSIST_VERSION = 1;
-/** Largest thread snapshot (JSON characters) saved; a bigger thread is replayed from seq 0 instead. */
-export const MAX_PERSISTED_THREAD_CHARS = 4_000_000;
 
 export type SettingsView = Omit<Extract<EngineUpdate, { type: 'settings' }>, 'type' | 'inReplyTo'>;
 export type ThreadSummary = Extract<EngineUpdate, { type: 'threads' }>['threads'][number];
@@ -49,14 +48,6 @@ export interface AppModel {
   focusRequests: number;
 }
 
-export interface PersistedState {
-  version: typeof PERSIST_VERSION;
-  threadId: string | null;
-  draft: string;
-  /** JSON of the ThreadState (a string: cheap to clone into VS Code's state store). */
-  threadJson: string | null;
-}
-
 export interface Logger { warn(message: string): void; error(message: string): void }
 
 type Pending = { type: CommandType; threadId?: string; turnId?: string; callId?: string; prompt?: string };
@@ -69,10 +60,6 @@ const consoleLogger: Logger = {
   warn: (m) => console.warn(`[vox] ${m}`),
   error: (m) => console.error(`[vox] ${m}`),
 };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export class Controller {
   private readonly pending = new Map<string, Pending>();
@@ -103,12 +90,6 @@ export class Controller {
   /** Handles one message from the host. Never throws. */
   handleMessage(data: unknown): void {
     try {
-      if (isRecord(data) && data.type === 'hostCommand') {
-        const hc = hostCommandEnvelope.tryDecode(data);
-        if (!hc.ok) this.log.warn(`ignoring a broken host command: ${hc.error.message}`);
-        else if (hc.message.kind === 'known') this.onHostCommand(hc.message.value.command);
-        return;
-      }
       const decoded = updateEnvelope.tryDecode(data);
       if (!decoded.ok) {
         this.log.warn(`ignoring a broken update: ${decoded.error.message}`);
@@ -121,16 +102,34 @@ export class Controller {
     }
   }
 
-  private onHostCommand(command: 'newThread' | 'resync'): void {
-    if (command === 'newThread') this.newThread();
-    else this.resubscribe();
+  private onHostCommand(u: Extract<EngineUpdate, { type: 'hostCommand' }>): void {
+    switch (u.command) {
+      case 'newThread':
+        this.newThread();
+        return;
+      case 'focusComposer':
+        this.model.focusRequests++;
+        return;
+      case 'insertPrompt':
+        if (u.text) this.model.draft = this.model.draft.length > 0 ? `${this.model.draft}\n${u.text}` : u.text;
+        this.model.focusRequests++;
+        return;
+      case 'openThread':
+        if (u.threadId) this.openThread(u.threadId);
+        return;
+    }
   }
 
   private onUpdate(u: EngineUpdate): void {
     const m = this.model;
     switch (u.type) {
+      case 'hostCommand':
+        this.onHostCommand(u);
+        return;
       case 'settings':
         m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        if (u.inReplyTo === undefined) this.resubscribe(); // a new engine session: its subscriptions are ours to redo
+        else this.take(u.inReplyTo);
         return;
       case 'threads':
         m.threads = [...u.threads].sort((a, b) => b.updatedAt - a.updatedAt);
@@ -151,6 +150,7 @@ export class Controller {
       case 'approvalRequested':
         if (!m.approvals.some((a) => a.callId === u.callId)) {
           m.approvals.push({ callId: u.callId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
+          this.persistNow(); // a reload must not lose it (see PersistedState.approvals)
         }
         return;
       case 'approvalSettled':
@@ -344,15 +344,11 @@ export class Controller {
     else this.persistNow();
   }
 
-  /** Saves {threadId, draft, thread state with its seqs} now. */
+  /** Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts). */
   persistNow(): void {
     this.dirty = false;
-    const thread = this.model.thread;
-    let threadJson: string | null = thread ? JSON.stringify(thread) : null;
-    if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null; // replay from 0 instead
-    const state: PersistedState = { version: PERSIST_VERSION, threadId: thread?.threadId ?? null, draft: this.model.draft, threadJson };
     try {
-      this.bridge.setState(state);
+      this.bridge.setState(encodeState(this.model.thread, this.model.draft, this.model.approvals));
     } catch (e) {
       this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -364,21 +360,11 @@ export class Controller {
   }
 
   private restore(): void {
-    const raw = this.bridge.getState();
-    if (!isRecord(raw) || raw.version !== PERSIST_VERSION) return;
-    if (typeof raw.draft === 'string') this.model.draft = raw.draft;
-    if (typeof raw.threadId !== 'string') return;
-    let thread: ThreadState = createThreadState(raw.threadId);
-    if (typeof raw.threadJson === 'string') {
-      try {
-        const parsed: unknown = JSON.parse(raw.threadJson);
-        if (isThreadState(parsed) && parsed.threadId === raw.threadId) thread = parsed;
-        else this.log.warn('saved thread state has an unexpected shape; replaying the thread from the start');
-      } catch {
-        this.log.warn('saved thread state is not JSON; replaying the thread from the start');
-      }
-    }
-    this.model.thread = thread;
+    const saved = decodeState(this.bridge.getState(), (w) => this.log.warn(w));
+    if (!saved) return;
+    this.model.draft = saved.draft;
+    this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
+    this.model.thread = saved.thread;
   }
 
   // ---- plumbing -------------------------------------------------------------------------------

@@ -6,29 +6,21 @@
  *                   engine ClientSession.handle unchanged), or
  *                   `{ type: 'hostAction', action }` — not an engine command: the extension
  *                   itself handles it (set an API key, choose a GGUF file, …; see HOST_ACTIONS).
- *   host → webview  an EngineUpdate of src/protocol/updates.ts (decoded here through
- *                   `updateEnvelope`), or `{ type: 'hostCommand', command }` (see HOST_COMMANDS).
+ *   host → webview  an EngineUpdate of src/protocol/updates.ts, decoded through `updateEnvelope`
+ *                   — including `hostCommand` (newThread, focusComposer, insertPrompt {text},
+ *                   openThread {threadId}) that the extension sends for palette commands.
+ *                   A `settings` update that answers no request means the host (re)connected
+ *                   a ClientSession: the webview subscribes again from its last seqs.
  *
  * ./vscode-bridge.ts implements it over `acquireVsCodeApi()`; tests inject their own, or a fake
  * `acquireVsCodeApi`. This file holds no DOM code, so Node tests can import it.
  */
 import type { ClientCommand } from '../../../src/protocol/commands';
-import { forwardCompatible } from '../../../src/engine/ids/envelope';
-import { literal, object } from '../../../src/engine/ids/validators';
 
 /** Actions the demo banner offers; the extension implements each one. */
 export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm'] as const;
 export type HostAction = (typeof HOST_ACTIONS)[number];
 export interface HostActionMessage { type: 'hostAction'; action: HostAction }
-
-/**
- * Commands the extension may send to the webview:
- *   newThread  the `vox.newThread` command ran: open an empty thread and focus the composer;
- *   resync     the host's engine session was recreated: subscribe again from the last seen seqs.
- */
-export const hostCommandEnvelope = forwardCompatible({
-  hostCommand: object({ type: literal('hostCommand'), command: literal('newThread', 'resync') }),
-});
 
 export interface HostBridge {
   /** Sends one engine command. */

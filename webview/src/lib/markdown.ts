@@ -1,7 +1,9 @@
 /**
  * Model output → safe HTML. Markdown is parsed with marked; top-level fenced/indented code blocks
  * are returned as separate parts (rendered by CodeBlock.svelte, as text, never as HTML), and every
- * other run of tokens is rendered to HTML and sanitised by DOMPurify before it reaches `{@html}`.
+ * other top-level block is rendered to HTML and sanitised by DOMPurify before it reaches
+ * `{@html}`. One part per block, cached by its source: while a message streams, only its last
+ * block changes, so only that block is re-rendered (and the DOM of the others stays put).
  * Model output is untrusted: `<script>`, event-handler attributes (`onerror=`), `javascript:` URLs,
  * forms, frames and inline styles are removed. Links get `rel="noopener noreferrer"`.
  */
@@ -11,6 +13,10 @@ import DOMPurify from 'dompurify';
 export type MarkdownPart = { kind: 'html'; html: string } | { kind: 'code'; lang: string; text: string };
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+/** Rendered blocks remembered (oldest dropped first). */
+const BLOCK_CACHE_ENTRIES = 1_000;
+const blockCache = new Map<string, string>();
 
 /** Elements never allowed, even where DOMPurify's HTML profile would keep them. */
 const FORBID_TAGS = ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'link', 'meta', 'base', 'svg', 'math'];
@@ -36,13 +42,28 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function renderTokens(tokens: Token[]): string {
-  return sanitizeHtml(marked.parser(tokens));
+function renderBlock(token: Token, links: object): string {
+  const key = Object.keys(links).length === 0 ? token.raw : `${token.raw}\u0000${JSON.stringify(links)}`;
+  const hit = blockCache.get(key);
+  if (hit !== undefined) return hit;
+  let html: string;
+  try {
+    html = sanitizeHtml(marked.parser([token]));
+  } catch (e) {
+    console.warn('[vox] markdown failed to render; showing it as text', e);
+    html = `<p>${escapeHtml(token.raw)}</p>`;
+  }
+  blockCache.set(key, html);
+  if (blockCache.size > BLOCK_CACHE_ENTRIES) {
+    const oldest = blockCache.keys().next().value;
+    if (oldest !== undefined) blockCache.delete(oldest);
+  }
+  return html;
 }
 
-/** Splits markdown into sanitised HTML parts and code blocks, in order. */
+/** Splits markdown into sanitised HTML blocks and code blocks, in order. */
 export function markdownParts(src: string): MarkdownPart[] {
-  let tokens: Token[];
+  let tokens: ReturnType<typeof marked.lexer>;
   try {
     tokens = marked.lexer(src);
   } catch (e) {
@@ -50,26 +71,14 @@ export function markdownParts(src: string): MarkdownPart[] {
     return [{ kind: 'html', html: `<p>${escapeHtml(src)}</p>` }];
   }
   const parts: MarkdownPart[] = [];
-  let group: Token[] = [];
-  const flush = (): void => {
-    if (group.length === 0) return;
-    try {
-      parts.push({ kind: 'html', html: renderTokens(group) });
-    } catch (e) {
-      console.warn('[vox] markdown failed to render; showing it as text', e);
-      parts.push({ kind: 'html', html: `<p>${escapeHtml(group.map((t) => t.raw).join(''))}</p>` });
-    }
-    group = [];
-  };
   for (const t of tokens) {
+    if (t.type === 'space') continue;
     if (t.type === 'code') {
-      flush();
       const lang = typeof t.lang === 'string' ? (t.lang.split(/\s+/)[0] ?? '') : '';
       parts.push({ kind: 'code', lang, text: String(t.text ?? '') });
     } else {
-      group.push(t);
+      parts.push({ kind: 'html', html: renderBlock(t, tokens.links) });
     }
   }
-  flush();
   return parts;
 }

@@ -1,0 +1,149 @@
+// Run Vox in a real VS Code in your browser: code-server 4.100.3 (= VS Code 1.100.3), offline.
+//
+//   node scripts/start-vscode.mjs [--port 8080] [--no-wait] [--reset] [--no-package] [--stop]
+//   npm run vscode
+//
+// Steps (each timed):
+//   1. scripts/setup-code-server.sh: installs code-server into ~/.cache/vox/ once (~3-5 min),
+//      then only checks it (~1 s);
+//   2. generates the offline demo model (models/vox-demo.gguf) when missing;
+//   3. builds and packs the VSIX (scripts/package-vsix.mjs -> vox-<version>.vsix);
+//   4. installs it with `code-server --install-extension` into .vox-sandbox/vscode/extensions;
+//   5. creates the sample workspace .vox-sandbox/workspace (a small git repo) if missing;
+//   6. starts code-server on 127.0.0.1:<port> with its own HOME and user-data-dir, no auth,
+//      no telemetry, no update check, no workspace-trust prompt; waits for /healthz; prints the URL.
+// Then it keeps running until Ctrl-C (which stops code-server and everything it started).
+//   --port N      port on 127.0.0.1 (default $VOX_PORT or 8080; 0 = any free port)
+//   --no-wait     leave code-server running in the background and exit; stop it later with --stop
+//   --stop        stop a code-server left running by --no-wait, and exit
+//   --reset       start from a fresh profile and sample workspace
+//   --no-package  reuse the existing vox-<version>.vsix
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadHarness } from '../test/e2e/load-harness.mjs';
+
+const args = process.argv.slice(2);
+const flag = (f) => args.includes(f);
+const opt = (f) => {
+  const i = args.indexOf(f);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const h = await loadHarness();
+const root = h.REPO_ROOT;
+const sandbox = path.join(root, '.vox-sandbox');
+const dirs = {
+  home: path.join(sandbox, 'vscode', 'home'),
+  userData: path.join(sandbox, 'vscode', 'user-data'),
+  extensions: path.join(sandbox, 'vscode', 'extensions'),
+  workspace: path.join(sandbox, 'workspace'),
+};
+const pidFile = path.join(sandbox, 'vscode', 'code-server.pid');
+const logFile = path.join(sandbox, 'vscode', 'code-server.log');
+const say = (m) => process.stdout.write(`[start-vscode] ${m}\n`);
+const t0 = Date.now();
+const timings = [];
+function step(label, fn) {
+  const t = Date.now();
+  const r = fn();
+  const done = (v) => {
+    timings.push([label, Date.now() - t]);
+    say(`${label}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    return v;
+  };
+  return r instanceof Promise ? r.then(done) : done(r);
+}
+
+/** Stops a server left running by an earlier --no-wait (its whole process group). */
+function stopPrevious() {
+  if (!fs.existsSync(pidFile)) return false;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  fs.rmSync(pidFile, { force: true });
+  if (!pid) return false;
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return false;
+  }
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return true;
+    }
+    spawnSync('sleep', ['0.1']);
+  }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+  return true;
+}
+
+if (flag('--stop')) {
+  say(stopPrevious() ? 'stopped the background code-server' : 'no background code-server was running');
+  process.exit(0);
+}
+if (stopPrevious()) say('stopped a code-server left running by an earlier --no-wait');
+
+const port = Number(opt('--port') ?? process.env.VOX_PORT ?? 8080);
+if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad --port ${opt('--port')}`);
+if (flag('--reset')) {
+  for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.workspace]) fs.rmSync(d, { recursive: true, force: true });
+}
+
+const codeServerBin = step('code-server (setup-code-server.sh)', () => h.ensureCodeServer());
+
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
+if (!fs.existsSync(path.join(root, 'models', 'vox-demo.gguf'))) {
+  step('demo model (make-demo-model.mjs)', () => {
+    const r = spawnSync(process.execPath, ['scripts/make-demo-model.mjs'], { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0) say('demo model generation failed: Vox will start without its offline model');
+  });
+}
+if (!flag('--no-package') || !fs.existsSync(vsix)) {
+  step('build + package VSIX', () => {
+    const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error('packaging failed (see above)');
+  });
+}
+say(`VSIX: ${path.relative(root, vsix)} (${(fs.statSync(vsix).size / 1024 / 1024).toFixed(1)} MiB)`);
+const installed = step('install VSIX (--install-extension)', () =>
+  h.installExtension({ codeServerBin, vsix, extensionsDir: dirs.extensions, userDataDir: dirs.userData, home: dirs.home }),
+);
+say(`installed into ${path.relative(root, installed)}`);
+h.createSampleWorkspace(dirs.workspace);
+
+const noWait = flag('--no-wait');
+const server = await step('start code-server (to /healthz)', () =>
+  h.startCodeServer({
+    codeServerBin,
+    port,
+    workspace: dirs.workspace,
+    home: dirs.home,
+    userDataDir: dirs.userData,
+    extensionsDir: dirs.extensions,
+    logFile,
+    persist: noWait,
+  }).catch((e) => {
+    if (/EADDRINUSE/.test(String(e))) throw new Error(`port ${port} is in use: pass --port <another> (or 0 for any free port)`);
+    throw e;
+  }),
+);
+const url = server.workbenchUrl({ folder: dirs.workspace });
+say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.stdout.write(`\n  Vox in VS Code: ${url}\n  workspace:      ${dirs.workspace}\n  server log:     ${logFile}\n\n`);
+
+if (noWait) {
+  fs.writeFileSync(pidFile, String(server.pid));
+  say(`code-server keeps running (pid ${server.pid}); stop it with: node scripts/start-vscode.mjs --stop`);
+  process.exit(0);
+}
+say('press Ctrl-C to stop');
+h.installExitHooks(); // Ctrl-C / SIGTERM: stop code-server's whole process group, then exit
+const code = await server.exited;
+say(`code-server exited (${code}); see ${logFile}`);
+await h.cleanupAll();
+process.exit(code ?? 1);

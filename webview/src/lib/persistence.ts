@@ -1,0 +1,78 @@
+/**
+ * What the webview saves with `vscode.setState` and how it reads it back. VS Code keeps this
+ * state while the webview is hidden and across reloads of its page, so a re-created webview
+ * resumes the open thread exactly where it stood: the ThreadState carries the last event seq and
+ * each run's last chunk seq, and the controller subscribes from those. The saved value is our own
+ * data, but maybe from an older build: anything that does not fit is dropped (the thread is then
+ * replayed from seq 0, which is always correct, only slower).
+ */
+import { createThreadState, isThreadState, type ThreadState } from './thread-state';
+
+/** Version of the saved shape; a state of another version is ignored. */
+export const PERSIST_VERSION = 1;
+/** Largest thread snapshot (JSON characters) saved; a bigger thread is replayed from seq 0 instead. */
+export const MAX_PERSISTED_THREAD_CHARS = 4_000_000;
+
+export interface SavedApproval {
+  callId: string;
+  toolName: string;
+  argumentsJson: string;
+  toolClass: 'read' | 'write' | 'execute';
+}
+
+export interface PersistedState {
+  version: typeof PERSIST_VERSION;
+  threadId: string | null;
+  draft: string;
+  /** JSON of the ThreadState (a string: cheap to clone into VS Code's state store). */
+  threadJson: string | null;
+  /**
+   * Approvals still waiting: the host's session announces each one once, so a webview reloaded
+   * while hidden would otherwise never see it again. Stale ones drop out when their tool item
+   * completes, on `approvalSettled`, or when answering them fails.
+   */
+  approvals: SavedApproval[];
+}
+
+export interface Restored { draft: string; approvals: SavedApproval[]; thread: ThreadState | null }
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const TOOL_CLASSES: readonly unknown[] = ['read', 'write', 'execute'];
+
+function isApproval(v: unknown): v is SavedApproval {
+  return isRecord(v) && typeof v.callId === 'string' && typeof v.toolName === 'string' && typeof v.argumentsJson === 'string' && TOOL_CLASSES.includes(v.toolClass);
+}
+
+export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[]): PersistedState {
+  let threadJson: string | null = thread ? JSON.stringify(thread) : null;
+  if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null;
+  return {
+    version: PERSIST_VERSION,
+    threadId: thread?.threadId ?? null,
+    draft,
+    threadJson,
+    approvals: approvals.map((a) => ({ callId: a.callId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
+  };
+}
+
+/** Reads a saved state; null when there is none (or of another version). */
+export function decodeState(raw: unknown, warn: (message: string) => void): Restored | null {
+  if (!isRecord(raw) || raw.version !== PERSIST_VERSION) return null;
+  const draft = typeof raw.draft === 'string' ? raw.draft : '';
+  const approvals = Array.isArray(raw.approvals) ? raw.approvals.filter(isApproval) : [];
+  if (typeof raw.threadId !== 'string') return { draft, approvals, thread: null };
+  let thread = createThreadState(raw.threadId);
+  if (typeof raw.threadJson === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(raw.threadJson);
+      if (isThreadState(parsed) && parsed.threadId === raw.threadId) thread = parsed;
+      else warn('saved thread state has an unexpected shape; replaying the thread from the start');
+    } catch {
+      warn('saved thread state is not JSON; replaying the thread from the start');
+    }
+  }
+  return { draft, approvals, thread };
+}
