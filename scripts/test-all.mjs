@@ -1,7 +1,8 @@
 // Runs every test suite Vox has and prints one closing line `N passed, N failed` summing them.
-// Order: build the bundles, generate the demo model, type-check, lint, then the mocha suites
-// (unit + integration). A failing check counts as one failure; the run continues so the summary
-// is complete. Exit code 1 when anything failed.
+// Order: install code-server + Debian chromium if missing, build the bundles, generate the demo
+// model, type-check, lint, the mocha suites (unit, integration, webview), then the e2e suite in
+// code-server and the desktop VS Code suite (skipped without VSCODE_EXECUTABLE). A failing check
+// counts as one failure; the run continues so the summary is complete. Exit 1 when anything failed.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -41,12 +42,39 @@ function mochaSuite(label, globs) {
   if (!ok && c.failed === 0) failed++;
 }
 
+/** A non-mocha suite that writes its own counts to $VOX_TEST_COUNTS_FILE. */
+function countedSuite(label, cmd, args) {
+  const countsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vox-counts-')), 'counts.json');
+  const ok = run(label, cmd, args, { VOX_TEST_COUNTS_FILE: countsFile });
+  if (!fs.existsSync(countsFile)) {
+    failed++;
+    return;
+  }
+  const c = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
+  passed += c.passed ?? 0;
+  failed += c.failed ?? 0;
+  skipped += c.skipped ?? 0;
+  if (!ok && !c.failed) failed++;
+}
+
+// Chromium (webview and e2e tests) and code-server (e2e): idempotent, seconds when installed.
+const setupOk = process.env.VOX_SKIP_E2E === '1' || run('code-server + chromium setup', 'bash', ['scripts/setup-code-server.sh']);
+if (!setupOk) failed++;
 check('build', 'node', ['esbuild.mjs']);
 check('demo model', 'node', ['scripts/make-demo-model.mjs']);
 check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 check('typecheck webview', 'npx', ['tsc', '-p', 'webview/tsconfig.json', '--noEmit']);
 check('lint', 'npx', ['eslint', 'src', 'test', 'bench', 'scripts', 'webview/src']);
 mochaSuite('unit + integration + webview', ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts']);
+
+// End to end in a real VS Code (code-server) driven by headless Chromium. The setup step is
+// idempotent (seconds when already installed) so `npm test` works on a fresh clone.
+if (process.env.VOX_SKIP_E2E === '1') {
+  process.stdout.write('\n=== e2e: skipped (VOX_SKIP_E2E=1)\n');
+} else if (setupOk) {
+  countedSuite('e2e (code-server + chromium)', 'node', ['test/e2e/run-e2e.mjs']);
+}
+countedSuite('desktop VS Code (@vscode/test-electron)', 'node', ['test/e2e/run-electron.mjs']);
 
 process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);

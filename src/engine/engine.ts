@@ -4,18 +4,20 @@
  * the model resolver and the agent runner. The CLI and the VS Code extension both build this.
  */
 import { ApprovalGate, ApprovalPolicy } from './agent/approval';
-import { AgentRunner, type AgentRunnerDeps } from './agent/runner';
+import { AgentRunner } from './agent/runner';
 import { createDefaultTools } from './agent/tools/index';
 import { ModelResolver, type ProviderConfig } from './providers/resolve';
 import { VoxStore } from './store/store';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
+import { CheckpointService } from './checkpoints/checkpoint-service';
 
 export interface EngineOptions {
   dbPath: string;
   workspaceRoot: string;
   providers: ProviderConfig;
   policy?: ApprovalPolicy;
-  hooks?: Pick<AgentRunnerDeps, 'beforeMutatingTool' | 'onTurnEnd'>;
+  /** Automatic checkpoints before mutating tools and at turn end (default on; off when the workspace is not a git repo). */
+  checkpoints?: boolean;
 }
 
 export class Engine {
@@ -25,6 +27,8 @@ export class Engine {
   readonly policy: ApprovalPolicy;
   readonly models: ModelResolver;
   readonly runner: AgentRunner;
+  readonly checkpoints: CheckpointService;
+  readonly workspaceRoot: string;
   /** Run ids found interrupted (owner process gone) when the engine opened the store. */
   readonly recovered: string[];
 
@@ -37,6 +41,9 @@ export class Engine {
     });
     this.policy = opts.policy ?? new ApprovalPolicy();
     this.models = new ModelResolver(opts.providers);
+    this.workspaceRoot = opts.workspaceRoot;
+    this.checkpoints = new CheckpointService(this.store, opts.workspaceRoot);
+    const auto = opts.checkpoints !== false;
     this.runner = new AgentRunner({
       store: this.store,
       streams: this.streams,
@@ -44,7 +51,12 @@ export class Engine {
       policy: this.policy,
       gate: this.gate,
       workspaceRoot: opts.workspaceRoot,
-      ...opts.hooks,
+      ...(auto
+        ? {
+            beforeMutatingTool: (info) => this.checkpoints.beforeMutatingTool(info),
+            onTurnEnd: (info) => this.checkpoints.onTurnEnd(info),
+          }
+        : {}),
     });
   }
 

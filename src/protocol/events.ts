@@ -59,6 +59,25 @@ export type VoxEvent =
       isError: boolean;
     }
   | {
+      type: 'checkpoint.captured';
+      threadId: string;
+      runId: string | null;
+      /** Hidden git ref, e.g. refs/vox/checkpoints/<thread>/<ordinal>. */
+      ref: string;
+      ordinal: number;
+      trigger: 'tool' | 'turnEnd' | 'manual';
+      toolName: string | null;
+      changedCount: number;
+      skippedCount: number;
+      /** Set when the capture took longer than its budget (reported, never silently disabled). */
+      overBudgetMs: number | null;
+      /** The message the thread rewinds to when this checkpoint is restored with mode thread/both. */
+      rewindTo: string | null;
+    }
+  | { type: 'checkpoint.restored'; threadId: string; ordinal: number; mode: 'files' | 'thread' | 'both'; restorePoint: string | null; changedCount: number }
+  /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
+  | { type: 'thread.rewound'; threadId: string; toMessageId: string | null }
+  | {
       type: 'run.ended';
       threadId: string;
       runId: string;

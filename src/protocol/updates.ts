@@ -36,7 +36,8 @@ export const eventEnvelope = forwardCompatible({
   }),
 });
 
-const chunk = object({ turnId: str, seq: int, kind: literal('text', 'reasoning', 'toolCall', 'toolResult', 'status'), data: str });
+/** Chunk kinds are open: a newer engine may add kinds an older client skips (today: text, reasoning, toolCall, toolResult, status). */
+const chunk = object({ turnId: str, seq: int, kind: str, data: str });
 const threadSummary = object({ id: str, title: str, createdAt: int, updatedAt: int, lastSeq: int });
 const inReplyTo = optional(str);
 

@@ -43,6 +43,8 @@ const HANDLERS: { [K in CommandType]: Handler<K> } = {
     });
     s.addSubscription(`thread:${cmd.threadId}`, sub.unsubscribe);
     s.send({ type: 'events', threadId: cmd.threadId, events: forThread(sub.replay) });
+    // A client that (re)subscribes — e.g. a webview reloaded while hidden — must see approvals still waiting.
+    for (const req of s.engine.gate.pending()) s.send({ type: 'approvalRequested', ...req });
   },
   subscribeTurn(s, cmd) {
     const key = `turn:${cmd.turnId}`;

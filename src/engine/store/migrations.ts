@@ -87,6 +87,30 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'thread head pointer (rewind to a checkpoint) and checkpoint index',
+    up(db) {
+      db.exec(`
+        ALTER TABLE threads ADD COLUMN head_message_id TEXT;
+        ALTER TABLE threads ADD COLUMN head_set INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE checkpoints (
+          thread_id   TEXT    NOT NULL REFERENCES threads(id),
+          ordinal     INTEGER NOT NULL,
+          ref         TEXT    NOT NULL,
+          run_id      TEXT,
+          trigger     TEXT    NOT NULL,
+          tool_name   TEXT,
+          changed     INTEGER NOT NULL,
+          skipped     INTEGER NOT NULL,
+          over_budget_ms INTEGER,
+          rewind_to   TEXT,
+          created_at  INTEGER NOT NULL,
+          PRIMARY KEY (thread_id, ordinal)
+        );
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

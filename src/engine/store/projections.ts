@@ -34,6 +34,23 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     db.prepare(
       'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(e.messageId, e.threadId, e.parentId, e.role, e.content, e.runId, e.status, time);
+    db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.messageId, e.threadId);
+  },
+  'thread.rewound'(db, e) {
+    if (e.toMessageId !== null) {
+      const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
+      if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
+    }
+    mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+  },
+  'checkpoint.captured'(db, e, time) {
+    db.prepare(
+      `INSERT OR REPLACE INTO checkpoints (thread_id, ordinal, ref, run_id, trigger, tool_name, changed, skipped, over_budget_ms, rewind_to, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(e.threadId, e.ordinal, e.ref, e.runId, e.trigger, e.toolName, e.changedCount, e.skippedCount, e.overBudgetMs, e.rewindTo, time);
+  },
+  'checkpoint.restored'() {
+    // History only: the files live in git; a thread rewind is its own `thread.rewound` event.
   },
   'run.started'(db, e, time) {
     db.prepare(

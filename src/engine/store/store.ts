@@ -28,6 +28,10 @@ export interface TurnItemRow {
   id: string; runId: string; ordinal: number; kind: ItemKind; status: ItemStatus; toolName: string | null;
   arguments: string | null; content: string; isError: boolean;
 }
+export interface CheckpointRow {
+  threadId: string; ordinal: number; ref: string; runId: string | null; trigger: 'tool' | 'turnEnd' | 'manual'; toolName: string | null;
+  changedCount: number; skippedCount: number; overBudgetMs: number | null; rewindTo: string | null; createdAt: number;
+}
 export interface PersistedChunk { turnId: string; seq: number; kind: string; data: string }
 export type EventListener = (events: StoredEvent[]) => void;
 
@@ -146,11 +150,20 @@ export class VoxStore {
       .all(threadId) as MessageRow[];
   }
 
-  /** The message path from the root to `leafId` (default: the newest message). */
+  /** The thread's head: the message new prompts follow (moved back by `thread.rewound`). */
+  headMessageId(threadId: string): string | null {
+    const row = this.db.prepare('SELECT head_message_id AS h, head_set AS s FROM threads WHERE id = ?').get(threadId) as { h: string | null; s: number } | undefined;
+    if (!row) throw new StoreError('notFound', `thread ${threadId} does not exist`);
+    if (row.s) return row.h;
+    return this.messages(threadId).at(-1)?.id ?? null;
+  }
+
+  /** The message path from the root to `leafId` (default: the thread's head). */
   activePath(threadId: string, leafId?: string): MessageRow[] {
     const all = this.messages(threadId);
     const byId = new Map(all.map((m) => [m.id, m]));
-    let cur = leafId ? byId.get(leafId) : all[all.length - 1];
+    const head = leafId ?? this.headMessageId(threadId);
+    let cur = head ? byId.get(head) : undefined;
     const path: MessageRow[] = [];
     while (cur) {
       path.push(cur);
@@ -177,6 +190,16 @@ export class VoxStore {
       )
       .all(runId) as (Omit<TurnItemRow, 'isError'> & { isError: number })[];
     return rows.map((r) => ({ ...r, isError: r.isError === 1 }));
+  }
+
+  checkpoints(threadId: string): CheckpointRow[] {
+    return this.db
+      .prepare(
+        `SELECT thread_id AS threadId, ordinal, ref, run_id AS runId, trigger, tool_name AS toolName, changed AS changedCount, skipped AS skippedCount,
+                over_budget_ms AS overBudgetMs, rewind_to AS rewindTo, created_at AS createdAt
+         FROM checkpoints WHERE thread_id = ? ORDER BY ordinal`,
+      )
+      .all(threadId) as CheckpointRow[];
   }
 
   nextRunOrdinal(threadId: string): number {

@@ -128,6 +128,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       }
     }
     await addAll(repo, index.file, { exclude }, node.warnings);
+    if (exclude.length) await dropEntriesBelow(repo, index.file, stage.stdout, exclude);
     node.tree = await writeTree(repo, index.file);
     for (const p of nested) {
       if (!p.repo) continue;
@@ -145,6 +146,41 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
     await disposeSnapshot(node);
     throw toCheckpointError(err, `snapshotting ${repo.root}`);
   }
+}
+
+/** Paths of `ls-files -s -z` output, in the index's (byte) order. */
+function stagePaths(out: Buffer): Buffer[] {
+  return splitNul(out).map((rec) => rec.subarray(rec.indexOf(0x09) + 1));
+}
+
+/** Index of the first element of sorted `xs` that is not less than `key`. */
+function lowerBound(xs: Buffer[], key: Buffer): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Buffer.compare(xs[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * An excluded path is left out of `add -A` together with everything below it, so index entries
+ * below it (a tracked directory that is now an over-cap file, or a nested repository) would stay
+ * in the snapshot with stale content. They cannot exist on disk as such, so they are removed from
+ * the temporary index explicitly (exact paths, no pathspec semantics).
+ */
+async function dropEntriesBelow(repo: RepoInfo, index: string, stage: Buffer, excluded: Buffer[]): Promise<void> {
+  const paths = stagePaths(stage);
+  const stale: Buffer[] = [];
+  for (const x of excluded) {
+    const prefix = Buffer.concat([x, Buffer.from('/')]);
+    for (let i = lowerBound(paths, prefix); i < paths.length && paths[i]!.subarray(0, prefix.length).equals(prefix); i++) stale.push(paths[i]!);
+  }
+  if (!stale.length) return;
+  const input = Buffer.concat(stale.flatMap((p) => [p, Buffer.from([0])]));
+  await run(repo, ['update-index', '--force-remove', '-z', '--stdin'], { index, input });
 }
 
 /** Deletes every temporary index of a snapshot tree (safe to call twice). */

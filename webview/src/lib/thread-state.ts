@@ -22,7 +22,8 @@ import type { ForwardCompatibleEnvelope } from '../../../src/engine/ids/envelope
 /** A decoded stored event, as `eventEnvelope` produces it. */
 export type WireEvent = typeof eventEnvelope extends ForwardCompatibleEnvelope<infer T> ? T : never;
 export type ChunkKindName = 'text' | 'reasoning' | 'toolCall' | 'toolResult' | 'status';
-export interface WireChunk { turnId: string; seq: number; kind: ChunkKindName; data: string }
+/** `kind` is open: chunks of kinds this build does not know are skipped (a newer engine may add some). */
+export interface WireChunk { turnId: string; seq: number; kind: ChunkKindName | (string & {}); data: string }
 export type TurnEndStatus = 'completed' | 'cancelled' | 'failed' | 'interrupted';
 export type Warn = (message: string) => void;
 
@@ -227,12 +228,13 @@ export function applyChunks(state: ThreadState, turnId: string, chunks: readonly
 
 function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
   const last = run.stream[run.stream.length - 1];
-  switch (chunk.kind) {
+  const kind = chunk.kind as ChunkKindName;
+  switch (kind) {
     case 'text':
     case 'reasoning':
       if (chunk.data.length === 0) return;
-      if (last && last.kind === chunk.kind) last.text += chunk.data;
-      else run.stream.push({ kind: chunk.kind, text: chunk.data, toolsBefore: toolsIn(run.stream) });
+      if (last && last.kind === kind) last.text += chunk.data;
+      else run.stream.push({ kind, text: chunk.data, toolsBefore: toolsIn(run.stream) });
       return;
     case 'toolCall': {
       const call = parseJson(chunk.data, toolCallData, warn, 'toolCall');
@@ -254,6 +256,8 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
     case 'status':
       run.statusText = chunk.data.length > 0 ? chunk.data : null;
       return;
+    default:
+      return; // unknown kind from a newer engine: its seq still counts as seen
   }
 }
 

@@ -1,0 +1,734 @@
+/**
+ * Benchmark: what one checkpoint costs on a big repository (SPEC §4.2; FIELD-NOTES "Checkpoint
+ * costs measured here"). Not a test: no asserts on timings, only a table with ratios.
+ *
+ * Run: `node --import=tsx bench/checkpoints.ts [--files 20000] [--mb 200] [--runs 5]
+ *       [--shadow-runs 3] [--keep]`   (quick: `--files 2000 --mb 20`).
+ *
+ * In one process, on one generated repository (seeded, so every run builds the same bytes):
+ * FILES files of ~MB megabytes in nested directories — mostly text source of varied sizes, some
+ * binaries, a real `.gitignore` with ignored build output (`dist/`, `*.log`, `node_modules/`)
+ * present on disk, and one nested repository with its own commits — committed with one
+ * `git add -A && git commit`. Then 10 files change (8 tracked files modified, 2 untracked files
+ * added; rewritten with fresh content before every timed run) and each approach is timed:
+ *
+ *   1  `git status --porcelain`                        the floor every approach is compared with
+ *   2  Vox capture, full                               temp copy of the real index + add -A +
+ *                                                      write-tree + commit-tree + update-ref
+ *   3  Vox capture with `changedPaths`                 the warm per-worktree index, add of the
+ *                                                      10 reported paths only
+ *   4  temp index seeded with `read-tree HEAD`         + add -A + write-tree (t3code, once)
+ *   5  shadow repository (Cline / Roo)                 separate git dir with core.worktree = the
+ *                                                      repo; `add -A && commit`; first checkpoint
+ *                                                      (copies every object) and later ones
+ *   6  `git stash create`                              ignores untracked files
+ *   7  restores                                        Vox restore of a checkpoint 10 files away
+ *                                                      and its undo; the shadow repository's
+ *                                                      `clean -f -d` + `reset --hard` (Roo; Cline
+ *                                                      runs the reset alone) there and back
+ *
+ * Approaches 1–4, 6 and later shadow checkpoints are timed in interleaved rounds (one run of each
+ * per round), so load from other processes hits them alike; every figure is the median of the
+ * rounds, after one untimed warm-up round. Disk: objects each approach added to the user's
+ * repository (`count-objects -v` before/after, nested repository included), and `du` of the
+ * shadow git dir. Auto gc is off in the generated repositories (`gc.auto=0`) so no background gc
+ * runs mid-measurement; a real shadow repository's first commit would start one (~20k loose
+ * objects). Git runs with no global or system config. Temp dirs live under os.tmpdir() and are
+ * removed at the end unless --keep. Nothing leaves the machine.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { GitPlumbingCheckpointStore } from '../src/engine/vcs/checkpoint-store';
+import { seededRandom } from '../test/support/manual-clock';
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+/** Files on disk in the generated worktree (tracked + ignored + nested repository), by default. */
+const DEFAULT_FILES = 20_000;
+/** Total bytes of those files, in MB (10^6 bytes), by default. */
+const DEFAULT_MB = 200;
+/** Timed rounds per approach (the median is reported), by default. */
+const DEFAULT_RUNS = 5;
+/** Timed first shadow checkpoints by default (each copies the whole repository: the slow one). */
+const DEFAULT_SHADOW_FIRST_RUNS = 3;
+/** Smallest repository the generator accepts (it needs a few directories of every kind). */
+const MIN_FILES = 200;
+/** Untimed warm-up rounds before the timed ones (page cache, racy index entries, lazy code). */
+const WARMUP_ROUNDS = 1;
+/** Seed of the generator's PRNG: the same options always produce the same repository. */
+const SEED = 0x5eed_c0de;
+
+/** Tracked files modified before every timed run. */
+const MODIFIED_FILES = 8;
+/** Untracked files added before every timed run. */
+const ADDED_FILES = 2;
+/** Size of each added untracked file (bytes). */
+const ADDED_FILE_BYTES = 3_000;
+/** Modified files are picked among text files at least this big … */
+const EDIT_MIN_BYTES = 1_000;
+/** … and at most this big (typical source files, not the giants). */
+const EDIT_MAX_BYTES = 64_000;
+
+/** Share of the files that belong to the nested repository. */
+const NESTED_FILE_SHARE = 0.005;
+/** Fewest files in the nested repository. */
+const NESTED_MIN_FILES = 5;
+/** Share of the files under the ignored `node_modules/`. */
+const NODE_MODULES_FILE_SHARE = 0.03;
+/** Files per package directory in `node_modules/`. */
+const NODE_MODULES_FILES_PER_PACKAGE = 20;
+/** Share of the files in the ignored `dist/` build output. */
+const DIST_FILE_SHARE = 0.01;
+/** Ignored `*.log` files (under `logs/` and at the root). */
+const LOG_FILES = 10;
+/** Share of the tracked files that are binaries (random bytes: images, fonts, blobs). */
+const BINARY_FILE_SHARE = 0.02;
+/** Share of all bytes that are binaries (binaries are bigger than the average file). */
+const BINARY_BYTE_SHARE = 0.15;
+/** Spread (σ of the log) of text file sizes: a log-normal, like real source trees. */
+const TEXT_SIZE_SIGMA = 1.0;
+/** Largest generated text file (bytes), after scaling. */
+const TEXT_MAX_BYTES = 512 * 1024;
+/** Smallest generated file (bytes). */
+const FILE_MIN_BYTES = 64;
+/** Average tracked files per source directory (files are spread at random). */
+const FILES_PER_DIR = 20;
+/** Distinct lines the text generator draws from (each file is a random sequence of them). */
+const LINE_POOL_SIZE = 8_192;
+/** Wait after the initial commit so no index entry is "racily clean" (git's mtime granularity is 1 s). */
+const RACY_SETTLE_MS = 1_100;
+
+/** Fixed author/committer of the generated commits (identity via env; fixed dates: same ids every run). */
+const BENCH_IDENTITY_ENV = {
+  GIT_AUTHOR_NAME: 'Vox Bench',
+  GIT_AUTHOR_EMAIL: 'bench@vox.invalid',
+  GIT_AUTHOR_DATE: '2025-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'Vox Bench',
+  GIT_COMMITTER_EMAIL: 'bench@vox.invalid',
+  GIT_COMMITTER_DATE: '2025-01-01T00:00:00Z',
+} as const;
+/** Largest stdout accepted from one git call here. */
+const GIT_MAX_BUFFER_BYTES = 256 * 1024 * 1024;
+
+/** The issue's goals. */
+const GOAL_CAPTURE_VS_STATUS = 1.3;
+const GOAL_FAST_CAPTURE_VS_STATUS = 0.5;
+/** "No full copy on disk": a checkpoint may add at most this share of the repository's bytes. */
+const GOAL_MAX_DISK_SHARE = 0.01;
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  files: number;
+  mb: number;
+  runs: number;
+  shadowRuns: number;
+  keep: boolean;
+}
+
+function usage(msg?: string): never {
+  if (msg) console.error(msg);
+  console.error('usage: node --import=tsx bench/checkpoints.ts [--files N] [--mb N] [--runs N] [--shadow-runs N] [--keep]');
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { files: DEFAULT_FILES, mb: DEFAULT_MB, runs: DEFAULT_RUNS, shadowRuns: -1, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--keep') {
+      o.keep = true;
+      continue;
+    }
+    if (a === '--help' || a === '-h') usage();
+    const m = /^--(files|mb|runs|shadow-runs)(?:=(.*))?$/.exec(a);
+    if (!m) usage(`unknown argument: ${a}`);
+    const raw = m[2] ?? argv[++i];
+    const n = Number(raw);
+    if (raw === undefined || !Number.isFinite(n) || n <= 0) usage(`--${m[1]} needs a positive number`);
+    if (m[1] === 'files') o.files = Math.round(n);
+    else if (m[1] === 'mb') o.mb = n;
+    else if (m[1] === 'runs') o.runs = Math.round(n);
+    else o.shadowRuns = Math.round(n);
+  }
+  if (o.files < MIN_FILES) usage(`--files must be at least ${MIN_FILES}`);
+  if ((o.mb * 1e6) / o.files < FILE_MIN_BYTES * 2) usage('--mb is too small for that many files');
+  if (o.shadowRuns < 0) o.shadowRuns = Math.min(o.runs, DEFAULT_SHADOW_FIRST_RUNS);
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------
+
+interface GitOut {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Runs git (no shell) and resolves with its output; rejects unless the exit code is in `ok`. */
+function git(cwd: string, args: string[], ok: number[] = [0]): Promise<GitOut> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, env: process.env, maxBuffer: GIT_MAX_BUFFER_BYTES, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      if (ok.includes(code)) resolve({ stdout, stderr, code });
+      else reject(new Error(`git ${args.join(' ')} (in ${cwd}) exited ${code}: ${stderr.trim().slice(0, 800)}`));
+    });
+  });
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+function median(xs: number[]): number {
+  if (!xs.length) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const fmtMs = (ms: number): string => (Number.isNaN(ms) ? '—' : ms < 100 ? ms.toFixed(1) : String(Math.round(ms)));
+const fmtRatio = (r: number): string => (Number.isNaN(r) ? '—' : `${r < 10 ? r.toFixed(2) : r.toFixed(1)}×`);
+const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+function fmtBytes(bytes: number): string {
+  if (Number.isNaN(bytes)) return '—';
+  const sign = bytes < 0 ? '-' : '+';
+  const b = Math.abs(bytes);
+  if (b >= 1024 * 1024) return `${sign}${(b / 1024 / 1024).toFixed(1)} MiB`;
+  return `${sign}${(b / 1024).toFixed(b < 10 * 1024 ? 1 : 0)} KiB`;
+}
+const loadAvg = (): string => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/** Disk used by everything under `dir` (allocated blocks, like `du`). */
+function diskUsage(dir: string): number {
+  let total = 0;
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      const st = fs.lstatSync(p);
+      total += st.blocks * 512;
+      if (e.isDirectory()) walk(p);
+    }
+  };
+  walk(dir);
+  return total;
+}
+
+/** Loose + packed object bytes and counts of a repository (`count-objects -v`). */
+async function objectStats(repo: string): Promise<{ bytes: number; count: number }> {
+  const out = (await git(repo, ['count-objects', '-v'])).stdout;
+  const field = (k: string): number => Number(new RegExp(`^${k}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+  return { bytes: (field('size') + field('size-pack')) * 1024, count: field('count') + field('in-pack') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository generator
+// ---------------------------------------------------------------------------------------------
+
+const WORDS = (
+  'const let var function return if else for while switch case break continue import export from default class ' +
+  'interface type extends implements new this await async yield try catch finally throw null undefined true false ' +
+  'string number boolean void Promise Map Set Array Record readonly private public static'
+).split(' ');
+const STEMS = 'index util model view store service client server config parser router handler schema types helpers worker cache queue stream render layout state session token logger metrics format'.split(' ');
+const TEXT_EXTS = ['.ts', '.ts', '.ts', '.tsx', '.js', '.json', '.md', '.css', '.py', '.go'];
+const BINARY_EXTS = ['.png', '.jpg', '.woff2', '.bin', '.wasm'];
+
+interface GenFile {
+  rel: string;
+  bytes: number;
+  binary: boolean;
+}
+
+interface Generated {
+  root: string;
+  nestedRel: string;
+  /** Tracked text files by path (candidates for the modifications). */
+  tracked: GenFile[];
+  /** Source directories (candidates for the added files). */
+  dirs: string[];
+  counts: { tracked: number; binaries: number; ignored: number; nested: number; totalFiles: number; totalBytes: number; trackedBytes: number };
+}
+
+function makeLinePool(rand: () => number): string[] {
+  const ident = (): string => {
+    const w = STEMS[Math.floor(rand() * STEMS.length)]!;
+    return rand() < 0.5 ? w : w + (WORDS[Math.floor(rand() * WORDS.length)]!.replace(/^./, (c) => c.toUpperCase()));
+  };
+  const pool: string[] = [];
+  for (let i = 0; i < LINE_POOL_SIZE; i++) {
+    const indent = ' '.repeat(2 * Math.floor(rand() * 5));
+    const n = 2 + Math.floor(rand() * 10);
+    const toks: string[] = [];
+    for (let k = 0; k < n; k++) {
+      const r = rand();
+      toks.push(r < 0.45 ? WORDS[Math.floor(rand() * WORDS.length)]! : r < 0.85 ? ident() : r < 0.95 ? String(Math.floor(rand() * 10_000)) : `'${ident()}'`);
+    }
+    const end = ['', ';', ' {', ' }', ',', ')'][Math.floor(rand() * 6)]!;
+    pool.push(`${indent}${toks.join(' ')}${end}\n`);
+  }
+  return pool;
+}
+
+function makeText(rand: () => number, pool: string[], size: number, header: string): string {
+  const parts = [header];
+  let len = header.length;
+  while (len < size) {
+    const line = pool[Math.floor(rand() * pool.length)]!;
+    parts.push(line);
+    len += line.length;
+  }
+  return parts.join('');
+}
+
+function makeBinary(rand: () => number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size + 3);
+  for (let i = 0; i < size; i += 4) buf.writeUInt32LE(Math.floor(rand() * 0x1_0000_0000), i);
+  return buf.subarray(0, size);
+}
+
+/** Box–Muller standard normal. */
+function normal(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+async function generateRepo(root: string, opts: Options): Promise<Generated> {
+  const rand = seededRandom(SEED);
+  const pool = makeLinePool(rand);
+  const totalBytesTarget = opts.mb * 1e6;
+  const N = opts.files;
+
+  const nestedN = Math.max(NESTED_MIN_FILES, Math.round(N * NESTED_FILE_SHARE));
+  const nodeModulesN = Math.round(N * NODE_MODULES_FILE_SHARE);
+  const distN = Math.round(N * DIST_FILE_SHARE);
+  const rootFiles = ['.gitignore', 'package.json', 'README.md'];
+  const trackedN = N - nestedN - nodeModulesN - distN - LOG_FILES - rootFiles.length;
+  const binaryN = Math.max(1, Math.round(trackedN * BINARY_FILE_SHARE));
+  const textN = N - binaryN - rootFiles.length;
+
+  // Text sizes: log-normal, scaled so text + binaries hit the byte target.
+  const binaryBytes = totalBytesTarget * BINARY_BYTE_SHARE;
+  const textBytes = totalBytesTarget - binaryBytes;
+  const rawText = Array.from({ length: textN }, () => Math.exp(TEXT_SIZE_SIGMA * normal(rand)));
+  const textScale = textBytes / rawText.reduce((a, b) => a + b, 0);
+  const textSizes = rawText.map((x) => Math.min(TEXT_MAX_BYTES, Math.max(FILE_MIN_BYTES, Math.round(x * textScale))));
+  const rawBin = Array.from({ length: binaryN }, () => 0.3 + 1.4 * rand());
+  const binScale = binaryBytes / rawBin.reduce((a, b) => a + b, 0);
+  const binSizes = rawBin.map((x) => Math.max(FILE_MIN_BYTES, Math.round(x * binScale)));
+  let textI = 0;
+  const nextTextSize = (): number => textSizes[textI++]!;
+
+  // Source directories: src/area-*/feat-*/part-*, files spread at random.
+  const srcTextN = trackedN - binaryN;
+  const dirCount = Math.max(4, Math.ceil(trackedN / FILES_PER_DIR));
+  const fan = Math.ceil(Math.cbrt(dirCount));
+  const dirs = Array.from({ length: dirCount }, (_, i) => `src/area-${Math.floor(i / (fan * fan))}/feat-${Math.floor(i / fan) % fan}/part-${i % fan}`);
+
+  const files: GenFile[] = [];
+  const seen = new Set<string>();
+  const uniqueName = (dir: string, ext: string): string => {
+    for (let k = 0; ; k++) {
+      const stem = STEMS[Math.floor(rand() * STEMS.length)]!;
+      const rel = `${dir}/${stem}${k ? `-${k}` : ''}${ext}`;
+      if (!seen.has(rel)) {
+        seen.add(rel);
+        return rel;
+      }
+    }
+  };
+  for (let i = 0; i < srcTextN; i++) {
+    const dir = dirs[Math.floor(rand() * dirs.length)]!;
+    files.push({ rel: uniqueName(dir, TEXT_EXTS[Math.floor(rand() * TEXT_EXTS.length)]!), bytes: nextTextSize(), binary: false });
+  }
+  for (let i = 0; i < binaryN; i++) {
+    const dir = rand() < 0.5 ? `assets/set-${i % 16}` : dirs[Math.floor(rand() * dirs.length)]!;
+    files.push({ rel: uniqueName(dir, BINARY_EXTS[Math.floor(rand() * BINARY_EXTS.length)]!), bytes: binSizes[i]!, binary: true });
+  }
+  const tracked = files.filter((f) => !f.binary);
+  const ignored: GenFile[] = [];
+  for (let i = 0; i < nodeModulesN; i++) ignored.push({ rel: `node_modules/pkg-${Math.floor(i / NODE_MODULES_FILES_PER_PACKAGE)}/lib/file-${i % NODE_MODULES_FILES_PER_PACKAGE}.js`, bytes: nextTextSize(), binary: false });
+  for (let i = 0; i < distN; i++) ignored.push({ rel: `dist/chunk-${i}.js`, bytes: nextTextSize(), binary: false });
+  for (let i = 0; i < LOG_FILES; i++) ignored.push({ rel: i === 0 ? 'build.log' : `logs/run-${i}.log`, bytes: nextTextSize(), binary: false });
+  const nestedRel = 'vendor/nested-lib';
+  const nested: GenFile[] = [];
+  for (let i = 0; i < nestedN; i++) nested.push({ rel: `${nestedRel}/src/part-${i % 4}/file-${i}.ts`, bytes: nextTextSize(), binary: false });
+
+  // Write everything.
+  const made = new Set<string>();
+  let totalBytes = 0;
+  let trackedBytes = 0;
+  const write = (f: GenFile, isTracked: boolean): void => {
+    const abs = path.join(root, f.rel);
+    const dir = path.dirname(abs);
+    if (!made.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
+    const data = f.binary ? makeBinary(rand, f.bytes) : makeText(rand, pool, f.bytes, `// ${f.rel} (generated by bench/checkpoints.ts)\n`);
+    fs.writeFileSync(abs, data);
+    const n = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    totalBytes += n;
+    if (isTracked) trackedBytes += n;
+  };
+  fs.mkdirSync(root, { recursive: true });
+  const gitignore = '# build output and dependencies\ndist/\nbuild/\ncoverage/\nnode_modules/\n*.log\n.cache/\n';
+  fs.writeFileSync(path.join(root, '.gitignore'), gitignore);
+  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'bench-repo', version: '1.0.0', private: true }, null, 2) + '\n');
+  fs.writeFileSync(path.join(root, 'README.md'), '# bench-repo\n\nGenerated by bench/checkpoints.ts.\n');
+  for (const f of files) write(f, true);
+  for (const f of ignored) write(f, false);
+
+  // The nested repository: its own .git with two commits; the outer repository records a gitlink.
+  for (const f of nested) write(f, false);
+  const nestedRoot = path.join(root, nestedRel);
+  await git(nestedRoot, ['init', '-q', '-b', 'main']);
+  await git(nestedRoot, ['config', 'gc.auto', '0']);
+  const half = nested.slice(0, Math.ceil(nested.length / 2)).map((f) => path.relative(nestedRel, f.rel));
+  await git(nestedRoot, ['add', '--', ...half]);
+  await git(nestedRoot, ['commit', '-q', '-m', 'nested: first half']);
+  await git(nestedRoot, ['add', '-A']);
+  await git(nestedRoot, ['commit', '-q', '-m', 'nested: the rest']);
+
+  await git(root, ['init', '-q', '-b', 'main']);
+  await git(root, ['config', 'gc.auto', '0']);
+  await git(root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A']);
+  await git(root, ['commit', '-q', '-m', 'generated repository']);
+
+  return {
+    root,
+    nestedRel,
+    tracked,
+    dirs,
+    counts: { tracked: files.length + rootFiles.length, binaries: binaryN, ignored: ignored.length, nested: nested.length, totalFiles: files.length + rootFiles.length + ignored.length + nested.length, totalBytes, trackedBytes },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 10 changes
+// ---------------------------------------------------------------------------------------------
+
+interface Workload {
+  root: string;
+  edits: Array<{ rel: string; original: Buffer }>;
+  added: string[];
+  /** Every changed path, as an agent's edit tools would report them. */
+  paths: string[];
+  seq: number;
+}
+
+function pickWorkload(gen: Generated): Workload {
+  const rand = seededRandom(SEED ^ 0x10);
+  const candidates = gen.tracked.filter((f) => f.bytes >= EDIT_MIN_BYTES && f.bytes <= EDIT_MAX_BYTES);
+  const edits: Workload['edits'] = [];
+  const usedDirs = new Set<string>();
+  for (let tries = 0; edits.length < MODIFIED_FILES && tries < 100_000; tries++) {
+    const f = candidates[Math.floor(rand() * candidates.length)];
+    if (!f || usedDirs.has(path.posix.dirname(f.rel))) continue;
+    usedDirs.add(path.posix.dirname(f.rel));
+    edits.push({ rel: f.rel, original: fs.readFileSync(path.join(gen.root, f.rel)) });
+  }
+  if (edits.length < MODIFIED_FILES) throw new Error('not enough candidate files to modify');
+  const added: string[] = [];
+  for (let i = 0; added.length < ADDED_FILES; i++) {
+    const dir = gen.dirs[Math.floor(rand() * gen.dirs.length)]!;
+    if (fs.existsSync(path.join(gen.root, dir))) added.push(`${dir}/vox-bench-added-${i}.ts`);
+  }
+  return { root: gen.root, edits, added, paths: [...edits.map((e) => e.rel), ...added], seq: 0 };
+}
+
+/** Writes the 10 changes with content no earlier run used. */
+function dirty(w: Workload): void {
+  const tag = ++w.seq;
+  for (const e of w.edits) {
+    const mid = e.original.indexOf(0x0a, e.original.length >> 1) + 1;
+    fs.writeFileSync(path.join(w.root, e.rel), Buffer.concat([e.original.subarray(0, mid), Buffer.from(`// vox-bench edit ${tag}\n`), e.original.subarray(mid)]));
+  }
+  for (const rel of w.added) {
+    const rand = seededRandom(SEED + tag);
+    const lines: string[] = [`// ${rel}: vox-bench added file, run ${tag}\n`];
+    while (lines.join('').length < ADDED_FILE_BYTES) lines.push(`export const value${lines.length}_${tag} = ${Math.floor(rand() * 1e9)};\n`);
+    fs.writeFileSync(path.join(w.root, rel), lines.join(''));
+  }
+}
+
+/** Puts the worktree back to HEAD's content (modified files rewritten, added files removed). */
+function undirty(w: Workload): void {
+  for (const e of w.edits) fs.writeFileSync(path.join(w.root, e.rel), e.original);
+  for (const rel of w.added) fs.rmSync(path.join(w.root, rel), { force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------------------
+
+interface Row {
+  key: string;
+  label: string;
+  samples: number[];
+  /** Bytes added per run (median), or NaN when not applicable. */
+  disk: number[];
+  diskNote: string;
+  note: string;
+}
+
+function row(key: string, label: string, diskNote = '', note = ''): Row {
+  return { key, label, samples: [], disk: [], diskNote, note };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-bench-checkpoints-'));
+  let cleaned = false;
+  const cleanup = (): void => {
+    if (cleaned || opts.keep) return;
+    cleaned = true;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    cleanup();
+    process.exit(130);
+  });
+
+  // Git with no global/system config and a fixed identity, for this process and its children
+  // (the checkpoint store's git calls included).
+  const emptyConfig = path.join(tmp, 'empty.gitconfig');
+  fs.writeFileSync(emptyConfig, '');
+  Object.assign(process.env, { GIT_CONFIG_GLOBAL: emptyConfig, GIT_CONFIG_NOSYSTEM: '1', ...BENCH_IDENTITY_ENV });
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY']) delete process.env[k];
+
+  try {
+    const gitVersion = (await git(tmp, ['--version'])).stdout.trim().replace(/^git version /, '');
+    console.log(`Checkpoint costs: ${fmtInt(opts.files)} files, ${opts.mb} MB, ${MODIFIED_FILES + ADDED_FILES} changed files (${MODIFIED_FILES} modified, ${ADDED_FILES} untracked added)`);
+    console.log(`git ${gitVersion}, node ${process.version}, ${os.cpus().length} cores; median of ${opts.runs} runs (first shadow checkpoint: ${opts.shadowRuns}); temp dir ${tmp}${opts.keep ? ' (kept)' : ''}`);
+    console.log(`load average at start: ${loadAvg()}`);
+
+    // --- Generate ------------------------------------------------------------------------------
+    const root = path.join(tmp, 'repo');
+    const gen = await timed(() => generateRepo(root, opts));
+    const g = gen.value;
+    await sleep(RACY_SETTLE_MS);
+    await git(root, ['update-index', '-q', '--refresh'], [0, 1]);
+    const repoObjects = await objectStats(root);
+    const c = g.counts;
+    console.log(
+      `generated in ${(gen.ms / 1000).toFixed(1)} s: ${fmtInt(c.totalFiles)} files, ${(c.totalBytes / 1e6).toFixed(1)} MB ` +
+        `(${fmtInt(c.tracked)} tracked = ${(c.trackedBytes / 1e6).toFixed(1)} MB incl. ${fmtInt(c.binaries)} binaries; ` +
+        `${fmtInt(c.ignored)} ignored in dist/, node_modules/, *.log; nested repository ${g.nestedRel} with ${fmtInt(c.nested)} files and 2 commits); ` +
+        `objects ${fmtBytes(repoObjects.bytes).slice(1)} loose`,
+    );
+    const w = pickWorkload(g);
+    const nestedRoot = path.join(root, g.nestedRel);
+    const userObjects = async (): Promise<{ bytes: number; count: number }> => {
+      const [a, b] = await Promise.all([objectStats(root), objectStats(nestedRoot)]);
+      return { bytes: a.bytes + b.bytes, count: a.count + b.count };
+    };
+    const store = new GitPlumbingCheckpointStore();
+
+    const status = row('status', '1  git status --porcelain (floor)', '—');
+    const voxFull = row('voxFull', '2  Vox capture, full', 'user repo');
+    const voxFast = row('voxFast', '3  Vox capture, changedPaths (warm index)', 'user repo');
+    const readTree = row('readTree', '4  temp index: read-tree HEAD + add -A + write-tree', 'user repo');
+    const shadowFirst = row('shadowFirst', '5a shadow repo, first checkpoint (init+add+commit)', 'shadow dir');
+    const shadowNext = row('shadowNext', '5b shadow repo, later checkpoint (add -A + commit)', 'shadow dir');
+    const stash = row('stash', '6  git stash create (no untracked files!)', 'user repo');
+    const voxRestore = row('voxRestore', '7a Vox restore (10 files differ)', 'user repo');
+    const voxUndo = row('voxUndo', '7b Vox undo of that restore', 'user repo');
+    const shadowRestore = row('shadowRestore', '7c shadow restore: clean -f -d + reset --hard', 'shadow dir');
+    const shadowBack = row('shadowBack', '7d shadow restore back (its "undo")', 'shadow dir');
+
+    // --- 5a: shadow repository, first checkpoint ---------------------------------------------------
+    const shadowRoot = path.join(tmp, 'shadow');
+    const shadowGitDir = path.join(shadowRoot, '.git');
+    const sgit = (args: string[], ok?: number[]): Promise<GitOut> => git(root, ['--git-dir', shadowGitDir, '-c', 'advice.addEmbeddedRepo=false', ...args], ok);
+    const shadowCommit = async (): Promise<string> => {
+      await sgit(['add', '-A']);
+      await sgit(['commit', '-q', '--allow-empty', '--no-verify', '-m', 'checkpoint']);
+      return (await sgit(['rev-parse', 'HEAD'])).stdout.trim();
+    };
+    for (let r = 0; r < opts.shadowRuns; r++) {
+      fs.rmSync(shadowRoot, { recursive: true, force: true });
+      dirty(w);
+      const t = await timed(async () => {
+        await git(tmp, ['init', '-q', shadowRoot]);
+        await sgit(['config', 'core.worktree', root]);
+        await sgit(['config', 'commit.gpgSign', 'false']);
+        await sgit(['config', 'gc.auto', '0']);
+        await shadowCommit();
+      });
+      shadowFirst.samples.push(t.ms);
+      shadowFirst.disk.push(diskUsage(shadowGitDir));
+    }
+    process.stdout.write(`shadow first checkpoints done (${((performance.now() - started) / 1000).toFixed(0)} s so far); `);
+
+    // --- 1–4, 5b, 6: interleaved rounds ----------------------------------------------------------
+    let fastFallbacks = 0;
+    let fullChanged = -1;
+    const tempIndex = path.join(root, '.git', 'bench-tmp-index');
+    for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
+      const keep = r >= 0;
+      const add = (rw: Row, ms: number, bytes?: number): void => {
+        if (!keep) return;
+        rw.samples.push(ms);
+        if (bytes !== undefined) rw.disk.push(bytes);
+      };
+
+      dirty(w);
+      add(status, (await timed(() => git(root, ['status', '--porcelain']))).ms);
+
+      dirty(w);
+      let before = await userObjects();
+      const full = await timed(() => store.captureCheckpoint({ worktree: root, threadId: 'bench-full', trigger: { kind: 'tool', toolName: 'write_file' } }));
+      add(voxFull, full.ms, (await userObjects()).bytes - before.bytes);
+      fullChanged = full.value.changedCount;
+
+      // The warm index now describes the worktree; only the 10 reported paths change before the next capture.
+      dirty(w);
+      before = await userObjects();
+      const fast = await timed(() => store.captureCheckpoint({ worktree: root, threadId: 'bench-fast', trigger: { kind: 'tool', toolName: 'write_file' }, changedPaths: w.paths }));
+      add(voxFast, fast.ms, (await userObjects()).bytes - before.bytes);
+      if (keep && !fast.value.fast) fastFallbacks++;
+
+      dirty(w);
+      before = await userObjects();
+      const rt = await timed(async () => {
+        const env = { ...process.env, GIT_INDEX_FILE: tempIndex };
+        const run = (args: string[]): Promise<void> =>
+          new Promise((resolve, reject) => execFile('git', args, { cwd: root, env, maxBuffer: GIT_MAX_BUFFER_BYTES }, (err, _o, se) => (err ? reject(new Error(`git ${args[0]}: ${String(se)}`)) : resolve())));
+        await run(['read-tree', 'HEAD']);
+        await run(['-c', 'advice.addEmbeddedRepo=false', 'add', '-A']);
+        await run(['write-tree']);
+      });
+      fs.rmSync(tempIndex, { force: true });
+      add(readTree, rt.ms, (await userObjects()).bytes - before.bytes);
+
+      dirty(w);
+      before = await userObjects();
+      const st = await timed(() => git(root, ['stash', 'create']));
+      add(stash, st.ms, (await userObjects()).bytes - before.bytes);
+
+      dirty(w);
+      const du0 = diskUsage(shadowGitDir);
+      const sn = await timed(shadowCommit);
+      add(shadowNext, sn.ms, diskUsage(shadowGitDir) - du0);
+    }
+    process.stdout.write(`capture rounds done (${((performance.now() - started) / 1000).toFixed(0)} s); `);
+
+    // --- 7: restores --------------------------------------------------------------------------
+    // Shadow checkpoints of the clean state and of a dirty state, 10 files apart.
+    undirty(w);
+    const shadowClean = await shadowCommit();
+    dirty(w);
+    const shadowDirty = await shadowCommit();
+    undirty(w);
+    const shadowRestoreTo = (commit: string): Promise<void> =>
+      (async () => {
+        await sgit(['clean', '-f', '-d', '-q']);
+        await sgit(['reset', '-q', '--hard', commit]);
+      })();
+    let restoredCounts: number[] = [];
+    for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
+      const keep = r >= 0;
+      // Vox: checkpoint the dirty state, go back to HEAD's content, then restore the checkpoint.
+      dirty(w);
+      const cp = await store.captureCheckpoint({ worktree: root, threadId: 'bench-restore', trigger: { kind: 'tool', toolName: 'write_file' } });
+      undirty(w);
+      const before = await userObjects();
+      const res = await timed(() => store.restoreCheckpoint({ worktree: root, threadId: 'bench-restore', ordinal: cp.ordinal, mode: 'files' }));
+      const afterRestore = await userObjects();
+      const undo = await timed(() => store.undoRestore({ worktree: root, restorePoint: res.value.restorePoint }));
+      const afterUndo = await userObjects();
+      if (keep) {
+        voxRestore.samples.push(res.ms);
+        voxRestore.disk.push(afterRestore.bytes - before.bytes);
+        voxUndo.samples.push(undo.ms);
+        voxUndo.disk.push(afterUndo.bytes - afterRestore.bytes);
+        restoredCounts.push(res.value.changed.length);
+      }
+      // Shadow: there (10 files differ) and back.
+      const du0 = diskUsage(shadowGitDir);
+      const there = await timed(() => shadowRestoreTo(shadowDirty));
+      const du1 = diskUsage(shadowGitDir);
+      const back = await timed(() => shadowRestoreTo(shadowClean));
+      if (keep) {
+        shadowRestore.samples.push(there.ms);
+        shadowRestore.disk.push(du1 - du0);
+        shadowBack.samples.push(back.ms);
+        shadowBack.disk.push(diskUsage(shadowGitDir) - du1);
+      }
+    }
+    restoredCounts = [...new Set(restoredCounts)];
+    console.log(`restore rounds done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+
+    // --- Report -----------------------------------------------------------------------------
+    const warm = fs
+      .readdirSync(path.join(root, '.git'))
+      .filter((n) => n.startsWith('vox-warm'))
+      .reduce((s, n) => s + fs.statSync(path.join(root, '.git', n)).size, 0);
+    const realIndex = fs.statSync(path.join(root, '.git', 'index')).size;
+    const statusMs = median(status.samples);
+    shadowFirst.note = 'copies every object';
+    voxFull.note = `${fullChanged} paths changed vs previous checkpoint`;
+    voxFast.note = fastFallbacks ? `${fastFallbacks} of ${opts.runs} fell back to full` : 'all fast (warm index)';
+    stash.note = 'tracked changes only';
+    voxRestore.note = `${restoredCounts.join('/')} paths restored`;
+    readTree.note = 'no commit, no ref';
+
+    const rows = [status, voxFull, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
+    const W = Math.max(...rows.map((r) => r.label.length));
+    const header = `${'approach'.padEnd(W)}  ${'median ms'.padStart(9)}  ${'min–max ms'.padStart(13)}  ${'× status'.padStart(8)}  ${'disk added (median)'.padEnd(28)}  notes`;
+    console.log('');
+    console.log(header);
+    console.log('-'.repeat(header.length + 10));
+    for (const r of rows) {
+      const m = median(r.samples);
+      const range = r.samples.length ? `${fmtMs(Math.min(...r.samples))}–${fmtMs(Math.max(...r.samples))}` : '—';
+      const disk = r.disk.length ? `${fmtBytes(median(r.disk))} (${r.diskNote})` : r.diskNote;
+      console.log(`${r.label.padEnd(W)}  ${fmtMs(m).padStart(9)}  ${range.padStart(13)}  ${fmtRatio(m / statusMs).padStart(8)}  ${disk.padEnd(28)}  ${r.note}`);
+    }
+    console.log('');
+    console.log(
+      `Vox also keeps one warm index per worktree (${fmtBytes(warm).slice(1)}, a copy of the ${fmtBytes(realIndex).slice(1)} real index, replaced on every capture, not per checkpoint). ` +
+        `Repository: ${(c.trackedBytes / 1024 / 1024).toFixed(1)} MiB tracked, ${fmtBytes(repoObjects.bytes).slice(1)} of objects.`,
+    );
+
+    // --- Goal line ------------------------------------------------------------------------------
+    const fullRatio = median(voxFull.samples) / statusMs;
+    const fastRatio = median(voxFast.samples) / statusMs;
+    const worstRatio = Math.max(fullRatio, fastRatio);
+    const voxDisk = Math.max(median(voxFull.disk), median(voxFast.disk));
+    const diskShare = voxDisk / c.trackedBytes;
+    const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');
+    console.log('');
+    console.log('Goal: Vox within 1.3× of git status on any checkpoint; no full copy on disk; changedPaths capture < 0.5× status');
+    console.log(
+      `  measured: full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} (worst ${fmtRatio(worstRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)}); ` +
+        `disk ${fmtBytes(voxDisk)} per checkpoint = ${(diskShare * 100).toFixed(3)}% of the tracked bytes vs ${fmtBytes(median(shadowFirst.disk))} for the shadow's first (${mark(diskShare <= GOAL_MAX_DISK_SHARE)}); ` +
+        `changedPaths ${fmtRatio(fastRatio)} (${mark(fastRatio < GOAL_FAST_CAPTURE_VS_STATUS)})`,
+    );
+    console.log(`  git status median ${fmtMs(statusMs)} ms; load average at end: ${loadAvg()} (${os.cpus().length} cores); total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    cleanup();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,174 @@
+/**
+ * CheckpointService: connects the agent loop to the git checkpoint store. Before every mutating
+ * tool call and at every turn end it captures the workspace (when it is a git repository),
+ * records a `checkpoint.captured` event (so views list checkpoints with their trigger and what
+ * changed), and reports — never silently disables — captures that fail or exceed their budget.
+ * Restores support three modes: files, thread (rewind the conversation; runs and their cost
+ * stay recorded), or both.
+ */
+import type { VoxStore } from '../store/store';
+import type { ToolCall } from '../providers/types';
+import {
+  GitPlumbingCheckpointStore,
+  CheckpointError,
+  type CheckpointReceipt,
+  type FileDiffStat,
+  type PruneOptions,
+  type PruneResult,
+  type RestoreResult,
+} from '../vcs/checkpoint-store';
+
+export type RestoreMode = 'files' | 'thread' | 'both';
+
+export interface CheckpointNotice {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+
+export interface RestoreOutcome {
+  mode: RestoreMode;
+  files: RestoreResult | null;
+  rewoundTo: string | null | undefined;
+}
+
+export class CheckpointService {
+  private readonly listeners = new Set<(n: CheckpointNotice) => void>();
+  /** Memo of the "is this a git repository" probe (null until probed). */
+  private repoState: 'repo' | 'notRepo' | null = null;
+
+  constructor(
+    private readonly store: VoxStore,
+    readonly workspaceRoot: string,
+    readonly git: GitPlumbingCheckpointStore = new GitPlumbingCheckpointStore(),
+  ) {}
+
+  /** Notices for the UI/log: over-budget captures, failures, a workspace that is not a repository. */
+  onNotice(l: (n: CheckpointNotice) => void): () => void {
+    this.listeners.add(l);
+    return () => void this.listeners.delete(l);
+  }
+
+  private notify(n: CheckpointNotice): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l(n);
+      } catch {
+        this.listeners.delete(l);
+      }
+    }
+  }
+
+  /** Hook for AgentRunner.beforeMutatingTool. Never throws: a failed capture is reported, the tool still runs. */
+  async beforeMutatingTool(info: { threadId: string; runId: string; call: ToolCall }): Promise<void> {
+    await this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name);
+  }
+
+  /** Hook for AgentRunner.onTurnEnd. */
+  async onTurnEnd(info: { threadId: string; runId: string }): Promise<void> {
+    await this.captureQuietly(info.threadId, info.runId, 'turnEnd', null);
+  }
+
+  private async captureQuietly(threadId: string, runId: string | null, trigger: 'tool' | 'turnEnd', toolName: string | null): Promise<void> {
+    try {
+      await this.capture(threadId, { runId, trigger, toolName });
+    } catch (e) {
+      if (e instanceof CheckpointError && e.code === 'notARepository') return;
+      this.notify({ level: 'error', message: `Checkpoint before ${toolName ?? 'turn end'} failed: ${(e as Error).message}` });
+    }
+  }
+
+  /** True when the workspace is inside a git repository (probed once, re-probed after a miss on manual capture). */
+  async isRepository(): Promise<boolean> {
+    if (this.repoState === null) {
+      try {
+        await this.git.listRestorePoints(this.workspaceRoot);
+        this.repoState = 'repo';
+      } catch (e) {
+        if (e instanceof CheckpointError && e.code === 'notARepository') {
+          this.repoState = 'notRepo';
+          this.notify({ level: 'warning', message: `Checkpoints are off: ${this.workspaceRoot} is not a git repository (run \`git init\` to get them).` });
+        } else throw e;
+      }
+    }
+    return this.repoState === 'repo';
+  }
+
+  async capture(threadId: string, opts: { runId?: string | null; trigger?: 'tool' | 'turnEnd' | 'manual'; toolName?: string | null; changedPaths?: string[] } = {}): Promise<CheckpointReceipt> {
+    const trigger = opts.trigger ?? 'manual';
+    if (trigger !== 'manual' && !(await this.isRepository())) throw new CheckpointError('notARepository', `${this.workspaceRoot} is not a git repository`);
+    this.store.getThread(threadId);
+    const receipt = await this.git.captureCheckpoint({
+      worktree: this.workspaceRoot,
+      threadId,
+      trigger: trigger === 'tool' ? { kind: 'tool', ...(opts.toolName ? { toolName: opts.toolName } : {}) } : { kind: trigger },
+      ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}),
+    });
+    this.repoState = 'repo';
+    if (receipt.overBudget) {
+      this.notify({ level: 'warning', message: `Checkpoint ${receipt.ordinal} took ${receipt.overBudget.tookMs} ms (budget ${receipt.overBudget.budgetMs} ms). Checkpoints stay on; consider ignoring large generated folders.` });
+    }
+    if (receipt.skipped.length > 0) {
+      this.notify({ level: 'info', message: `Checkpoint ${receipt.ordinal} skipped ${receipt.skipped.length} large untracked file(s): ${receipt.skipped.slice(0, 3).map((s) => s.path).join(', ')}` });
+    }
+    this.store.append({
+      type: 'checkpoint.captured',
+      threadId,
+      runId: opts.runId ?? null,
+      ref: receipt.ref,
+      ordinal: receipt.ordinal,
+      trigger,
+      toolName: opts.toolName ?? null,
+      changedCount: receipt.changedCount,
+      skippedCount: receipt.skipped.length,
+      overBudgetMs: receipt.overBudget?.tookMs ?? null,
+      rewindTo: this.rewindPoint(threadId, trigger, opts.runId ?? null),
+    });
+    return receipt;
+  }
+
+  /**
+   * Where the conversation goes back to when this checkpoint is restored: for a capture before a
+   * tool, to before the prompt of that run (the files are as they were then); otherwise the head.
+   */
+  private rewindPoint(threadId: string, trigger: 'tool' | 'turnEnd' | 'manual', runId: string | null): string | null {
+    if (trigger === 'tool' && runId) {
+      const run = this.store.runs(threadId).find((r) => r.id === runId);
+      const userMsg = run?.userMessageId ? this.store.messages(threadId).find((m) => m.id === run.userMessageId) : undefined;
+      if (userMsg) return userMsg.parentId;
+    }
+    return this.store.headMessageId(threadId);
+  }
+
+  async restore(threadId: string, ordinal: number, mode: RestoreMode): Promise<RestoreOutcome> {
+    const row = this.store.checkpoints(threadId).find((c) => c.ordinal === ordinal);
+    if (mode !== 'files' && !row) throw new CheckpointError('unknownCheckpoint', `checkpoint ${ordinal} of thread ${threadId} is not recorded in this store`);
+    const files = mode === 'thread' ? null : await this.git.restoreCheckpoint({ worktree: this.workspaceRoot, threadId, ordinal, mode: 'files' });
+    let rewoundTo: string | null | undefined;
+    if (mode !== 'files') {
+      rewoundTo = row!.rewindTo;
+      this.store.append({ type: 'thread.rewound', threadId, toMessageId: rewoundTo });
+    }
+    this.store.append({ type: 'checkpoint.restored', threadId, ordinal, mode, restorePoint: files?.restorePoint ?? null, changedCount: files?.changed.length ?? 0 });
+    return { mode, files, rewoundTo };
+  }
+
+  undo(restorePoint: string): Promise<RestoreResult> {
+    return this.git.undoRestore({ worktree: this.workspaceRoot, restorePoint });
+  }
+
+  list(threadId: string) {
+    return this.git.listCheckpoints(this.workspaceRoot, threadId);
+  }
+
+  diff(fromRef: string, toRef: string | 'working'): Promise<FileDiffStat[]> {
+    return this.git.diffCheckpoints(this.workspaceRoot, fromRef, toRef);
+  }
+
+  readFile(ref: string, relPath: string): Promise<Buffer> {
+    return this.git.readFileAtCheckpoint(this.workspaceRoot, ref, relPath);
+  }
+
+  prune(opts: PruneOptions): Promise<PruneResult> {
+    return this.git.pruneCheckpoints(this.workspaceRoot, opts);
+  }
+}
