@@ -477,6 +477,9 @@ interface Row {
   key: string;
   label: string;
   samples: number[];
+  /** From the traced (untimed) run: git processes started, and the sum of their own run times. */
+  procs?: number;
+  gitMs?: number;
   /** Bytes added per run (median), or NaN when not applicable. */
   disk: number[];
   diskNote: string;
@@ -485,6 +488,32 @@ interface Row {
 
 function row(key: string, label: string, diskNote = '', note = ''): Row {
   return { key, label, samples: [], disk: [], diskNote, note };
+}
+
+/**
+ * Runs `fn` with GIT_TRACE2_PERF pointing at `file`, then counts the git processes this process
+ * started (depth d0; git's own children, e.g. the status `add` runs inside a nested repository,
+ * are included in their parent's time) and sums their run times as git measured them.
+ */
+async function traced<T>(file: string, fn: () => Promise<T>): Promise<{ ms: number; value: T; procs: number; gitMs: number }> {
+  process.env.GIT_TRACE2_PERF = file;
+  let t: { ms: number; value: T };
+  try {
+    t = await timed(fn);
+  } finally {
+    delete process.env.GIT_TRACE2_PERF;
+  }
+  let procs = 0;
+  let gitMs = 0;
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  for (const line of text.split('\n')) {
+    const m = /\| d0 \| main\s+\| atexit\s+\|[^|]*\|\s*([\d.]+)/.exec(line);
+    if (m) {
+      procs++;
+      gitMs += Number(m[1]) * 1000;
+    }
+  }
+  return { ...t, procs, gitMs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -499,7 +528,9 @@ async function main(): Promise<void> {
   const cleanup = (): void => {
     if (cleaned || opts.keep) return;
     cleaned = true;
+    const t0 = performance.now();
     fs.rmSync(tmp, { recursive: true, force: true });
+    console.log(`  temp dir removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   };
   process.once('SIGINT', () => {
     cleanup();
@@ -541,6 +572,7 @@ async function main(): Promise<void> {
     };
     const store = new GitPlumbingCheckpointStore();
 
+    const spawnFloor = row('spawn', '0  git --version (one process start)', '—');
     const status = row('status', '1  git status --porcelain (floor)', '—');
     const voxFull = row('voxFull', '2  Vox capture, full', 'user repo');
     const voxFast = row('voxFast', '3  Vox capture, changedPaths (warm index)', 'user repo');
@@ -554,6 +586,17 @@ async function main(): Promise<void> {
     const shadowBack = row('shadowBack', '7d shadow restore back (its "undo")', 'shadow dir');
 
     // --- 5a: shadow repository, first checkpoint ---------------------------------------------------
+    let traceSeq = 0;
+    const traceFile = (): string => path.join(tmp, `trace2-${++traceSeq}.txt`);
+    /** Times `fn`; in warm-up rounds (not kept) it is traced instead, filling the row's process columns. */
+    const measure = async <T>(rw: Row, keep: boolean, fn: () => Promise<T>): Promise<{ ms: number; value: T }> => {
+      if (keep) return timed(fn);
+      const t = await traced(traceFile(), fn);
+      rw.procs = t.procs;
+      rw.gitMs = t.gitMs;
+      return t;
+    };
+
     const shadowRoot = path.join(tmp, 'shadow');
     const shadowGitDir = path.join(shadowRoot, '.git');
     const sgit = (args: string[], ok?: number[]): Promise<GitOut> => git(root, ['--git-dir', shadowGitDir, '-c', 'advice.addEmbeddedRepo=false', ...args], ok);
@@ -565,13 +608,16 @@ async function main(): Promise<void> {
     for (let r = 0; r < opts.shadowRuns; r++) {
       fs.rmSync(shadowRoot, { recursive: true, force: true });
       dirty(w);
-      const t = await timed(async () => {
+      const first = async (): Promise<void> => {
         await git(tmp, ['init', '-q', shadowRoot]);
         await sgit(['config', 'core.worktree', root]);
         await sgit(['config', 'commit.gpgSign', 'false']);
         await sgit(['config', 'gc.auto', '0']);
         await shadowCommit();
-      });
+      };
+      // The first run is also traced (a few trace lines per process: negligible next to the copy).
+      const t = r === 0 ? await traced(traceFile(), first) : { ...(await timed(first)), procs: undefined, gitMs: undefined };
+      if (t.procs !== undefined) Object.assign(shadowFirst, { procs: t.procs, gitMs: t.gitMs });
       shadowFirst.samples.push(t.ms);
       shadowFirst.disk.push(diskUsage(shadowGitDir));
     }
@@ -589,25 +635,27 @@ async function main(): Promise<void> {
         if (bytes !== undefined) rw.disk.push(bytes);
       };
 
+      add(spawnFloor, (await measure(spawnFloor, keep, () => git(root, ['--version']))).ms);
+
       dirty(w);
-      add(status, (await timed(() => git(root, ['status', '--porcelain']))).ms);
+      add(status, (await measure(status, keep, () => git(root, ['status', '--porcelain']))).ms);
 
       dirty(w);
       let before = await userObjects();
-      const full = await timed(() => store.captureCheckpoint({ worktree: root, threadId: 'bench-full', trigger: { kind: 'tool', toolName: 'write_file' } }));
+      const full = await measure(voxFull, keep, () => store.captureCheckpoint({ worktree: root, threadId: 'bench-full', trigger: { kind: 'tool', toolName: 'write_file' } }));
       add(voxFull, full.ms, (await userObjects()).bytes - before.bytes);
       fullChanged = full.value.changedCount;
 
       // The warm index now describes the worktree; only the 10 reported paths change before the next capture.
       dirty(w);
       before = await userObjects();
-      const fast = await timed(() => store.captureCheckpoint({ worktree: root, threadId: 'bench-fast', trigger: { kind: 'tool', toolName: 'write_file' }, changedPaths: w.paths }));
+      const fast = await measure(voxFast, keep, () => store.captureCheckpoint({ worktree: root, threadId: 'bench-fast', trigger: { kind: 'tool', toolName: 'write_file' }, changedPaths: w.paths }));
       add(voxFast, fast.ms, (await userObjects()).bytes - before.bytes);
       if (keep && !fast.value.fast) fastFallbacks++;
 
       dirty(w);
       before = await userObjects();
-      const rt = await timed(async () => {
+      const rt = await measure(readTree, keep, async () => {
         const env = { ...process.env, GIT_INDEX_FILE: tempIndex };
         const run = (args: string[]): Promise<void> =>
           new Promise((resolve, reject) => execFile('git', args, { cwd: root, env, maxBuffer: GIT_MAX_BUFFER_BYTES }, (err, _o, se) => (err ? reject(new Error(`git ${args[0]}: ${String(se)}`)) : resolve())));
@@ -620,15 +668,21 @@ async function main(): Promise<void> {
 
       dirty(w);
       before = await userObjects();
-      const st = await timed(() => git(root, ['stash', 'create']));
+      const st = await measure(stash, keep, () => git(root, ['stash', 'create']));
       add(stash, st.ms, (await userObjects()).bytes - before.bytes);
 
       dirty(w);
       const du0 = diskUsage(shadowGitDir);
-      const sn = await timed(shadowCommit);
+      const sn = await measure(shadowNext, keep, shadowCommit);
       add(shadowNext, sn.ms, diskUsage(shadowGitDir) - du0);
     }
     process.stdout.write(`capture rounds done (${((performance.now() - started) / 1000).toFixed(0)} s); `);
+    // Restores drop the warm index: size it now.
+    const warm = fs
+      .readdirSync(path.join(root, '.git'))
+      .filter((n) => n.startsWith('vox-warm'))
+      .reduce((s, n) => s + fs.statSync(path.join(root, '.git', n)).size, 0);
+    const realIndex = fs.statSync(path.join(root, '.git', 'index')).size;
 
     // --- 7: restores --------------------------------------------------------------------------
     // Shadow checkpoints of the clean state and of a dirty state, 10 files apart.
@@ -650,9 +704,9 @@ async function main(): Promise<void> {
       const cp = await store.captureCheckpoint({ worktree: root, threadId: 'bench-restore', trigger: { kind: 'tool', toolName: 'write_file' } });
       undirty(w);
       const before = await userObjects();
-      const res = await timed(() => store.restoreCheckpoint({ worktree: root, threadId: 'bench-restore', ordinal: cp.ordinal, mode: 'files' }));
+      const res = await measure(voxRestore, keep, () => store.restoreCheckpoint({ worktree: root, threadId: 'bench-restore', ordinal: cp.ordinal, mode: 'files' }));
       const afterRestore = await userObjects();
-      const undo = await timed(() => store.undoRestore({ worktree: root, restorePoint: res.value.restorePoint }));
+      const undo = await measure(voxUndo, keep, () => store.undoRestore({ worktree: root, restorePoint: res.value.restorePoint }));
       const afterUndo = await userObjects();
       if (keep) {
         voxRestore.samples.push(res.ms);
@@ -663,9 +717,9 @@ async function main(): Promise<void> {
       }
       // Shadow: there (10 files differ) and back.
       const du0 = diskUsage(shadowGitDir);
-      const there = await timed(() => shadowRestoreTo(shadowDirty));
+      const there = await measure(shadowRestore, keep, () => shadowRestoreTo(shadowDirty));
       const du1 = diskUsage(shadowGitDir);
-      const back = await timed(() => shadowRestoreTo(shadowClean));
+      const back = await measure(shadowBack, keep, () => shadowRestoreTo(shadowClean));
       if (keep) {
         shadowRestore.samples.push(there.ms);
         shadowRestore.disk.push(du1 - du0);
@@ -677,11 +731,6 @@ async function main(): Promise<void> {
     console.log(`restore rounds done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 
     // --- Report -----------------------------------------------------------------------------
-    const warm = fs
-      .readdirSync(path.join(root, '.git'))
-      .filter((n) => n.startsWith('vox-warm'))
-      .reduce((s, n) => s + fs.statSync(path.join(root, '.git', n)).size, 0);
-    const realIndex = fs.statSync(path.join(root, '.git', 'index')).size;
     const statusMs = median(status.samples);
     shadowFirst.note = 'copies every object';
     voxFull.note = `${fullChanged} paths changed vs previous checkpoint`;
@@ -690,9 +739,9 @@ async function main(): Promise<void> {
     voxRestore.note = `${restoredCounts.join('/')} paths restored`;
     readTree.note = 'no commit, no ref';
 
-    const rows = [status, voxFull, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
+    const rows = [spawnFloor, status, voxFull, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
     const W = Math.max(...rows.map((r) => r.label.length));
-    const header = `${'approach'.padEnd(W)}  ${'median ms'.padStart(9)}  ${'min–max ms'.padStart(13)}  ${'× status'.padStart(8)}  ${'disk added (median)'.padEnd(28)}  notes`;
+    const header = `${'approach'.padEnd(W)}  ${'median ms'.padStart(9)}  ${'min–max ms'.padStart(13)}  ${'× status'.padStart(8)}  ${'git procs'.padStart(9)}  ${'Σ in git'.padStart(8)}  ${'disk added (median)'.padEnd(28)}  notes`;
     console.log('');
     console.log(header);
     console.log('-'.repeat(header.length + 10));
@@ -700,9 +749,12 @@ async function main(): Promise<void> {
       const m = median(r.samples);
       const range = r.samples.length ? `${fmtMs(Math.min(...r.samples))}–${fmtMs(Math.max(...r.samples))}` : '—';
       const disk = r.disk.length ? `${fmtBytes(median(r.disk))} (${r.diskNote})` : r.diskNote;
-      console.log(`${r.label.padEnd(W)}  ${fmtMs(m).padStart(9)}  ${range.padStart(13)}  ${fmtRatio(m / statusMs).padStart(8)}  ${disk.padEnd(28)}  ${r.note}`);
+      const procs = r.procs === undefined ? '—' : String(r.procs);
+      const inGit = r.gitMs === undefined ? '—' : fmtMs(r.gitMs);
+      console.log(`${r.label.padEnd(W)}  ${fmtMs(m).padStart(9)}  ${range.padStart(13)}  ${fmtRatio(m / statusMs).padStart(8)}  ${procs.padStart(9)}  ${inGit.padStart(8)}  ${disk.padEnd(28)}  ${r.note}`);
     }
     console.log('');
+    console.log('git procs / Σ in git: git processes started and the sum of their run times as git measured them (GIT_TRACE2_PERF, one untimed warm-up run; parallel calls overlap); the rest of the wall time is process start-up and the caller\'s own work.');
     console.log(
       `Vox also keeps one warm index per worktree (${fmtBytes(warm).slice(1)}, a copy of the ${fmtBytes(realIndex).slice(1)} real index, replaced on every capture, not per checkpoint). ` +
         `Repository: ${(c.trackedBytes / 1024 / 1024).toFixed(1)} MiB tracked, ${fmtBytes(repoObjects.bytes).slice(1)} of objects.`,

@@ -4,7 +4,9 @@
  *   vox chat "prompt" [--model REF] [--thread ID] [--cwd DIR] [--yes] [--json]
  *   vox threads [--json]
  *   vox show THREAD_ID [--json]
- *   vox model path | download [NAME|URL]
+ *   vox model path | list | download [NAME|URL]
+ *   vox checkpoint capture|list|diff|restore|undo   (see ./vcs-commands.ts)
+ *   vox worktree create|list|remove
  * Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY), never from files.
  * The database lives at $VOX_HOME/vox.db (default ~/.vox/vox.db).
  */
@@ -16,13 +18,16 @@ import { Engine } from '../engine/engine';
 import { DEFAULT_MODEL_REF, type ProviderConfig } from '../engine/providers/resolve';
 import { parseArgs, UsageError } from './args';
 import { runModelCommand } from './model-command';
+import { runCheckpointCommand, runWorktreeCommand } from './vcs-commands';
 import { DEMO_MODEL_NOTICE, demoModelPath } from '../engine/model/demo-model';
 
 const USAGE = `usage:
   vox chat "prompt" [--model REF] [--thread ID] [--cwd DIR] [--yes] [--json]
   vox threads [--json]
   vox show THREAD_ID [--json]
-  vox model path | download [NAME|URL]
+  vox model path | list | download [NAME|URL]
+  vox checkpoint capture|list|diff|restore|undo [--thread T] [--cwd D] [--json]
+  vox worktree create SLUG|list|remove PATH [--cwd D] [--json]
 models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME`;
 
 /** Walks up from this file to the package root (works from src/ under tsx and from dist/). */
@@ -51,8 +56,8 @@ function providerConfig(): ProviderConfig {
   };
 }
 
-function openEngine(cwd: string): Engine {
-  return new Engine({ dbPath: path.join(voxHome(), 'vox.db'), workspaceRoot: fs.realpathSync(cwd), providers: providerConfig() });
+function openEngine(cwd: string, checkpoints = true): Engine {
+  return new Engine({ dbPath: path.join(voxHome(), 'vox.db'), workspaceRoot: fs.realpathSync(cwd), providers: providerConfig(), checkpoints });
 }
 
 async function chat(argv: string[]): Promise<number> {
@@ -128,6 +133,8 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'threads') return await threads(rest, false);
     if (cmd === 'show') return await threads(rest, true);
     if (cmd === 'model') return await runModelCommand(rest, packageRoot());
+    if (cmd === 'checkpoint') return await runCheckpointCommand(rest, (cwd) => openEngine(cwd, false));
+    if (cmd === 'worktree') return await runWorktreeCommand(rest);
     if (cmd === undefined || cmd === 'help' || cmd === '--help') {
       process.stdout.write(USAGE + '\n');
       return cmd === undefined ? 2 : 0;

@@ -10,6 +10,7 @@ import { ModelResolver, type ProviderConfig } from './providers/resolve';
 import { VoxStore } from './store/store';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/checkpoint-service';
+import { VariantPool } from './variants/variant-pool';
 
 export interface EngineOptions {
   dbPath: string;
@@ -28,6 +29,8 @@ export class Engine {
   readonly models: ModelResolver;
   readonly runner: AgentRunner;
   readonly checkpoints: CheckpointService;
+  /** Parallel variants of one prompt in managed worktrees (SPEC 4.3). */
+  readonly variants: VariantPool;
   readonly workspaceRoot: string;
   /** Run ids found interrupted (owner process gone) when the engine opened the store. */
   readonly recovered: string[];
@@ -43,6 +46,7 @@ export class Engine {
     this.models = new ModelResolver(opts.providers);
     this.workspaceRoot = opts.workspaceRoot;
     this.checkpoints = new CheckpointService(this.store, opts.workspaceRoot);
+    this.variants = VariantPool.forEngine(this);
     const auto = opts.checkpoints !== false;
     this.runner = new AgentRunner({
       store: this.store,
@@ -61,6 +65,7 @@ export class Engine {
   }
 
   async dispose(): Promise<void> {
+    await this.variants.cancelAll();
     this.runner.cancelAll();
     await this.models.dispose();
     this.store.close();

@@ -7,12 +7,17 @@ import * as vscode from 'vscode';
 import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
+import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
+import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
+import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
 
 export interface VoxApi {
   /** Time `activate` took, in ms. */
   readonly activationMs: number;
   readonly host: EngineHost;
   readonly chats: ChatViews;
+  readonly checkpointsView: CheckpointsView;
+  readonly variantsView: VariantsView;
 }
 
 export function activate(ctx: vscode.ExtensionContext): VoxApi {
@@ -30,6 +35,8 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   };
   refreshStatus();
   status.show();
+  const checkpointsView = new CheckpointsView(host);
+  const variantsView = new VariantsView(host);
   ctx.subscriptions.push(
     log,
     host,
@@ -38,10 +45,17 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     host.onDidChange(refreshStatus),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
+    checkpointsView,
+    variantsView,
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)),
+    vscode.window.registerTreeDataProvider(CHECKPOINTS_VIEW_ID, checkpointsView),
+    vscode.window.registerTreeDataProvider(VARIANTS_VIEW_ID, variantsView),
+    ...registerCheckpointCommands(host, checkpointsView),
+    ...registerVariantCommands(host, variantsView),
   );
   const activationMs = performance.now() - t0;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, host, chats };
+  return { activationMs, host, chats, checkpointsView, variantsView };
 }
 
 export function deactivate(): void {

@@ -75,6 +75,8 @@ export type VoxEvent =
       rewindTo: string | null;
     }
   | { type: 'checkpoint.restored'; threadId: string; ordinal: number; mode: 'files' | 'thread' | 'both'; restorePoint: string | null; changedCount: number }
+  /** Checkpoint refs deleted by a prune (the git objects go with git's own garbage collection). */
+  | { type: 'checkpoint.pruned'; threadId: string; refs: string[] }
   /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
   | { type: 'thread.rewound'; threadId: string; toMessageId: string | null }
   | {

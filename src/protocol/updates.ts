@@ -30,6 +30,17 @@ export const eventEnvelope = forwardCompatible({
     type: literal('item.completed'), ...seqTime, threadId: str, runId: str, itemId: str,
     status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
   }),
+  'checkpoint.captured': object({
+    type: literal('checkpoint.captured'), ...seqTime, threadId: str, runId: nullable(str), ref: str, ordinal: int,
+    trigger: literal('tool', 'turnEnd', 'manual'), toolName: nullable(str), changedCount: int, skippedCount: int,
+    overBudgetMs: nullable(int), rewindTo: nullable(str),
+  }),
+  'checkpoint.restored': object({
+    type: literal('checkpoint.restored'), ...seqTime, threadId: str, ordinal: int, mode: literal('files', 'thread', 'both'),
+    restorePoint: nullable(str), changedCount: int,
+  }),
+  'checkpoint.pruned': object({ type: literal('checkpoint.pruned'), ...seqTime, threadId: str, refs: arrayOf(str) }),
+  'thread.rewound': object({ type: literal('thread.rewound'), ...seqTime, threadId: str, toMessageId: nullable(str) }),
   'run.ended': object({
     type: literal('run.ended'), ...seqTime, threadId: str, runId: str, status: literal('completed', 'cancelled', 'failed', 'interrupted'),
     error: nullable(str), usage: object({ inputTokens: int, outputTokens: int }),

@@ -210,6 +210,24 @@ function readVsixManifest(vsix: string): { publisher: string; name: string; vers
   return { publisher: p.publisher, name: p.name, version: p.version };
 }
 
+/**
+ * User settings that keep a fresh profile's first run quiet (no welcome page, tips, telemetry or
+ * update checks). startCodeServer writes them when the profile has no settings.json; a caller
+ * that needs more settings writes its own file first, starting from these.
+ */
+export const QUIET_WORKBENCH_SETTINGS: Readonly<Record<string, unknown>> = {
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'git.openRepositoryInParentFolders': 'never',
+  'security.workspace.trust.enabled': false,
+};
+
 export interface CodeServerOptions {
   codeServerBin: string;
   /** Folder the workbench opens by default (`/?folder=` URLs can open another). */
@@ -279,27 +297,7 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   const settingsDir = path.join(userDataDir, 'User');
   fs.mkdirSync(settingsDir, { recursive: true });
   const settingsFile = path.join(settingsDir, 'settings.json');
-  if (!fs.existsSync(settingsFile)) {
-    fs.writeFileSync(
-      settingsFile,
-      JSON.stringify(
-        {
-          'workbench.startupEditor': 'none',
-          'workbench.welcomePage.walkthroughs.openOnInstall': false,
-          'workbench.tips.enabled': false,
-          'telemetry.telemetryLevel': 'off',
-          'update.mode': 'none',
-          'extensions.autoCheckUpdates': false,
-          'extensions.autoUpdate': false,
-          'extensions.ignoreRecommendations': true,
-          'git.openRepositoryInParentFolders': 'never',
-          'security.workspace.trust.enabled': false,
-        },
-        null,
-        2,
-      ),
-    );
-  }
+  if (!fs.existsSync(settingsFile)) fs.writeFileSync(settingsFile, JSON.stringify(QUIET_WORKBENCH_SETTINGS, null, 2));
   const configFile = path.join(home, 'code-server-config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
 
@@ -465,7 +463,7 @@ function escapeRegExp(s: string): string {
  * after the workbench shows: so when no row matches, it closes the palette and tries again until
  * `timeoutMs`. Throws when no row ever matches.
  */
-export async function runCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+export async function runCommand(page: Page, title: string, timeoutMs = 30_000, opts: { opensQuickInput?: boolean } = {}): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('.quick-input-box input');
   const rows = widget.locator('.quick-input-list .monaco-list-row');
@@ -495,6 +493,9 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
   const focusedText = (await focused.textContent({ timeout: 2_000 }).catch(() => null))?.trim();
   if (focusedText === title) await page.keyboard.press('Enter');
   else await row.click();
+  // A command that opens a quick input of its own keeps the widget on screen: the caller waits
+  // for that input's content instead.
+  if (opts.opensQuickInput) return;
   await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {
     /* the command may open a quick input of its own */
   });
@@ -527,12 +528,27 @@ export interface WebviewFrame {
   src: string;
 }
 
-/** The webview frames on the page whose host iframe src contains `filter` (e.g. an extension id). */
-export async function findWebviews(page: Page, filter?: string): Promise<WebviewFrame[]> {
+/**
+ * Which webviews to look at: a substring of the host iframe's src (e.g. `extensionId=pub.name`),
+ * or a predicate over the src (e.g. to tell a view, `purpose=webviewView`, from an editor panel).
+ */
+export type WebviewFilter = string | ((src: string) => boolean);
+
+function matchesFilter(src: string, filter: WebviewFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  return typeof filter === 'string' ? src.includes(filter) : filter(src);
+}
+
+function describeFilter(filter: WebviewFilter): string {
+  return typeof filter === 'string' ? filter : filter.name || 'matching a predicate';
+}
+
+/** The webview frames on the page whose host iframe src matches `filter`. */
+export async function findWebviews(page: Page, filter?: WebviewFilter): Promise<WebviewFrame[]> {
   const found: WebviewFrame[] = [];
   for (const el of await page.$$('iframe.webview')) {
     const src = (await el.getAttribute('src')) ?? '';
-    if (filter && !src.includes(filter)) continue;
+    if (!matchesFilter(src, filter)) continue;
     const outer = await el.contentFrame();
     if (!outer) continue;
     const inner = await outer.$('#active-frame');
@@ -558,18 +574,18 @@ export async function webviewHasContent(w: WebviewFrame): Promise<boolean> {
  * (webviews share one origin and race for the service worker): then runs "Developer: Reload
  * Webviews" and looks again, up to `retries` times.
  */
-export async function waitForWebview(page: Page, filter: string, opts: { timeoutMs?: number; retries?: number } = {}): Promise<WebviewFrame> {
+export async function waitForWebview(page: Page, filter: WebviewFilter, opts: { timeoutMs?: number; retries?: number } = {}): Promise<WebviewFrame> {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const retries = opts.retries ?? 2;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await waitFor(`webview ${filter}`, timeoutMs, async () => {
+      return await waitFor(`webview ${describeFilter(filter)}`, timeoutMs, async () => {
         for (const w of await findWebviews(page, filter)) if (await webviewHasContent(w)) return w;
         return undefined;
       }, 300);
     } catch (e) {
       if (attempt >= retries) throw e;
-      log(`webview ${filter} blank or missing; running "Developer: Reload Webviews" (retry ${attempt + 1}/${retries})`);
+      log(`webview ${describeFilter(filter)} blank or missing; running "Developer: Reload Webviews" (retry ${attempt + 1}/${retries})`);
       await runCommand(page, 'Developer: Reload Webviews');
     }
   }

@@ -1,10 +1,20 @@
-// Loads test/e2e/harness.ts from plain .mjs scripts (run-e2e.mjs, scripts/start-vscode.mjs)
-// through tsx, without requiring `node --import tsx`. The project is CommonJS by default, so tsx
-// may hand the module back as a CJS namespace (exports under `default`): normalise that.
+// Loads test/e2e/harness.ts (and the other TypeScript e2e modules) from plain .mjs scripts
+// (run-e2e.mjs, scripts/start-vscode.mjs) through tsx, without requiring `node --import tsx`.
+// The project is CommonJS by default, so tsx may hand a module back as a CJS namespace (exports
+// under `default`): normalise that.
 import { tsImport } from 'tsx/esm/api';
 
+async function loadTs(relative, marker) {
+  const mod = await tsImport(relative, import.meta.url);
+  return marker in mod ? mod : mod.default;
+}
+
 /** @returns {Promise<typeof import('./harness.ts')>} */
-export async function loadHarness() {
-  const mod = await tsImport('./harness.ts', import.meta.url);
-  return 'REPO_ROOT' in mod ? mod : mod.default;
+export function loadHarness() {
+  return loadTs('./harness.ts', 'REPO_ROOT');
+}
+
+/** @returns {Promise<typeof import('./ui-chat.ts')>} */
+export function loadChatUi() {
+  return loadTs('./ui-chat.ts', 'runChatUiChecks');
 }

@@ -1,10 +1,14 @@
 // Vox end to end in a real VS Code: code-server 4.100.3 (VS Code 1.100.3) + Debian Chromium.
 //
-//   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--no-ui] [--no-host] [--verbose]
+//   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--no-ui] [--no-host] [--no-chat] [--chat-only]
+//                             [--update-screenshot] [--verbose]
 //
 //   (default)   build + pack the VSIX, install it with --install-extension, test the installed copy
 //   --dev       skip packing: load the project folder as the extension (npm run build first)
 //   --vsix F    test an existing VSIX
+//   --no-chat   skip the chat UI checks (5.)
+//   --chat-only only the chat UI checks (skip 1.–3.)
+//   --update-screenshot  copy the README picture to docs/screenshot-chat.png (else test-results/ only)
 //   --verbose   mirror code-server's log and the page console
 //
 // Checks:
@@ -15,7 +19,12 @@
 //      palette, see the Vox output channel; screenshot test-results/e2e-show-logs.png;
 //   3. UI: open the Vox chat view (a webview) and see it render (blank-webview retry included);
 //      screenshot test-results/e2e-chat-view.png;
-//   4. no code-server process is left behind.
+//   4. no code-server process is left behind (checked at the very end);
+//   5. chat UI (test/e2e/ui-chat.ts), in a second code-server session with a fresh profile and a
+//      scripted OpenAI-compatible server: demo model streaming, API key + model picker, tool call
+//      approval writing a file, Stop mid-stream, editor tab mid-stream, hide/show mid-stream
+//      compared byte for byte with the stored message; one named check each; screenshots in
+//      test-results/.
 // Prints `N passed, N failed[, N skipped]`; writes {"passed","failed","skipped"} to
 // $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS (default 600000). Exit 1 on failure.
 import { spawnSync } from 'node:child_process';
@@ -23,7 +32,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSuite, REPO_ROOT } from './build-suite.mjs';
-import { loadHarness } from './load-harness.mjs';
+import { loadChatUi, loadHarness } from './load-harness.mjs';
 
 const h = await loadHarness();
 
@@ -34,6 +43,7 @@ const opt = (f) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const verbose = flag('--verbose');
+const chatOnly = flag('--chat-only');
 const counts = { passed: 0, failed: 0, skipped: 0 };
 const timings = [];
 const failures = [];
@@ -148,7 +158,7 @@ try {
   const session = await timed('launch chromium', () => h.launchBrowser({ onConsole: verbose ? (l) => h.log(`page ${l}`) : undefined }));
 
   // ---- 1. In-extension-host suite
-  if (!flag('--no-host')) {
+  if (!flag('--no-host') && !chatOnly) {
     const ctx = await session.browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await ctx.newPage();
     try {
@@ -175,7 +185,7 @@ try {
   }
 
   // ---- 2 + 3. UI smoke
-  if (!flag('--no-ui')) {
+  if (!flag('--no-ui') && !chatOnly) {
     const page = session.page;
     let ready = false;
     await check('workbench opens on the sample workspace', async () => {
@@ -224,6 +234,25 @@ try {
       });
       h.log(`screenshot: ${await h.screenshot(page, 'e2e-chat-view')}`);
     }, page);
+  }
+
+  // ---- 5. Chat UI: its own code-server session (fresh profile), after the first one is gone.
+  if (!flag('--no-ui') && !flag('--no-chat')) {
+    await timed('stop first code-server', () => server.stop());
+    const { runChatUiChecks } = await loadChatUi();
+    await timed('chat UI (all)', () =>
+      runChatUiChecks({
+        codeServerBin,
+        extensionsDir: dirs.extensions,
+        devExtensionPath: flag('--dev') ? extensionDir : undefined,
+        browser: session.browser,
+        rootDir: runRoot,
+        check,
+        timed,
+        updateDocsScreenshot: flag('--update-screenshot'),
+        verbose,
+      }),
+    );
   }
 
   // ---- 4. Teardown + leak check

@@ -191,6 +191,17 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal(fs.readFileSync(path.join(repo, 'a.txt'), 'utf8'), 'a\n');
     });
 
+    it('does not keep stale tracked files below a path that is now a skipped over-cap file', async () => {
+      const repo = initRepo(path.join(tmp, 'stale'), { 'dir/tracked.txt': 'tracked\n', 'keep.txt': 'k\n' });
+      const small = new GitPlumbingCheckpointStore({ maxUntrackedFileBytes: 1024 });
+      fs.rmSync(path.join(repo, 'dir'), { recursive: true });
+      fs.writeFileSync(path.join(repo, 'dir'), Buffer.alloc(2048, 1)); // the tracked directory became a big file
+      const r = await small.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+      assert.deepEqual(r.skipped.map((s) => s.path), ['dir']);
+      assert.deepEqual(lsTree(repo, r.commit), ['keep.txt'], 'dir/tracked.txt is gone from the worktree, so from the checkpoint');
+      assert.deepEqual(r.changed.map((c) => `${c.status} ${c.path}`), ['deleted dir/tracked.txt']);
+    });
+
     it('reports (never silently skips) a capture over its time budget', async () => {
       const repo = initRepo(path.join(tmp, 'budget'), { 'a.txt': 'a\n' });
       const strict = new GitPlumbingCheckpointStore({ captureBudgetMs: 0 });

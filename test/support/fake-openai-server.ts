@@ -46,8 +46,21 @@ export interface FakeTurn {
   reasoningField?: 'reasoning_content' | 'reasoning';
   /** Pause between SSE events. */
   eventDelayMs?: number;
+  /**
+   * Points where the stream waits for the test: before writing event number `afterEvents`
+   * (0-based, so `afterEvents: 3` = three events already sent), call `onReached` and wait for
+   * `release`. Lets a test act at a known point mid-stream (hide a view, open a second client)
+   * however slow the machine is. A client that went away meanwhile ends the stream as usual.
+   */
+  holds?: FakeHold[];
   /** Extra response headers. */
   headers?: Record<string, string>;
+}
+
+export interface FakeHold {
+  afterEvents: number;
+  release: Promise<unknown>;
+  onReached?: () => void;
 }
 
 export interface FakeHttpError {
@@ -201,6 +214,12 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     for (let i = 0; i < limit; i++) {
       if (res.destroyed) return;
       if (turn.eventDelayMs && i > 0) await sleep(turn.eventDelayMs);
+      for (const hold of turn.holds ?? []) {
+        if (hold.afterEvents !== i) continue;
+        hold.onReached?.();
+        await hold.release;
+        if (res.destroyed) return;
+      }
       res.write(events[i]);
     }
     if (!cut) return void res.end();

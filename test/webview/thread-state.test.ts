@@ -264,3 +264,23 @@ describe('webview thread state: resume over the real stream registry', () => {
     });
   }
 });
+
+describe('thread state: checkpoint rewind', () => {
+  it('thread.rewound hides later entries (kept as a branch) and null rewinds to the start', async () => {
+    const { createThreadState, applyEvents } = await import('../../webview/src/lib/thread-state');
+    const st = createThreadState('t');
+    const base = { threadId: 't', time: 1 };
+    applyEvents(st, [
+      { ...base, seq: 1, type: 'message.added', messageId: 'u1', parentId: null, role: 'user', content: 'one', runId: null, status: 'complete' },
+      { ...base, seq: 2, type: 'run.started', runId: 'r1', ordinal: 0, provider: 'p', model: 'm', ownerPid: 1, userMessageId: 'u1' },
+      { ...base, seq: 3, type: 'message.added', messageId: 'a1', parentId: 'u1', role: 'assistant', content: 'ans', runId: 'r1', status: 'complete' },
+      { ...base, seq: 4, type: 'message.added', messageId: 'u2', parentId: 'a1', role: 'user', content: 'two', runId: null, status: 'complete' },
+      { ...base, seq: 5, type: 'thread.rewound', toMessageId: 'a1' },
+    ]);
+    assert.deepEqual(st.entries.map((e) => (e.kind === 'run' ? e.runId : e.messageId)), ['u1', 'r1']);
+    assert.equal(st.rewoundEntries, 1);
+    applyEvents(st, [{ ...base, seq: 6, type: 'thread.rewound', toMessageId: null }]);
+    assert.equal(st.entries.length, 0);
+    assert.equal(st.rewoundEntries, 3);
+  });
+});

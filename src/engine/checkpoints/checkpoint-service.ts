@@ -168,7 +168,14 @@ export class CheckpointService {
     return this.git.readFileAtCheckpoint(this.workspaceRoot, ref, relPath);
   }
 
-  prune(opts: PruneOptions): Promise<PruneResult> {
-    return this.git.pruneCheckpoints(this.workspaceRoot, opts);
+  async prune(opts: PruneOptions): Promise<PruneResult> {
+    const result = await this.git.pruneCheckpoints(this.workspaceRoot, opts);
+    const byThread = new Map<string, string[]>();
+    for (const ref of result.deletedRefs) {
+      const owner = this.store.checkpointOwner(ref);
+      if (owner) byThread.set(owner, [...(byThread.get(owner) ?? []), ref]);
+    }
+    for (const [threadId, refs] of byThread) this.store.append({ type: 'checkpoint.pruned', threadId, refs });
+    return result;
   }
 }

@@ -49,6 +49,10 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(e.threadId, e.ordinal, e.ref, e.runId, e.trigger, e.toolName, e.changedCount, e.skippedCount, e.overBudgetMs, e.rewindTo, time);
   },
+  'checkpoint.pruned'(db, e) {
+    const del = db.prepare('DELETE FROM checkpoints WHERE thread_id = ? AND ref = ?');
+    for (const ref of e.refs) del.run(e.threadId, ref);
+  },
   'checkpoint.restored'() {
     // History only: the files live in git; a thread rewind is its own `thread.rewound` event.
   },

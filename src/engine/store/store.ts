@@ -192,6 +192,12 @@ export class VoxStore {
     return rows.map((r) => ({ ...r, isError: r.isError === 1 }));
   }
 
+  /** Thread that recorded checkpoint `ref`, if any. */
+  checkpointOwner(ref: string): string | null {
+    const row = this.db.prepare('SELECT thread_id AS t FROM checkpoints WHERE ref = ?').get(ref) as { t: string } | undefined;
+    return row?.t ?? null;
+  }
+
   checkpoints(threadId: string): CheckpointRow[] {
     return this.db
       .prepare(

@@ -17,7 +17,7 @@ import { commitTree, createRef, emptyTree, headCommit, readCommit, setRef, type 
 import { formatCommitMessage, parseCommitMessage, type CommitMeta } from './checkpoint-refs';
 import { rawDiff, relKey } from './checkpoint-diff';
 import { GITLINK_MODE } from './nested-repos';
-import { joinRel, type SnapshotNode } from './checkpoint-snapshot';
+import { NESTED_CONCURRENCY, joinRel, settleLimit, type SnapshotNode } from './checkpoint-snapshot';
 import { CheckpointError, MAX_CHANGED_PATHS_IN_META, type ChangedFile, type NestedCheckpoint, type SkippedFile } from './checkpoint-types';
 
 export interface CommittedNode {
@@ -74,11 +74,10 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
   const prev = prevCommit && node.children.length ? await readCommit(node.repo, prevCommit).catch(() => null) : null;
   const prevMeta = prev ? parseCommitMessage(prev.message) : null;
   const prevNested = new Map((prevMeta?.nested ?? []).map((n) => [relKey(n.raw), n.commit]));
-  const children: Array<{ node: SnapshotNode; meta: CommitMeta; commit: string }> = [];
-  for (const child of node.children) {
-    const c = await commitCheckpoint(child, header, prevNested.get(relKey(child.rel!.raw)) ?? null, [], false);
-    children.push({ node: child, ...c });
-  }
+  const children = await settleLimit(node.children, NESTED_CONCURRENCY, async (child) => ({
+    node: child,
+    ...(await commitCheckpoint(child, header, prevNested.get(relKey(child.rel!.raw)) ?? null, [], false)),
+  }));
   const fallbackBase = async (): Promise<string> => (await headCommit(node.repo)) ?? (await emptyTree(node.repo));
   // A nested repository may have been re-created since (its previous commit gone): use HEAD then.
   const changes = prevCommit
@@ -112,11 +111,10 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
  * name with a random part that does not exist yet). `preserved` holds, per repository root, the in-the-way files that were added.
  */
 export async function commitRestorePoint(node: SnapshotNode, ref: string, target: string, timeMs: number, preserved: Map<string, SkippedFile[]>, isTop = true): Promise<CommittedNode> {
-  const children: Array<{ node: SnapshotNode; meta: CommitMeta; commit: string }> = [];
-  for (const child of node.children) {
-    const c = await commitRestorePoint(child, ref, target, timeMs, preserved, false);
-    children.push({ node: child, ...c });
-  }
+  const children = await settleLimit(node.children, NESTED_CONCURRENCY, async (child) => ({
+    node: child,
+    ...(await commitRestorePoint(child, ref, target, timeMs, preserved, false)),
+  }));
   const meta: CommitMeta = {
     kind: 'restorePoint',
     target,

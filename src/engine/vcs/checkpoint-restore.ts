@@ -26,7 +26,7 @@ import { readCommit, run } from './checkpoint-repo';
 import { parseCommitMessage, type CommitMeta } from './checkpoint-refs';
 import { rawDiff, relKey, type RawDiffEntry } from './checkpoint-diff';
 import { GITLINK_MODE, absBytes } from './nested-repos';
-import { addAll, joinRel, writeTree, type SnapshotNode } from './checkpoint-snapshot';
+import { NESTED_CONCURRENCY, addAll, joinRel, settleLimit, writeTree, type SnapshotNode } from './checkpoint-snapshot';
 import { CheckpointError, repoPath, toCheckpointError, type ChangedFile, type NestedRestoreOutcome, type RepoPath, type SkippedFile } from './checkpoint-types';
 
 export interface RestoreTarget {
@@ -58,13 +58,8 @@ export async function planRestore(node: SnapshotNode, targetCommit: string | nul
     }
   }
   const wanted = new Map((target?.meta?.nested ?? []).map((n) => [relKey(n.raw), n]));
-  const children: RestorePlan[] = [];
-  for (const child of node.children) {
-    const key = relKey(child.rel!.raw);
-    const t = wanted.get(key);
-    wanted.delete(key);
-    children.push(await planRestore(child, t?.commit ?? null, joinRel(prefix, child.rel!), outcomes));
-  }
+  const children = await settleLimit(node.children, NESTED_CONCURRENCY, (child) => planRestore(child, wanted.get(relKey(child.rel!.raw))?.commit ?? null, joinRel(prefix, child.rel!), outcomes));
+  for (const child of node.children) wanted.delete(relKey(child.rel!.raw));
   for (const gone of wanted.values()) outcomes.push({ ...joinRel(prefix, gone), status: 'missing', detail: 'the nested repository no longer exists (or cannot be entered)' });
   return { node, prefix, target, children };
 }
@@ -119,7 +114,7 @@ export async function preserveObstacles(plan: RestorePlan, out: Map<string, Skip
       out.set(node.repo.root, obstacles.map((o, i) => ({ ...repoPath(o), bytes: sizes[i]! })));
     }
   }
-  for (const c of plan.children) await preserveObstacles(c, out);
+  await settleLimit(plan.children, NESTED_CONCURRENCY, (c) => preserveObstacles(c, out));
   return out;
 }
 
@@ -143,6 +138,6 @@ export async function applyRestore(plan: RestorePlan, outcomes: NestedRestoreOut
     }
     if (prefix) outcomes.push({ ...prefix, status: 'restored' });
   }
-  for (const c of plan.children) changed.push(...(await applyRestore(c, outcomes)));
+  for (const list of await settleLimit(plan.children, NESTED_CONCURRENCY, (c) => applyRestore(c, outcomes))) changed.push(...list);
   return changed;
 }

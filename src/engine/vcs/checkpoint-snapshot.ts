@@ -52,6 +52,21 @@ export function pathspecInput(paths: Buffer[], magic: string): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Nested repositories snapshotted, committed or restored at once. */
+export const NESTED_CONCURRENCY = 4;
+
+/**
+ * Like `mapLimit`, but waits for every item and then throws the first failure — so a caller can
+ * clean up what the successful ones created (`onFulfilled` receives each success first).
+ */
+export async function settleLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>, onFulfilled: (r: R) => void = () => undefined): Promise<R[]> {
+  const settled = await mapLimit(items, limit, (item) => fn(item).then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error })));
+  for (const r of settled) if (r.ok) onFulfilled(r.value);
+  const failed = settled.find((r) => !r.ok);
+  if (failed && !failed.ok) throw failed.error;
+  return settled.map((r) => (r as { value: R }).value);
+}
+
 /** Runs `fn` over `items` with at most `limit` in flight. */
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -130,6 +145,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
     await addAll(repo, index.file, { exclude }, node.warnings);
     if (exclude.length) await dropEntriesBelow(repo, index.file, stage.stdout, exclude);
     node.tree = await writeTree(repo, index.file);
+    const enter: Array<{ rel: RepoPath; repo: RepoInfo }> = [];
     for (const p of nested) {
       if (!p.repo) continue;
       if (depth + 1 > MAX_NESTED_DEPTH) {
@@ -137,10 +153,18 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
         node.warnings.push(`nested repository ${p.rel.path} is deeper than ${MAX_NESTED_DEPTH} levels and was not captured inside`);
         continue;
       }
-      const child = await snapshotRepo(p.repo, { ...opts, depth: depth + 1 });
-      child.rel = p.rel;
-      node.children.push(child);
+      enter.push({ rel: p.rel, repo: p.repo });
     }
+    await settleLimit(
+      enter,
+      NESTED_CONCURRENCY,
+      async (e) => {
+        const child = await snapshotRepo(e.repo, { ...opts, depth: depth + 1 });
+        child.rel = e.rel;
+        return child;
+      },
+      (child) => node.children.push(child),
+    );
     return node;
   } catch (err) {
     await disposeSnapshot(node);

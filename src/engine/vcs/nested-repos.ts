@@ -20,9 +20,9 @@
  */
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { git } from './git';
+import { gitRaw, type GitResult } from './git';
 import { canonicalPath } from './workspace-lease';
-import { headCommit, type RepoInfo } from './checkpoint-repo';
+import type { RepoInfo } from './checkpoint-repo';
 import { repoPath, type RepoPath } from './checkpoint-types';
 
 /** Deepest chain of repositories inside repositories that is followed. */
@@ -74,14 +74,19 @@ export async function probeNestedRepo(parent: RepoInfo, rel: Buffer): Promise<Ne
   if (!dotGit) return null;
   if (!isUtf8(rel)) return { rel: repoPath(rel), repo: null, hasHead: false, reason: 'path is not valid UTF-8, so git cannot be run inside it' };
   const dir = abs.toString('utf8');
-  let out: string;
+  // One process: top level, git dir, index path and HEAD. With no commit yet, rev-parse prints
+  // the literal `HEAD` and exits 128 after the first three lines.
+  let r: GitResult;
   try {
-    out = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index'], { cwd: dir });
+    r = await gitRaw(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index', 'HEAD'], { cwd: dir, okExitCodes: [128] });
   } catch (err) {
     return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${(err as Error).message.slice(0, 200)}` };
   }
-  const [top, gitDir, index] = out.split('\n');
-  if (!top || !gitDir || !index || canonicalPath(top) !== canonicalPath(dir)) return null;
+  const [top, gitDir, index, head] = r.stdout.toString('utf8').split('\n');
+  if (!top || !gitDir || !index) {
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${r.stderr.trim().slice(0, 200)}` };
+  }
+  if (canonicalPath(top) !== canonicalPath(dir)) return null;
   const repo: RepoInfo = { root: canonicalPath(top), gitDir: path.resolve(gitDir), indexPath: path.resolve(dir, index) };
-  return { rel: repoPath(rel), repo, hasHead: (await headCommit(repo)) !== null };
+  return { rel: repoPath(rel), repo, hasHead: r.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(head ?? '') };
 }

@@ -89,12 +89,14 @@ export interface ThreadState {
   lastEventSeq: number;
   entries: Entry[];
   runs: Record<string, RunView>;
+  /** Entries hidden by `thread.rewound` (a checkpoint restore): kept in the store as a branch. */
+  rewoundEntries: number;
 }
 
 const noWarn: Warn = () => {};
 
 export function createThreadState(threadId: string): ThreadState {
-  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {} };
+  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0 };
 }
 
 function seqOf(raw: unknown): number | null {
@@ -156,6 +158,15 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'thread.deleted':
       state.deleted = true;
       return;
+    case 'thread.rewound': {
+      // Keep the entries up to and including the message the thread rewinds to (a user message, or a run's final answer).
+      const keep = ev.toMessageId === null ? 0 : state.entries.findIndex((e) =>
+        e.kind === 'message' ? e.messageId === ev.toMessageId : state.runs[e.runId]?.final?.messageId === ev.toMessageId) + 1;
+      if (ev.toMessageId !== null && keep === 0) return; // unknown target: show everything rather than guess
+      state.rewoundEntries += state.entries.length - keep;
+      state.entries = state.entries.slice(0, keep);
+      return;
+    }
     case 'message.added': {
       const run = ev.runId !== null ? state.runs[ev.runId] : undefined;
       if (run && ev.role === 'assistant') {

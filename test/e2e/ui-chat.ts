@@ -1,0 +1,596 @@
+/**
+ * UI end to end of the Vox chat in a real VS Code: code-server + Debian Chromium driven through
+ * playwright-core, one code-server session with a fresh profile (user data, HOME, browser
+ * context) on a sample git workspace, and a scripted OpenAI-compatible server
+ * (test/support/fake-openai-server.ts) on 127.0.0.1 that the extension host talks to.
+ *
+ * Called by test/e2e/run-e2e.mjs; every check below is one named, counted check there:
+ *   1. the Vox view opens (palette "Vox: Focus on Chat View") with the demo banner;
+ *   2. the offline demo model (local:demo, GGUF) streams a reply to "hello" and completes;
+ *   3. the API key goes in through "Vox: Set API Key" (palette + quick input) and the webview's
+ *      model picker switches to `openai:gpt-e2e`;
+ *   4. a write_file tool call waits for approval, Approve writes e2e-out.txt (checked on disk)
+ *      and the final answer renders;
+ *   5. Stop mid-stream: the run ends as stopped, the partial text stays (= the stored message),
+ *      nothing more arrives;
+ *   6. "Vox: Open Chat in Editor Tab" mid-stream, the same thread opened from the tab's thread
+ *      list: both views show the same text while it streams and at the end;
+ *   7. the sidebar hidden (webview document destroyed: no retainContextWhenHidden) and shown again
+ *      mid-stream: the final text equals the stored assistant message (SQLite, read-only from
+ *      this process) byte for byte;
+ *   8. screenshots in test-results/ (CI artifacts) and the README picture.
+ *
+ * Mid-stream moments are made deterministic with the fake server's `holds`: the stream pauses at
+ * a known chunk until the test has done its part (opened the tab, hidden the view), so a slow
+ * machine cannot turn a mid-stream check into an after-the-end one. Waits are condition-based
+ * with bounded timeouts. Assistant texts are single markdown paragraphs with no markdown syntax,
+ * so the rendered text (`innerText`) is the raw text and can be compared byte for byte.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import * as h from './harness';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeHold, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+
+const EXTENSION_ID = 'vox-dev.vox';
+const OPENAI_MODEL = 'openai:gpt-e2e';
+const API_KEY = 'sk-e2e-ui-0123456789';
+const OUT_FILE = 'e2e-out.txt';
+const OUT_CONTENT = 'written by vox e2e\n';
+/** The picture the README shows (copied from test-results/ with `updateDocsScreenshot`). */
+export const DOCS_SCREENSHOT = path.join(h.REPO_ROOT, 'docs', 'screenshot-chat.png');
+/** Largest PNG accepted as the README picture. */
+const DOCS_SCREENSHOT_MAX_BYTES = 250 * 1024;
+
+/** The names run-e2e.mjs reports, in order. */
+export const CHAT_CHECKS = {
+  view: 'chat UI: the Vox view opens with the demo banner',
+  demo: 'chat UI: the demo GGUF model streams a reply to "hello"',
+  model: 'chat UI: API key via "Vox: Set API Key", openai:gpt-e2e via the model picker',
+  tool: 'chat UI: Approve on a write_file call writes e2e-out.txt, the answer renders',
+  stop: 'chat UI: Stop mid-stream keeps the partial text, nothing more arrives',
+  editor: 'chat UI: editor tab opened mid-stream shows the same text as the sidebar',
+  hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
+  screenshots: 'chat UI: screenshots in test-results/ and the README picture',
+} as const;
+
+export interface ChatUiOptions {
+  codeServerBin: string;
+  /** Extensions dir holding the installed Vox (ignored with devExtensionPath). */
+  extensionsDir: string;
+  /** Load this folder as the extension under development instead (run-e2e --dev). */
+  devExtensionPath?: string;
+  browser: Browser;
+  /** Scratch directory (profile, HOME, workspace live under it); the caller removes it. */
+  rootDir: string;
+  /** run-e2e's named check: runs fn, counts pass/fail, screenshots `page` on failure. */
+  check: (name: string, fn: () => Promise<unknown>, page?: Page) => Promise<void>;
+  timed?: <T>(label: string, fn: () => Promise<T>) => Promise<T>;
+  /** Copy the chosen screenshot to docs/screenshot-chat.png (otherwise test-results/ only). */
+  updateDocsScreenshot?: boolean;
+  verbose?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+interface Deferred<T> { promise: Promise<T>; resolve: (v: T) => void }
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+function snippet(s: string, at = 0, width = 60): string {
+  return JSON.stringify(s.slice(Math.max(0, at - width / 2), at + width / 2));
+}
+
+/** Throws naming the first differing byte when a and b are not the same UTF-8 bytes. */
+export function assertSameBytes(what: string, actual: string, expected: string): void {
+  const a = Buffer.from(actual, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  if (a.equals(b)) return;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const ca = Buffer.from(a.subarray(0, i)).toString('utf8').length;
+  throw new Error(
+    `${what}: ${a.length} vs ${b.length} bytes, first difference at byte ${i}: got ${snippet(actual, ca)}, expected ${snippet(expected, ca)}`,
+  );
+}
+
+const VOCAB = ['tokens', 'ünïcödé', '日本語', 'emoji 🚀', 'naïve', 'Zürich', 'arrive', 'in', 'order', '—', 'café', 'stream'];
+
+/**
+ * A long single-paragraph answer streamed as `n` chunks: words (some non-ASCII, one astral) and
+ * single spaces, no markdown syntax, so its rendered text equals the raw text.
+ */
+export function slowChunks(tag: string, n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(`${i === 0 ? `${tag}:` : ''} ${VOCAB[i % VOCAB.length]} w${i + 1}`);
+  return out;
+}
+
+/** What the rendered text of `chunks` looks like: markdown trims the paragraph. */
+const rendered = (chunks: string[]): string => chunks.join('').trim();
+
+/** Fake-server hold before text chunk `k` (0-based; event 0 is the role chunk). */
+function holdBeforeChunk(k: number, release: Promise<unknown>, reached: Deferred<void>): FakeHold {
+  return { afterEvents: 1 + k, release, onReached: () => reached.resolve() };
+}
+
+/** Ends leftover scripted responses (a check that failed half way) so the next check starts clean. */
+async function discardPending(fake: FakeServer): Promise<void> {
+  for (let i = 0; fake.pending() > 0 && i < 20; i++) {
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${fake.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.destroy();
+        resolve();
+      });
+      req.on('error', () => resolve());
+      req.end(JSON.stringify({ model: 'discard', stream: true, messages: [] }));
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The webview, seen from the page
+
+const isChatView = (src: string): boolean => src.includes(`extensionId=${EXTENSION_ID}`) && src.includes('purpose=webviewView');
+const isChatPanel = (src: string): boolean => src.includes(`extensionId=${EXTENSION_ID}`) && !src.includes('purpose=');
+
+/** One run (the last `article.run`) as the webview renders it. */
+export interface RunSample {
+  at: number;
+  runs: number;
+  /** The assistant text blocks' rendered text, joined. */
+  text: string;
+  blocks: number;
+  /** data-status of the run's footer: running | completed | cancelled | failed | interrupted. */
+  status: string | null;
+  /** The composer shows Stop (a run is active in this view). */
+  stop: boolean;
+  title: string;
+  userMessages: string[];
+}
+
+const RUN_STATE_JS = `(() => {
+  const runs = document.querySelectorAll('article.run');
+  const run = runs[runs.length - 1];
+  const blocks = run ? Array.from(run.querySelectorAll('.message.assistant')) : [];
+  return {
+    runs: runs.length,
+    text: blocks.map((b) => b.innerText).join(''),
+    blocks: blocks.length,
+    status: run ? (run.querySelector('footer.run-status')?.getAttribute('data-status') ?? null) : null,
+    stop: !!document.querySelector('vscode-button.stop'),
+    title: document.querySelector('h1.title')?.textContent ?? '',
+    userMessages: Array.from(document.querySelectorAll('.message.user .plain')).map((e) => e.textContent ?? ''),
+  };
+})()`;
+
+async function runState(frame: Frame): Promise<RunSample> {
+  const s = (await frame.evaluate(RUN_STATE_JS)) as Omit<RunSample, 'at'>;
+  return { ...s, at: Date.now() };
+}
+
+/** Samples `frame` every `everyMs` until `done(sample)`; returns every sample (the last satisfied `done`). */
+async function watch(frame: Frame, what: string, timeoutMs: number, done: (s: RunSample) => boolean, everyMs = 50): Promise<RunSample[]> {
+  const samples: RunSample[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await runState(frame);
+    samples.push(s);
+    if (done(s)) return samples;
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not reached after ${timeoutMs} ms (last: status=${s.status} runs=${s.runs} text=${snippet(s.text, s.text.length, 80)})`);
+    }
+    await h.sleep(everyMs);
+  }
+}
+
+/** Texts seen while the run was running, distinct, in order. */
+function growth(samples: RunSample[]): string[] {
+  const out: string[] = [];
+  for (const s of samples) if (s.status === 'running' && s.text.length > 0 && s.text !== out[out.length - 1]) out.push(s.text);
+  return out;
+}
+
+/** Every text shown while running is a prefix of the final text, and never shrinks. */
+function assertStreamedPrefixes(what: string, samples: RunSample[], final: string): void {
+  let last = '';
+  for (const t of growth(samples)) {
+    if (!final.startsWith(t)) throw new Error(`${what}: text shown mid-stream is not a prefix of the final text (duplicated or lost tokens?): ${snippet(t, t.length, 80)}`);
+    if (t.length < last.length) throw new Error(`${what}: text shrank mid-stream from ${last.length} to ${t.length} characters`);
+    last = t;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stored messages (SQLite under the profile's globalStorage), read-only
+
+interface StoredMessage { threadId: string; content: string; status: string }
+
+function readStoredAnswer(dbFile: string, threadTitle: string): StoredMessage {
+  assert(fs.existsSync(dbFile), `no store at ${dbFile}`);
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const thread = db.prepare('SELECT id FROM threads WHERE title = ? AND deleted = 0 ORDER BY created_at DESC LIMIT 1').get(threadTitle) as { id: string } | undefined;
+    assert(thread, `no thread titled ${JSON.stringify(threadTitle)} in ${dbFile}`);
+    const msg = db
+      .prepare("SELECT content, status FROM messages WHERE thread_id = ? AND role = 'assistant' ORDER BY created_at DESC, rowid DESC LIMIT 1")
+      .get(thread.id) as { content: string; status: string } | undefined;
+    assert(msg, `thread ${thread.id} has no assistant message`);
+    return { threadId: thread.id, content: msg.content, status: msg.status };
+  } finally {
+    db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checks
+
+export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
+  const timed = o.timed ?? (<T>(_l: string, fn: () => Promise<T>) => fn());
+  const dirs = {
+    home: path.join(o.rootDir, 'chat-home'),
+    userData: path.join(o.rootDir, 'chat-user-data'),
+    workspace: path.join(o.rootDir, 'chat-workspace'),
+    extensions: o.devExtensionPath ? path.join(o.rootDir, 'chat-extensions') : o.extensionsDir,
+  };
+  const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+  const shots: Record<string, string> = {};
+  const state = { view: false, demo: false, model: false };
+  let fake: FakeServer | undefined;
+  let server: h.CodeServer | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  /** Releases every hold a check set up, so a failed check never leaves the fake server waiting. */
+  const releases: (() => void)[] = [];
+
+  const shot = async (name: string): Promise<void> => {
+    shots[name] = await h.screenshot(page!, name);
+  };
+  const sidebar = async (): Promise<Frame> => (await h.waitForWebview(page!, isChatView, { timeoutMs: 20_000, retries: 2 })).content;
+  const requireState = (...keys: (keyof typeof state)[]): void => {
+    const missing = keys.filter((k) => !state[k]);
+    if (missing.length) throw new Error(`not run: an earlier step failed (${missing.map((k) => CHAT_CHECKS[k]).join('; ')})`);
+  };
+  /** Pushes a check's script; afterwards releases its holds and drops what it did not use. */
+  const scripted = async <T>(responses: FakeResponse[], fn: () => Promise<T>): Promise<T> => {
+    await discardPending(fake!);
+    const before = fake!.requests.length;
+    fake!.push(...responses);
+    let ok = false;
+    try {
+      const r = await fn();
+      ok = true;
+      return r;
+    } finally {
+      for (const r of releases.splice(0)) r();
+      if (!ok) {
+        // Stop whatever the failed check left running, then drop its unused responses.
+        await h.runCommand(page!, 'Vox: Stop', 10_000).catch(() => {});
+        await discardPending(fake!);
+      }
+      if (o.verbose) h.log(`fake server: ${fake!.requests.length - before} request(s) in this check`);
+    }
+  };
+  const hold = (k: number): { release: () => void; reached: Deferred<void>; hold: FakeHold } => {
+    const gate = deferred<void>();
+    const reached = deferred<void>();
+    releases.push(() => gate.resolve());
+    return { release: () => gate.resolve(), reached, hold: holdBeforeChunk(k, gate.promise, reached) };
+  };
+  const waitReached = (d: Deferred<void>, what: string, ms = 30_000): Promise<void> => h.withTimeout(what, ms, d.promise);
+
+  /** New thread in `frame`, prompt typed into the composer and sent with the Send button. */
+  const send = async (frame: Frame, prompt: string): Promise<void> => {
+    await frame.locator('vscode-button.new-thread').click({ timeout: 10_000 });
+    await frame.locator('section.empty').waitFor({ timeout: 10_000 });
+    await frame.locator('vscode-textarea textarea').fill(prompt, { timeout: 10_000 });
+    await frame.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+    await watch(frame, `the prompt ${JSON.stringify(prompt)} shows as a thread with a run`, 20_000, (s) => s.runs > 0 && s.userMessages.includes(prompt));
+  };
+
+  try {
+    // ---- Session: fake server, settings, code-server, browser context
+    fake = await startFakeOpenAI({ responses: [] });
+    h.createSampleWorkspace(dirs.workspace);
+    fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dirs.userData, 'User', 'settings.json'),
+      JSON.stringify(
+        {
+          ...h.QUIET_WORKBENCH_SETTINGS,
+          'vox.model': 'local:demo',
+          'vox.models': [OPENAI_MODEL],
+          'vox.openaiBaseUrl': fake.baseUrl,
+          'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
+        },
+        null,
+        2,
+      ),
+    );
+    server = await timed('chat UI: start code-server', () =>
+      h.startCodeServer({
+        codeServerBin: o.codeServerBin,
+        workspace: dirs.workspace,
+        home: dirs.home,
+        userDataDir: dirs.userData,
+        extensionsDir: dirs.extensions,
+        verbose: o.verbose,
+      }),
+    );
+    context = await o.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    if (o.verbose) page.on('console', (m) => h.log(`chat page [${m.type()}] ${m.text()}`));
+    const p = page;
+    const srv = server;
+    const fk = fake;
+
+    // ---- 1. The view, the demo banner
+    await o.check(CHAT_CHECKS.view, () =>
+      timed(CHAT_CHECKS.view, async () => {
+        const payload: [string, string][] | undefined = o.devExtensionPath ? [['extensionDevelopmentPath', srv.remoteUri(o.devExtensionPath)]] : undefined;
+        await h.openWorkbench(p, srv.workbenchUrl({ folder: dirs.workspace, payload }));
+        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+        const view = await sidebar();
+        const banner = view.locator('section.demo-banner');
+        await banner.waitFor({ state: 'visible', timeout: 30_000 });
+        const text = await banner.innerText();
+        assert(/Demo model\./.test(text), `demo banner says ${JSON.stringify(text.slice(0, 120))}`);
+        const picked = await view.locator('.model-row select').inputValue({ timeout: 10_000 });
+        assert(picked === 'local:demo', `model picker shows ${picked}, expected local:demo`);
+        state.view = true;
+      }), p);
+
+    // ---- 2. The demo model streams
+    await o.check(CHAT_CHECKS.demo, () =>
+      timed(CHAT_CHECKS.demo, async () => {
+        requireState('view');
+        const before = fk.requests.length;
+        const view = await sidebar();
+        await send(view, 'hello');
+        const samples = await watch(view, 'the demo reply to end', 120_000, (s) => s.status !== null && s.status !== 'running', 40);
+        const last = samples[samples.length - 1]!;
+        const seen = growth(samples);
+        assert(last.status === 'completed', `the demo run ended ${last.status}`);
+        assert(last.text.trim().length > 0, 'the demo reply is empty');
+        assert(
+          seen.length >= 2 && seen[seen.length - 1]!.length > seen[0]!.length,
+          `text did not grow while streaming (distinct texts seen while running: ${seen.map((t) => t.length).join(', ') || 'none'})`,
+        );
+        assert(fk.requests.length === before, 'the demo model sent a request to the OpenAI-compatible server');
+        h.log(`demo reply: ${last.text.length} chars, ${seen.length} growing samples while running`);
+        await shot('e2e-demo-reply');
+        state.demo = true;
+      }), p);
+
+    // ---- 3. API key through the palette, model through the webview's picker
+    await o.check(CHAT_CHECKS.model, () =>
+      timed(CHAT_CHECKS.model, async () => {
+        requireState('view');
+        const widget = p.locator('.quick-input-widget');
+        await h.runCommand(p, 'Vox: Set API Key', 30_000, { opensQuickInput: true });
+        await widget.locator('.quick-input-list .label-name', { hasText: /^anthropic$/ }).waitFor({ timeout: 10_000 });
+        await h.answerQuickInput(p, 'openai');
+        await widget.locator('.quick-input-message', { hasText: 'openai API key' }).waitFor({ timeout: 10_000 });
+        await h.answerQuickInput(p, API_KEY);
+        await p.locator('.notifications-toasts', { hasText: 'Vox: openai key saved.' }).waitFor({ timeout: 15_000 });
+
+        const view = await sidebar();
+        await view.locator('.model-row select').selectOption(OPENAI_MODEL, { timeout: 10_000 });
+        await h.waitFor('the picker to show openai:gpt-e2e and the demo banner to go', 15_000, async () => {
+          const v = await view.locator('.model-row select').inputValue();
+          return v === OPENAI_MODEL && (await view.locator('section.demo-banner').count()) === 0;
+        });
+        await p.locator('.statusbar-item', { hasText: `Vox: ${OPENAI_MODEL}` }).first().waitFor({ timeout: 10_000 });
+        const settings = JSON.parse(fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+        assert(settings['vox.model'] === OPENAI_MODEL, `settings.json has vox.model = ${JSON.stringify(settings['vox.model'])}`);
+        assert(!fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8').includes(API_KEY), 'the API key ended up in settings.json');
+        state.model = true;
+      }), p);
+
+    // ---- 4. A write_file call: approval card, Approve, the file on disk, the answer
+    await o.check(CHAT_CHECKS.tool, () =>
+      timed(CHAT_CHECKS.tool, () => {
+        requireState('view', 'model');
+        const answer = ['Wrote ', OUT_FILE, ' as asked.'];
+        return scripted(
+          [
+            toolCallTurn([{ name: 'write_file', args: { path: OUT_FILE, content: OUT_CONTENT } }], { eventDelayMs: 20 }),
+            textTurn(answer, { eventDelayMs: 20 }),
+          ],
+          async () => {
+            const before = fk.requests.length;
+            const outPath = path.join(dirs.workspace, OUT_FILE);
+            const view = await sidebar();
+            await send(view, `Create ${OUT_FILE} please`);
+            const card = view.locator('section.tool[data-status="approval"]');
+            await card.waitFor({ timeout: 30_000 });
+            assert((await card.locator('.name').innerText()).trim() === 'write_file', 'the approval card is not for write_file');
+            assert((await card.innerText()).includes(OUT_FILE), `the approval card does not show the path ${OUT_FILE}`);
+            assert(!fs.existsSync(outPath), `${OUT_FILE} exists before it was approved`);
+            await shot('e2e-tool-approval');
+            await card.locator('vscode-button.approve').click({ timeout: 10_000 });
+            await h.waitFor(`${OUT_FILE} in the workspace`, 15_000, async () => fs.existsSync(outPath));
+            assertSameBytes(`${OUT_FILE} on disk`, fs.readFileSync(outPath, 'utf8'), OUT_CONTENT);
+            const samples = await watch(view, 'the tool run to end', 30_000, (s) => s.status !== null && s.status !== 'running');
+            const last = samples[samples.length - 1]!;
+            assert(last.status === 'completed', `the run ended ${last.status}`);
+            assertSameBytes('final answer', last.text, rendered(answer));
+            await view.locator('section.tool[data-status="completed"]').waitFor({ timeout: 10_000 });
+            const reqs = fk.requests.slice(before);
+            assert(reqs.length === 2, `expected 2 model requests (tool call, then answer), got ${reqs.length}`);
+            for (const r of reqs) {
+              assert(r.headers.authorization === `Bearer ${API_KEY}`, `request carried authorization ${JSON.stringify(r.headers.authorization)}`);
+              assert(r.body?.model === 'gpt-e2e', `request asked for model ${JSON.stringify(r.body?.model)}`);
+            }
+            const toolMsg = (reqs[1]!.body?.messages as { role: string; content: unknown }[] | undefined)?.find((m) => m.role === 'tool');
+            assert(toolMsg && String(toolMsg.content).includes(OUT_FILE), 'the second request does not carry the write_file result');
+            await shot('e2e-tool-approved');
+          },
+        );
+      }), p);
+
+    // ---- 5. Stop mid-stream
+    await o.check(CHAT_CHECKS.stop, () =>
+      timed(CHAT_CHECKS.stop, () => {
+        requireState('view', 'model');
+        const chunks = slowChunks('Stop test', 240);
+        const prompt = 'Stop test: a long answer please';
+        return scripted([textTurn(chunks, { eventDelayMs: 40 })], async () => {
+          const view = await sidebar();
+          await send(view, prompt);
+          // Let it stream for real (no hold: the server keeps sending while we press Stop).
+          const minText = rendered(chunks.slice(0, 15));
+          await watch(view, 'at least 15 chunks on screen', 30_000, (s) => s.status === 'running' && s.text.length >= minText.length);
+          await view.locator('vscode-button.stop').click({ timeout: 5_000 });
+          const samples = await watch(view, 'the run to end after Stop', 15_000, (s) => s.status !== null && s.status !== 'running');
+          const atEnd = samples[samples.length - 1]!;
+          assert(atEnd.status === 'cancelled', `the run ended ${atEnd.status}, expected cancelled`);
+          assert((await view.locator('footer.run-status').last().innerText()).includes('Stopped.'), 'the run does not say "Stopped."');
+          await view.locator('vscode-button.send').waitFor({ timeout: 5_000 });
+          // Nothing more arrives: the server would have sent ~40 more chunks in this time.
+          await h.sleep(1_600);
+          const later = await runState(view);
+          assertSameBytes('text 1.6 s after the run stopped', later.text, atEnd.text);
+          assert(later.status === 'cancelled', `status changed to ${later.status} after the stop`);
+          const full = rendered(chunks);
+          assert(atEnd.text.length >= minText.length, 'the partial text was lost');
+          assert(full.startsWith(atEnd.text) && atEnd.text.length < full.length - 200, `the stopped text is not a strict prefix of the answer (${atEnd.text.length} of ${full.length} chars)`);
+          assertStreamedPrefixes('stop run', samples, atEnd.text);
+          const stored = readStoredAnswer(dbFile, prompt);
+          assert(stored.status === 'cancelled', `stored message status ${stored.status}`);
+          assertSameBytes('partial text on screen vs stored message', atEnd.text, stored.content);
+          await shot('e2e-stopped');
+        });
+      }), p);
+
+    // ---- 6. Editor tab mid-stream
+    await o.check(CHAT_CHECKS.editor, () =>
+      timed(CHAT_CHECKS.editor, () => {
+        requireState('view', 'model');
+        const chunks = slowChunks('Editor tab test', 90);
+        const prompt = 'Editor tab test: stream into two views';
+        const h1 = hold(20);
+        return scripted([textTurn(chunks, { eventDelayMs: 30, holds: [h1.hold] })], async () => {
+          const view = await sidebar();
+          await send(view, prompt);
+          await waitReached(h1.reached, 'the stream to reach chunk 20');
+          const upTo20 = rendered(chunks.slice(0, 20));
+          await watch(view, 'the sidebar to show the first 20 chunks', 15_000, (s) => s.status === 'running' && s.text === upTo20);
+
+          await h.runCommand(p, 'Vox: Open Chat in Editor Tab');
+          const tab = (await h.waitForWebview(p, isChatPanel, { timeoutMs: 20_000, retries: 2 })).content;
+          const row = tab.locator('ul.threads button.open', { hasText: prompt });
+          await row.first().click({ timeout: 20_000 });
+          const first = await watch(tab, 'the tab to show the thread', 15_000, (s) => s.runs > 0 && s.text.length > 0);
+          const opened = first[first.length - 1]!;
+          assert(opened.status === 'running', `the turn was ${opened.status} when the tab opened it (not mid-stream)`);
+          assert(opened.text === upTo20, `the tab shows ${opened.text.length} chars, the sidebar ${upTo20.length}`);
+          await shot('e2e-editor-tab');
+
+          h1.release();
+          const ended = (s: RunSample): boolean => s.status !== null && s.status !== 'running';
+          const [tabSamples, viewSamples] = await Promise.all([
+            watch(tab, 'the tab to see the end', 30_000, ended),
+            watch(view, 'the sidebar to see the end', 30_000, ended),
+          ]);
+          const tabEnd = tabSamples[tabSamples.length - 1]!;
+          const viewEnd = viewSamples[viewSamples.length - 1]!;
+          assert(tabEnd.status === 'completed' && viewEnd.status === 'completed', `ended ${tabEnd.status} (tab) / ${viewEnd.status} (sidebar)`);
+          const full = rendered(chunks);
+          assert(growth(tabSamples).length >= 2, 'the tab did not see the text grow after it opened the thread');
+          assertStreamedPrefixes('editor tab', tabSamples, full);
+          assertStreamedPrefixes('sidebar', viewSamples, full);
+          assertSameBytes('editor tab text vs sidebar text', tabEnd.text, viewEnd.text);
+          assertSameBytes('sidebar text vs the streamed answer', viewEnd.text, full);
+          const stored = readStoredAnswer(dbFile, prompt);
+          assertSameBytes('editor tab text vs stored message', tabEnd.text, stored.content);
+          await h.runCommand(p, 'View: Close All Editors');
+          await h.waitFor('the editor tab to close', 10_000, async () => (await h.findWebviews(p, isChatPanel)).length === 0);
+        });
+      }), p);
+
+    // ---- 7. Hide and show the sidebar mid-stream; byte-for-byte against the store
+    await o.check(CHAT_CHECKS.hideShow, () =>
+      timed(CHAT_CHECKS.hideShow, () => {
+        requireState('view', 'model');
+        const chunks = slowChunks('Hide show test', 100);
+        const prompt = 'Hide show test: keep streaming while hidden';
+        const h1 = hold(20);
+        const h2 = hold(50);
+        return scripted([textTurn(chunks, { eventDelayMs: 25, holds: [h1.hold, h2.hold] })], async () => {
+          let view = await sidebar();
+          await send(view, prompt);
+          await waitReached(h1.reached, 'the stream to reach chunk 20');
+          await watch(view, 'the sidebar to show the first 20 chunks', 15_000, (s) => s.status === 'running' && s.text === rendered(chunks.slice(0, 20)));
+          await view.evaluate('window.__voxE2eMark = "before-hide"');
+
+          // Hide: another view container takes the side bar; the chat webview's document goes away.
+          await h.runCommand(p, 'View: Show Explorer');
+          await h.waitFor('the chat webview to be destroyed while hidden (retainContextWhenHidden must be off)', 10_000, async () =>
+            view.isDetached() && (await h.findWebviews(p, isChatView)).length === 0,
+          );
+          h1.release(); // chunks 20..49 stream while the view is hidden
+          await waitReached(h2.reached, 'the stream to reach chunk 50 while hidden');
+          await h.sleep(300); // let the engine take in the chunks already written
+
+          await h.runCommand(p, 'Vox: Focus on Chat View');
+          view = await sidebar();
+          assert((await view.evaluate('window.__voxE2eMark ?? null')) === null, 'the chat webview kept its document while hidden');
+          const upTo50 = rendered(chunks.slice(0, 50));
+          const back = await watch(view, 'the shown view to catch up on what streamed while hidden', 20_000, (s) => s.text.length >= upTo50.length || (s.status !== null && s.status !== 'running'));
+          const caught = back[back.length - 1]!;
+          assert(caught.status === 'running', `the turn was ${caught.status} when the view came back (not mid-stream)`);
+          assertSameBytes('text after showing the view again', caught.text, upTo50);
+          await shot('e2e-after-show');
+
+          h2.release();
+          const samples = await watch(view, 'the run to end', 30_000, (s) => s.status !== null && s.status !== 'running');
+          const end = samples[samples.length - 1]!;
+          assert(end.status === 'completed', `the run ended ${end.status}`);
+          assert(growth(samples).length >= 2, 'the view did not see the text grow after it came back');
+          assert(end.runs === 1 && end.blocks === 1, `the thread shows ${end.runs} run(s) with ${end.blocks} text block(s), expected 1 and 1`);
+          const stored = readStoredAnswer(dbFile, prompt);
+          assert(stored.status === 'complete', `stored message status ${stored.status}`);
+          assertStreamedPrefixes('sidebar after show', samples, stored.content);
+          assertSameBytes('sidebar final text vs stored assistant message', end.text, stored.content);
+          assertSameBytes('stored assistant message vs the streamed answer', stored.content, chunks.join(''));
+          await shot('e2e-hide-show-final');
+        });
+      }), p);
+
+    // ---- 8. Screenshots: artifacts + the README picture
+    await o.check(CHAT_CHECKS.screenshots, async () => {
+      const wanted = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
+      const missing = wanted.filter((n) => !shots[n] || !fs.existsSync(shots[n]!));
+      assert(missing.length === 0, `missing screenshots: ${missing.join(', ')}`);
+      // The README picture: the tool-approval moment, cropped to the activity bar, side bar
+      // and the start of the editor area (small PNG).
+      requireState('view', 'model');
+      const readme = path.join(h.RESULTS_DIR, 'screenshot-chat.png');
+      await h.withTimeout('README screenshot', 20_000, p.screenshot({ path: readme, clip: { x: 0, y: 0, width: 900, height: 800 } }));
+      const png = fs.readFileSync(readme);
+      assert(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'README screenshot is not a PNG');
+      assert(png.length <= DOCS_SCREENSHOT_MAX_BYTES, `README screenshot is ${png.length} bytes (> ${DOCS_SCREENSHOT_MAX_BYTES})`);
+      if (o.updateDocsScreenshot) {
+        fs.mkdirSync(path.dirname(DOCS_SCREENSHOT), { recursive: true });
+        fs.copyFileSync(readme, DOCS_SCREENSHOT);
+        h.log(`README picture updated: ${DOCS_SCREENSHOT} (${png.length} bytes)`);
+      }
+    }, p);
+  } finally {
+    for (const r of releases.splice(0)) r();
+    if (context) await context.close().catch(() => {});
+    if (server) await server.stop();
+    if (fake) await fake.close().catch(() => {});
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Checkpoints in the agent loop: automatic capture before a mutating tool and at turn end,
+ * restore in the three modes (files / thread / both), undo, prune, and a workspace that is not
+ * a git repository (reported, agent unaffected). Real engine, real git, fake OpenAI server.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Engine } from '../../src/engine/engine';
+import { ApprovalPolicy } from '../../src/engine/agent/approval';
+import type { CheckpointNotice } from '../../src/engine/checkpoints/checkpoint-service';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { initRepo, gitOut } from '../support/git-fixtures';
+import { makeTmpDir, removeTmpDir } from '../support/tmp';
+
+describe('checkpoints in the agent loop', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let ws: string;
+  let server: FakeServer;
+  let engine: Engine;
+  let notices: CheckpointNotice[];
+
+  async function setup(repo: boolean, responses: Parameters<typeof startFakeOpenAI>[0]['responses']) {
+    dir = makeTmpDir();
+    ws = path.join(dir, 'ws');
+    if (repo) initRepo(ws, { 'a.txt': 'original\n', '.gitignore': 'build/\n' });
+    else {
+      fs.mkdirSync(ws);
+      fs.writeFileSync(path.join(ws, 'a.txt'), 'original\n');
+    }
+    ws = fs.realpathSync(ws);
+    server = await startFakeOpenAI({ responses });
+    engine = new Engine({
+      dbPath: path.join(dir, 'vox.db'), workspaceRoot: ws,
+      providers: { demoModelPath: '/none.gguf', openaiBaseUrl: server.baseUrl, openaiApiKey: 'sk-x' },
+      policy: new ApprovalPolicy({ write: 'auto', execute: 'auto' }),
+    });
+    notices = [];
+    engine.checkpoints.onNotice((n) => notices.push(n));
+  }
+  afterEach(async () => {
+    await engine?.dispose();
+    await server?.close();
+    removeTmpDir(dir);
+  });
+
+  const model = () => engine.models.resolve('openai:gpt-test');
+
+  it('captures before write_file and at turn end; restore both brings files and conversation back; undo returns', async () => {
+    await setup(true, [
+      toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'changed by agent\n' } }]),
+      textTurn('done'),
+      textTurn('second answer'),
+    ]);
+    fs.mkdirSync(path.join(ws, 'build'));
+    fs.writeFileSync(path.join(ws, 'build', 'out.bin'), 'ignored output');
+    const head0 = gitOut(ws, ['rev-parse', 'HEAD']);
+    const r = await engine.runner.startTurn({ prompt: 'change a', model: model() }).done;
+    assert.equal(r.status, 'completed', r.error ?? '');
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'changed by agent\n');
+    const rows = engine.store.checkpoints(r.threadId);
+    assert.deepEqual(rows.map((c) => [c.ordinal, c.trigger, c.toolName]), [[1, 'tool', 'write_file'], [2, 'turnEnd', null]]);
+    assert.equal(rows[1]!.changedCount, 1);
+    assert.equal(rows[0]!.rewindTo, null, 'a tool checkpoint of the first run rewinds to before its prompt');
+
+    const out = await engine.checkpoints.restore(r.threadId, 1, 'both');
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'original\n');
+    assert.equal(fs.readFileSync(path.join(ws, 'build', 'out.bin'), 'utf8'), 'ignored output', 'ignored files untouched');
+    assert.deepEqual(engine.store.activePath(r.threadId), [], 'conversation rewound to before the prompt');
+    assert.equal(engine.store.runs(r.threadId).length, 1, 'the run (and its cost) stays recorded');
+    assert.equal(gitOut(ws, ['rev-parse', 'HEAD']), head0);
+    assert.equal(gitOut(ws, ['status', '--porcelain']), '', 'index and tree back to the committed state');
+
+    // A new prompt continues from the rewind point: a new branch of the tree.
+    const r2 = await engine.runner.startTurn({ threadId: r.threadId, prompt: 'again', model: model() }).done;
+    const path2 = engine.store.activePath(r.threadId);
+    assert.deepEqual(path2.map((m) => m.content), ['again', 'second answer']);
+    assert.equal(path2[0]!.parentId, null);
+    assert.equal(engine.store.messages(r.threadId).length, 4, 'the old branch is still stored');
+    assert.equal(r2.status, 'completed');
+
+    await engine.checkpoints.undo(out.files!.restorePoint);
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'changed by agent\n');
+  });
+
+  it('restore files only keeps the conversation; thread only keeps the files', async () => {
+    await setup(true, [toolCallTurn([{ name: 'write_file', args: { path: 'new.txt', content: 'n\n' } }]), textTurn('ok')]);
+    const r = await engine.runner.startTurn({ prompt: 'add new', model: model() }).done;
+    const before = engine.store.activePath(r.threadId).length;
+    await engine.checkpoints.restore(r.threadId, 1, 'files');
+    assert.ok(!fs.existsSync(path.join(ws, 'new.txt')));
+    assert.equal(engine.store.activePath(r.threadId).length, before);
+    await engine.checkpoints.restore(r.threadId, 2, 'thread');
+    assert.ok(!fs.existsSync(path.join(ws, 'new.txt')), 'thread-only restore leaves files alone');
+    assert.equal(engine.store.activePath(r.threadId).length, before, 'turn-end checkpoint rewinds to the turn end');
+    await assert.rejects(engine.checkpoints.restore(r.threadId, 99, 'thread'), (e: { code?: string }) => e.code === 'unknownCheckpoint');
+  });
+
+  it('prune deletes checkpoint refs and their rows, and reports reclaimable bytes', async () => {
+    await setup(true, [toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'x'.repeat(50_000) } }]), textTurn('ok')]);
+    const r = await engine.runner.startTurn({ prompt: 'big', model: model() }).done;
+    assert.equal(engine.store.checkpoints(r.threadId).length, 2);
+    const p = await engine.checkpoints.prune({ keepLast: 0, gcAuto: false });
+    assert.equal(p.deletedRefs.length, 2);
+    assert.equal(engine.store.checkpoints(r.threadId).length, 0);
+    assert.ok(p.reclaimableBytes >= 0);
+  });
+
+  it('a workspace that is not a git repository: checkpoints off (reported once), the agent still works', async () => {
+    await setup(false, [toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'edited\n' } }]), textTurn('ok')]);
+    const r = await engine.runner.startTurn({ prompt: 'edit', model: model() }).done;
+    assert.equal(r.status, 'completed');
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'edited\n');
+    assert.deepEqual(engine.store.checkpoints(r.threadId), []);
+    assert.equal(notices.filter((n) => /not a git repository/.test(n.message)).length, 1);
+  });
+});
