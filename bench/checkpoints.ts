@@ -27,16 +27,21 @@
  *                                                      `clean -f -d` + `reset --hard` (Roo; Cline
  *                                                      runs the reset alone) there and back
  *
- * Approaches 1–4, 6 and later shadow checkpoints are timed in interleaved rounds (one run of each
- * per round), so load from other processes hits them alike; every figure is the median of the
- * rounds, after one untimed warm-up round. Disk: objects each approach added to the user's
- * repository (`count-objects -v` before/after, nested repository included), and `du` of the
- * shadow git dir. Auto gc is off in the generated repositories (`gc.auto=0`) so no background gc
- * runs mid-measurement; a real shadow repository's first commit would start one (~20k loose
+ * Row 0 (`git --version`) shows what starting one git process costs from this Node process.
+ * Approaches 0–4, 6 and later shadow checkpoints are timed in interleaved rounds (one run of each
+ * per round), so load from other processes hits them alike; restores likewise. Every time is the
+ * median of the timed rounds (wall time, as a caller sees it). One untimed probe round first
+ * (also the warm-up) traces each approach (GIT_TRACE2_EVENT: git processes started, time spent
+ * inside git, per subcommand) and measures the disk it added: objects in the user's repository
+ * (`count-objects -v` before/after, nested repository included) or `du` of the shadow git dir —
+ * so neither tracing nor disk accounting ever sits inside a timed run. The first shadow
+ * checkpoint is too slow for a probe: its first timed run is traced, and its disk is the median
+ * `du` over its runs. Auto gc is off in the generated repositories (`gc.auto=0`) so no background
+ * gc runs mid-measurement (a real shadow repository's first commit starts one on ~20k loose
  * objects). Git runs with no global or system config. Temp dirs live under os.tmpdir() and are
- * removed at the end unless --keep. Nothing leaves the machine.
+ * removed at the end unless --keep. Nothing leaves the machine. Exits 0 unless something failed.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -474,46 +479,82 @@ function undirty(w: Workload): void {
 // ---------------------------------------------------------------------------------------------
 
 interface Row {
-  key: string;
   label: string;
+  /** Wall times of the timed runs (ms). */
   samples: number[];
-  /** From the traced (untimed) run: git processes started, and the sum of their own run times. */
+  /** From the probe run: git processes started, and the sum of their own run times (ms). */
   procs?: number;
   gitMs?: number;
-  /** Bytes added per run (median), or NaN when not applicable. */
-  disk: number[];
-  diskNote: string;
+  /** From the probe run: git subcommands with their count and summed run time. */
+  calls?: Map<string, { n: number; ms: number }>;
+  /** Bytes the probe run added (NaN: not measured). */
+  disk: number;
+  diskWhere: string;
   note: string;
 }
 
-function row(key: string, label: string, diskNote = '', note = ''): Row {
-  return { key, label, samples: [], disk: [], diskNote, note };
+function row(label: string, diskWhere = ''): Row {
+  return { label, samples: [], disk: Number.NaN, diskWhere, note: '' };
+}
+
+interface Trace {
+  procs: number;
+  gitMs: number;
+  calls: Map<string, { n: number; ms: number }>;
+}
+
+/** The git subcommand in an argv (skips `-c k=v`, `--git-dir X` and other global options). */
+function subcommand(argv: string[]): string {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-c' || a === '-C' || a === '--git-dir' || a === '--work-tree') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return '?';
 }
 
 /**
- * Runs `fn` with GIT_TRACE2_PERF pointing at `file`, then counts the git processes this process
- * started (depth d0; git's own children, e.g. the status `add` runs inside a nested repository,
- * are included in their parent's time) and sums their run times as git measured them.
+ * Runs `fn` with GIT_TRACE2_EVENT writing to `file`, then counts the git processes this process
+ * started (sids without a parent; git's own children, e.g. the `status` that `add` runs inside a
+ * nested repository, are part of their parent's time) and sums their run times as git measured
+ * them, per subcommand.
  */
-async function traced<T>(file: string, fn: () => Promise<T>): Promise<{ ms: number; value: T; procs: number; gitMs: number }> {
-  process.env.GIT_TRACE2_PERF = file;
+async function traced<T>(file: string, fn: () => Promise<T>): Promise<{ ms: number; value: T } & Trace> {
+  process.env.GIT_TRACE2_EVENT = file;
   let t: { ms: number; value: T };
   try {
     t = await timed(fn);
   } finally {
-    delete process.env.GIT_TRACE2_PERF;
+    delete process.env.GIT_TRACE2_EVENT;
   }
+  const names = new Map<string, string>();
+  const calls = new Map<string, { n: number; ms: number }>();
   let procs = 0;
   let gitMs = 0;
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   for (const line of text.split('\n')) {
-    const m = /\| d0 \| main\s+\| atexit\s+\|[^|]*\|\s*([\d.]+)/.exec(line);
-    if (m) {
+    if (!line.startsWith('{')) continue;
+    const e = JSON.parse(line) as { event?: string; sid?: string; argv?: string[]; t_abs?: number };
+    if (!e.sid || e.sid.includes('/')) continue;
+    if (e.event === 'start' && e.argv) names.set(e.sid, subcommand(e.argv));
+    if (e.event === 'atexit' && typeof e.t_abs === 'number') {
+      const ms = e.t_abs * 1000;
       procs++;
-      gitMs += Number(m[1]) * 1000;
+      gitMs += ms;
+      const name = names.get(e.sid) ?? '?';
+      const c = calls.get(name) ?? { n: 0, ms: 0 };
+      c.n++;
+      c.ms += ms;
+      calls.set(name, c);
     }
   }
-  return { ...t, procs, gitMs };
+  return { ...t, procs, gitMs, calls };
+}
+
+/** Removes a directory tree; `rm -rf` is much faster than fs.rmSync on tens of thousands of files. */
+function removeTree(dir: string): void {
+  const r = spawnSync('rm', ['-rf', '--', dir], { stdio: 'ignore' });
+  if (r.status !== 0 || fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -523,14 +564,15 @@ async function traced<T>(file: string, fn: () => Promise<T>): Promise<{ ms: numb
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const started = performance.now();
+  const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-bench-checkpoints-'));
   let cleaned = false;
   const cleanup = (): void => {
     if (cleaned || opts.keep) return;
     cleaned = true;
     const t0 = performance.now();
-    fs.rmSync(tmp, { recursive: true, force: true });
-    console.log(`  temp dir removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    removeTree(tmp);
+    console.log(`temp dir removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   };
   process.once('SIGINT', () => {
     cleanup();
@@ -542,7 +584,7 @@ async function main(): Promise<void> {
   const emptyConfig = path.join(tmp, 'empty.gitconfig');
   fs.writeFileSync(emptyConfig, '');
   Object.assign(process.env, { GIT_CONFIG_GLOBAL: emptyConfig, GIT_CONFIG_NOSYSTEM: '1', ...BENCH_IDENTITY_ENV });
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY']) delete process.env[k];
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_TRACE2', 'GIT_TRACE2_EVENT', 'GIT_TRACE2_PERF']) delete process.env[k];
 
   try {
     const gitVersion = (await git(tmp, ['--version'])).stdout.trim().replace(/^git version /, '');
@@ -550,7 +592,7 @@ async function main(): Promise<void> {
     console.log(`git ${gitVersion}, node ${process.version}, ${os.cpus().length} cores; median of ${opts.runs} runs (first shadow checkpoint: ${opts.shadowRuns}); temp dir ${tmp}${opts.keep ? ' (kept)' : ''}`);
     console.log(`load average at start: ${loadAvg()}`);
 
-    // --- Generate ------------------------------------------------------------------------------
+    // --- Generate --------------------------------------------------------------------------------
     const root = path.join(tmp, 'repo');
     const gen = await timed(() => generateRepo(root, opts));
     const g = gen.value;
@@ -562,51 +604,62 @@ async function main(): Promise<void> {
       `generated in ${(gen.ms / 1000).toFixed(1)} s: ${fmtInt(c.totalFiles)} files, ${(c.totalBytes / 1e6).toFixed(1)} MB ` +
         `(${fmtInt(c.tracked)} tracked = ${(c.trackedBytes / 1e6).toFixed(1)} MB incl. ${fmtInt(c.binaries)} binaries; ` +
         `${fmtInt(c.ignored)} ignored in dist/, node_modules/, *.log; nested repository ${g.nestedRel} with ${fmtInt(c.nested)} files and 2 commits); ` +
-        `objects ${fmtBytes(repoObjects.bytes).slice(1)} loose`,
+        `${fmtBytes(repoObjects.bytes).slice(1)} of loose objects; load average now ${loadAvg()}`,
     );
     const w = pickWorkload(g);
     const nestedRoot = path.join(root, g.nestedRel);
-    const userObjects = async (): Promise<{ bytes: number; count: number }> => {
-      const [a, b] = await Promise.all([objectStats(root), objectStats(nestedRoot)]);
-      return { bytes: a.bytes + b.bytes, count: a.count + b.count };
-    };
     const store = new GitPlumbingCheckpointStore();
-
-    const spawnFloor = row('spawn', '0  git --version (one process start)', '—');
-    const status = row('status', '1  git status --porcelain (floor)', '—');
-    const voxFull = row('voxFull', '2  Vox capture, full', 'user repo');
-    const voxFast = row('voxFast', '3  Vox capture, changedPaths (warm index)', 'user repo');
-    const readTree = row('readTree', '4  temp index: read-tree HEAD + add -A + write-tree', 'user repo');
-    const shadowFirst = row('shadowFirst', '5a shadow repo, first checkpoint (init+add+commit)', 'shadow dir');
-    const shadowNext = row('shadowNext', '5b shadow repo, later checkpoint (add -A + commit)', 'shadow dir');
-    const stash = row('stash', '6  git stash create (no untracked files!)', 'user repo');
-    const voxRestore = row('voxRestore', '7a Vox restore (10 files differ)', 'user repo');
-    const voxUndo = row('voxUndo', '7b Vox undo of that restore', 'user repo');
-    const shadowRestore = row('shadowRestore', '7c shadow restore: clean -f -d + reset --hard', 'shadow dir');
-    const shadowBack = row('shadowBack', '7d shadow restore back (its "undo")', 'shadow dir');
-
-    // --- 5a: shadow repository, first checkpoint ---------------------------------------------------
-    let traceSeq = 0;
-    const traceFile = (): string => path.join(tmp, `trace2-${++traceSeq}.txt`);
-    /** Times `fn`; in warm-up rounds (not kept) it is traced instead, filling the row's process columns. */
-    const measure = async <T>(rw: Row, keep: boolean, fn: () => Promise<T>): Promise<{ ms: number; value: T }> => {
-      if (keep) return timed(fn);
-      const t = await traced(traceFile(), fn);
-      rw.procs = t.procs;
-      rw.gitMs = t.gitMs;
-      return t;
-    };
 
     const shadowRoot = path.join(tmp, 'shadow');
     const shadowGitDir = path.join(shadowRoot, '.git');
     const sgit = (args: string[], ok?: number[]): Promise<GitOut> => git(root, ['--git-dir', shadowGitDir, '-c', 'advice.addEmbeddedRepo=false', ...args], ok);
+
+    /** Bytes on disk for a row's "disk added": objects of the user's repository (nested one included), or the shadow git dir. */
+    const diskOf = async (where: string): Promise<number> => {
+      if (where === 'shadow dir') return diskUsage(shadowGitDir);
+      const [a, b] = await Promise.all([objectStats(root), objectStats(nestedRoot)]);
+      return a.bytes + b.bytes;
+    };
+    let traceSeq = 0;
+    /**
+     * Timed runs only run the clock. The probe run (the untimed warm-up) is traced and measured
+     * for disk instead, so neither tracing nor `count-objects`/`du` ever sits in a timed run.
+     */
+    const measure = async <T>(rw: Row, timedRun: boolean, fn: () => Promise<T>): Promise<T> => {
+      if (timedRun) {
+        const t = await timed(fn);
+        rw.samples.push(t.ms);
+        return t.value;
+      }
+      const before = rw.diskWhere ? await diskOf(rw.diskWhere) : Number.NaN;
+      const t = await traced(path.join(tmp, `trace2-${++traceSeq}.json`), fn);
+      Object.assign(rw, { procs: t.procs, gitMs: t.gitMs, calls: t.calls });
+      if (rw.diskWhere) rw.disk = (await diskOf(rw.diskWhere)) - before;
+      return t.value;
+    };
+
+    const spawnFloor = row('0  git --version (one process start)');
+    const status = row('1  git status --porcelain (floor)');
+    const voxFull = row('2  Vox capture, full', 'user repo');
+    const voxFast = row('3  Vox capture, changedPaths (warm index)', 'user repo');
+    const readTree = row('4  temp index: read-tree HEAD + add -A + write-tree', 'user repo');
+    const shadowFirst = row('5a shadow repo, first checkpoint (init+add+commit)', 'shadow dir');
+    const shadowNext = row('5b shadow repo, later checkpoint (add -A + commit)', 'shadow dir');
+    const stash = row('6  git stash create', 'user repo');
+    const voxRestore = row('7a Vox restore (10 files differ)', 'user repo');
+    const voxUndo = row('7b Vox undo of that restore', 'user repo');
+    const shadowRestore = row('7c shadow restore: clean -f -d + reset --hard', 'shadow dir');
+    const shadowBack = row('7d shadow restore back (its "undo")', 'shadow dir');
+
+    // --- 5a: shadow repository, first checkpoint (each run starts from nothing) ------------------
     const shadowCommit = async (): Promise<string> => {
       await sgit(['add', '-A']);
       await sgit(['commit', '-q', '--allow-empty', '--no-verify', '-m', 'checkpoint']);
       return (await sgit(['rev-parse', 'HEAD'])).stdout.trim();
     };
+    const firstDisk: number[] = [];
     for (let r = 0; r < opts.shadowRuns; r++) {
-      fs.rmSync(shadowRoot, { recursive: true, force: true });
+      removeTree(shadowRoot);
       dirty(w);
       const first = async (): Promise<void> => {
         await git(tmp, ['init', '-q', shadowRoot]);
@@ -615,68 +668,61 @@ async function main(): Promise<void> {
         await sgit(['config', 'gc.auto', '0']);
         await shadowCommit();
       };
-      // The first run is also traced (a few trace lines per process: negligible next to the copy).
-      const t = r === 0 ? await traced(traceFile(), first) : { ...(await timed(first)), procs: undefined, gitMs: undefined };
-      if (t.procs !== undefined) Object.assign(shadowFirst, { procs: t.procs, gitMs: t.gitMs });
-      shadowFirst.samples.push(t.ms);
-      shadowFirst.disk.push(diskUsage(shadowGitDir));
+      if (r === 0) {
+        // Too slow for an untimed probe: the first run is traced too (a few trace lines per
+        // process, nothing next to the copy).
+        const t = await traced(path.join(tmp, `trace2-${++traceSeq}.json`), first);
+        Object.assign(shadowFirst, { procs: t.procs, gitMs: t.gitMs, calls: t.calls });
+        shadowFirst.samples.push(t.ms);
+      } else {
+        shadowFirst.samples.push((await timed(first)).ms);
+      }
+      firstDisk.push(diskUsage(shadowGitDir));
     }
-    process.stdout.write(`shadow first checkpoints done (${((performance.now() - started) / 1000).toFixed(0)} s so far); `);
+    shadowFirst.disk = median(firstDisk);
+    process.stdout.write(`shadow first checkpoints done (${elapsed()}); `);
 
-    // --- 1–4, 5b, 6: interleaved rounds ----------------------------------------------------------
+    // --- 0–4, 5b, 6: interleaved rounds; the first one is the untimed probe ----------------------
     let fastFallbacks = 0;
     let fullChanged = -1;
     const tempIndex = path.join(root, '.git', 'bench-tmp-index');
+    const gitWithIndex = (args: string[]): Promise<void> =>
+      new Promise((resolve, reject) =>
+        execFile('git', args, { cwd: root, env: { ...process.env, GIT_INDEX_FILE: tempIndex }, maxBuffer: GIT_MAX_BUFFER_BYTES }, (err, _out, stderr) =>
+          err ? reject(new Error(`git ${args.join(' ')}: ${String(stderr)}`)) : resolve(),
+        ),
+      );
+    const capture = { trigger: { kind: 'tool', toolName: 'write_file' } } as const;
     for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
-      const keep = r >= 0;
-      const add = (rw: Row, ms: number, bytes?: number): void => {
-        if (!keep) return;
-        rw.samples.push(ms);
-        if (bytes !== undefined) rw.disk.push(bytes);
-      };
-
-      add(spawnFloor, (await measure(spawnFloor, keep, () => git(root, ['--version']))).ms);
+      const t = r >= 0;
+      await measure(spawnFloor, t, () => git(root, ['--version']));
 
       dirty(w);
-      add(status, (await measure(status, keep, () => git(root, ['status', '--porcelain']))).ms);
+      await measure(status, t, () => git(root, ['status', '--porcelain']));
 
       dirty(w);
-      let before = await userObjects();
-      const full = await measure(voxFull, keep, () => store.captureCheckpoint({ worktree: root, threadId: 'bench-full', trigger: { kind: 'tool', toolName: 'write_file' } }));
-      add(voxFull, full.ms, (await userObjects()).bytes - before.bytes);
-      fullChanged = full.value.changedCount;
+      fullChanged = (await measure(voxFull, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-full' }))).changedCount;
 
       // The warm index now describes the worktree; only the 10 reported paths change before the next capture.
       dirty(w);
-      before = await userObjects();
-      const fast = await measure(voxFast, keep, () => store.captureCheckpoint({ worktree: root, threadId: 'bench-fast', trigger: { kind: 'tool', toolName: 'write_file' }, changedPaths: w.paths }));
-      add(voxFast, fast.ms, (await userObjects()).bytes - before.bytes);
-      if (keep && !fast.value.fast) fastFallbacks++;
+      const fast = await measure(voxFast, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-fast', changedPaths: w.paths }));
+      if (!fast.fast) fastFallbacks++;
 
       dirty(w);
-      before = await userObjects();
-      const rt = await measure(readTree, keep, async () => {
-        const env = { ...process.env, GIT_INDEX_FILE: tempIndex };
-        const run = (args: string[]): Promise<void> =>
-          new Promise((resolve, reject) => execFile('git', args, { cwd: root, env, maxBuffer: GIT_MAX_BUFFER_BYTES }, (err, _o, se) => (err ? reject(new Error(`git ${args[0]}: ${String(se)}`)) : resolve())));
-        await run(['read-tree', 'HEAD']);
-        await run(['-c', 'advice.addEmbeddedRepo=false', 'add', '-A']);
-        await run(['write-tree']);
+      await measure(readTree, t, async () => {
+        await gitWithIndex(['read-tree', 'HEAD']);
+        await gitWithIndex(['-c', 'advice.addEmbeddedRepo=false', 'add', '-A']);
+        await gitWithIndex(['write-tree']);
       });
       fs.rmSync(tempIndex, { force: true });
-      add(readTree, rt.ms, (await userObjects()).bytes - before.bytes);
 
       dirty(w);
-      before = await userObjects();
-      const st = await measure(stash, keep, () => git(root, ['stash', 'create']));
-      add(stash, st.ms, (await userObjects()).bytes - before.bytes);
+      await measure(stash, t, () => git(root, ['stash', 'create']));
 
       dirty(w);
-      const du0 = diskUsage(shadowGitDir);
-      const sn = await measure(shadowNext, keep, shadowCommit);
-      add(shadowNext, sn.ms, diskUsage(shadowGitDir) - du0);
+      await measure(shadowNext, t, shadowCommit);
     }
-    process.stdout.write(`capture rounds done (${((performance.now() - started) / 1000).toFixed(0)} s); `);
+    process.stdout.write(`capture rounds done (${elapsed()}); `);
     // Restores drop the warm index: size it now.
     const warm = fs
       .readdirSync(path.join(root, '.git'))
@@ -684,79 +730,68 @@ async function main(): Promise<void> {
       .reduce((s, n) => s + fs.statSync(path.join(root, '.git', n)).size, 0);
     const realIndex = fs.statSync(path.join(root, '.git', 'index')).size;
 
-    // --- 7: restores --------------------------------------------------------------------------
-    // Shadow checkpoints of the clean state and of a dirty state, 10 files apart.
+    // --- 7: restores ------------------------------------------------------------------------------
+    // Shadow checkpoints of HEAD's content and of a dirty state: 10 files apart.
     undirty(w);
     const shadowClean = await shadowCommit();
     dirty(w);
     const shadowDirty = await shadowCommit();
     undirty(w);
-    const shadowRestoreTo = (commit: string): Promise<void> =>
-      (async () => {
-        await sgit(['clean', '-f', '-d', '-q']);
-        await sgit(['reset', '-q', '--hard', commit]);
-      })();
-    let restoredCounts: number[] = [];
+    const shadowRestoreTo = async (commit: string): Promise<void> => {
+      await sgit(['clean', '-f', '-d', '-q']);
+      await sgit(['reset', '-q', '--hard', commit]);
+    };
+    const restoredCounts = new Set<number>();
     for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
-      const keep = r >= 0;
-      // Vox: checkpoint the dirty state, go back to HEAD's content, then restore the checkpoint.
+      const t = r >= 0;
+      // Vox: checkpoint a dirty state, put HEAD's content back, restore the checkpoint, undo.
       dirty(w);
-      const cp = await store.captureCheckpoint({ worktree: root, threadId: 'bench-restore', trigger: { kind: 'tool', toolName: 'write_file' } });
+      const cp = await store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-restore' });
       undirty(w);
-      const before = await userObjects();
-      const res = await measure(voxRestore, keep, () => store.restoreCheckpoint({ worktree: root, threadId: 'bench-restore', ordinal: cp.ordinal, mode: 'files' }));
-      const afterRestore = await userObjects();
-      const undo = await measure(voxUndo, keep, () => store.undoRestore({ worktree: root, restorePoint: res.value.restorePoint }));
-      const afterUndo = await userObjects();
-      if (keep) {
-        voxRestore.samples.push(res.ms);
-        voxRestore.disk.push(afterRestore.bytes - before.bytes);
-        voxUndo.samples.push(undo.ms);
-        voxUndo.disk.push(afterUndo.bytes - afterRestore.bytes);
-        restoredCounts.push(res.value.changed.length);
-      }
-      // Shadow: there (10 files differ) and back.
-      const du0 = diskUsage(shadowGitDir);
-      const there = await measure(shadowRestore, keep, () => shadowRestoreTo(shadowDirty));
-      const du1 = diskUsage(shadowGitDir);
-      const back = await measure(shadowBack, keep, () => shadowRestoreTo(shadowClean));
-      if (keep) {
-        shadowRestore.samples.push(there.ms);
-        shadowRestore.disk.push(du1 - du0);
-        shadowBack.samples.push(back.ms);
-        shadowBack.disk.push(diskUsage(shadowGitDir) - du1);
-      }
+      const res = await measure(voxRestore, t, () => store.restoreCheckpoint({ worktree: root, threadId: 'bench-restore', ordinal: cp.ordinal, mode: 'files' }));
+      restoredCounts.add(res.changed.length);
+      await measure(voxUndo, t, () => store.undoRestore({ worktree: root, restorePoint: res.restorePoint }));
+      // Shadow: to the dirty checkpoint (10 files differ) and back.
+      await measure(shadowRestore, t, () => shadowRestoreTo(shadowDirty));
+      await measure(shadowBack, t, () => shadowRestoreTo(shadowClean));
     }
-    restoredCounts = [...new Set(restoredCounts)];
-    console.log(`restore rounds done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(`restore rounds done (${elapsed()})`);
 
-    // --- Report -----------------------------------------------------------------------------
+    // --- Report -----------------------------------------------------------------------------------
     const statusMs = median(status.samples);
-    shadowFirst.note = 'copies every object';
-    voxFull.note = `${fullChanged} paths changed vs previous checkpoint`;
-    voxFast.note = fastFallbacks ? `${fastFallbacks} of ${opts.runs} fell back to full` : 'all fast (warm index)';
-    stash.note = 'tracked changes only';
-    voxRestore.note = `${restoredCounts.join('/')} paths restored`;
-    readTree.note = 'no commit, no ref';
+    voxFull.note = `${fullChanged} paths changed vs its previous checkpoint`;
+    voxFast.note = fastFallbacks ? `${fastFallbacks} of ${opts.runs + WARMUP_ROUNDS} fell back to a full capture` : 'every run took the fast path';
+    readTree.note = 'tree only: no commit, no ref';
+    shadowFirst.note = `a second copy of every object (disk: median of ${opts.shadowRuns})`;
+    stash.note = 'ignores the 2 untracked files';
+    voxRestore.note = `${[...restoredCounts].join('/')} paths restored (restore point first)`;
+    shadowRestore.note = 'Roo; Cline runs reset --hard alone';
 
     const rows = [spawnFloor, status, voxFull, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
     const W = Math.max(...rows.map((r) => r.label.length));
-    const header = `${'approach'.padEnd(W)}  ${'median ms'.padStart(9)}  ${'min–max ms'.padStart(13)}  ${'× status'.padStart(8)}  ${'git procs'.padStart(9)}  ${'Σ in git'.padStart(8)}  ${'disk added (median)'.padEnd(28)}  notes`;
+    const cols = (a: string, b: string, c2: string, d: string, e: string, f: string, g2: string, h: string): string =>
+      `${a.padEnd(W)}  ${b.padStart(9)}  ${c2.padStart(13)}  ${d.padStart(8)}  ${e.padStart(5)}  ${f.padStart(8)}  ${g2.padEnd(24)}  ${h}`;
+    const header = cols('approach', 'median ms', 'min–max ms', '× status', 'procs', 'in git', 'disk added', 'notes');
     console.log('');
     console.log(header);
-    console.log('-'.repeat(header.length + 10));
+    console.log('-'.repeat(header.length + 20));
     for (const r of rows) {
       const m = median(r.samples);
       const range = r.samples.length ? `${fmtMs(Math.min(...r.samples))}–${fmtMs(Math.max(...r.samples))}` : '—';
-      const disk = r.disk.length ? `${fmtBytes(median(r.disk))} (${r.diskNote})` : r.diskNote;
-      const procs = r.procs === undefined ? '—' : String(r.procs);
-      const inGit = r.gitMs === undefined ? '—' : fmtMs(r.gitMs);
-      console.log(`${r.label.padEnd(W)}  ${fmtMs(m).padStart(9)}  ${range.padStart(13)}  ${fmtRatio(m / statusMs).padStart(8)}  ${procs.padStart(9)}  ${inGit.padStart(8)}  ${disk.padEnd(28)}  ${r.note}`);
+      const disk = Number.isNaN(r.disk) ? '—' : `${fmtBytes(r.disk)} (${r.diskWhere})`;
+      console.log(cols(r.label, fmtMs(m), range, fmtRatio(m / statusMs), r.procs === undefined ? '—' : String(r.procs), r.gitMs === undefined ? '—' : fmtMs(r.gitMs), disk, r.note));
     }
     console.log('');
-    console.log('git procs / Σ in git: git processes started and the sum of their run times as git measured them (GIT_TRACE2_PERF, one untimed warm-up run; parallel calls overlap); the rest of the wall time is process start-up and the caller\'s own work.');
+    console.log('median/min–max: wall time of the timed runs, as the caller sees it. procs / in git / disk added: from one untimed probe run —');
+    console.log('  git processes started, the sum of their run times as git measured them (GIT_TRACE2_EVENT; parallel calls overlap;');
+    console.log('  the rest of the wall time is process start-up and the caller\'s own work), and the bytes it added.');
+    for (const r of [voxFull, voxFast, voxRestore]) {
+      if (!r.calls) continue;
+      const parts = [...r.calls.entries()].sort((a, b) => b[1].ms - a[1].ms).map(([name, v]) => `${name}${v.n > 1 ? ` ×${v.n}` : ''} ${fmtMs(v.ms)}`);
+      console.log(`${r.label.slice(3)}, git calls (ms in git): ${parts.join(', ')}`);
+    }
     console.log(
-      `Vox also keeps one warm index per worktree (${fmtBytes(warm).slice(1)}, a copy of the ${fmtBytes(realIndex).slice(1)} real index, replaced on every capture, not per checkpoint). ` +
+      `Vox also keeps one warm index per worktree: ${fmtBytes(warm).slice(1)} (a copy of the ${fmtBytes(realIndex).slice(1)} real index, replaced by every capture, not one per checkpoint). ` +
         `Repository: ${(c.trackedBytes / 1024 / 1024).toFixed(1)} MiB tracked, ${fmtBytes(repoObjects.bytes).slice(1)} of objects.`,
     );
 
@@ -764,17 +799,23 @@ async function main(): Promise<void> {
     const fullRatio = median(voxFull.samples) / statusMs;
     const fastRatio = median(voxFast.samples) / statusMs;
     const worstRatio = Math.max(fullRatio, fastRatio);
-    const voxDisk = Math.max(median(voxFull.disk), median(voxFast.disk));
+    const statusGitMs = status.gitMs ?? Number.NaN;
+    const voxDisk = Math.max(voxFull.disk, voxFast.disk);
     const diskShare = voxDisk / c.trackedBytes;
     const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');
     console.log('');
     console.log('Goal: Vox within 1.3× of git status on any checkpoint; no full copy on disk; changedPaths capture < 0.5× status');
     console.log(
-      `  measured: full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} (worst ${fmtRatio(worstRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)}); ` +
-        `disk ${fmtBytes(voxDisk)} per checkpoint = ${(diskShare * 100).toFixed(3)}% of the tracked bytes vs ${fmtBytes(median(shadowFirst.disk))} for the shadow's first (${mark(diskShare <= GOAL_MAX_DISK_SHARE)}); ` +
-        `changedPaths ${fmtRatio(fastRatio)} (${mark(fastRatio < GOAL_FAST_CAPTURE_VS_STATUS)})`,
+      `  within 1.3×:   full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)} ` +
+        `(time inside git: full ${fmtRatio((voxFull.gitMs ?? Number.NaN) / statusGitMs)}, changedPaths ${fmtRatio((voxFast.gitMs ?? Number.NaN) / statusGitMs)} of status's; ` +
+        `${voxFull.procs ?? '?'} and ${voxFast.procs ?? '?'} git processes at ~${fmtMs(median(spawnFloor.samples))} ms per process start here)`,
     );
-    console.log(`  git status median ${fmtMs(statusMs)} ms; load average at end: ${loadAvg()} (${os.cpus().length} cores); total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `  no full copy:  Vox adds ${fmtBytes(voxDisk)} per checkpoint (${(diskShare * 100).toFixed(3)}% of the tracked bytes; + one ${fmtBytes(warm).slice(1)} warm index per worktree) ` +
+        `vs ${fmtBytes(shadowFirst.disk)} for the shadow repo's first checkpoint → ${mark(diskShare <= GOAL_MAX_DISK_SHARE)}`,
+    );
+    console.log(`  < 0.5× status: changedPaths capture ${fmtRatio(fastRatio)} (${fmtMs(median(voxFast.samples))} ms vs ${fmtMs(statusMs)} ms) → ${mark(fastRatio < GOAL_FAST_CAPTURE_VS_STATUS)}`);
+    console.log(`load average at end: ${loadAvg()} (${os.cpus().length} cores); total ${elapsed()}`);
   } finally {
     cleanup();
   }

@@ -256,7 +256,15 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
   const shot = async (name: string): Promise<void> => {
     shots[name] = await h.screenshot(page!, name);
   };
-  const sidebar = async (): Promise<Frame> => (await h.waitForWebview(page!, isChatView, { timeoutMs: 20_000, retries: 2 })).content;
+  /** The sidebar chat's content frame (blank-webview retry included); the error lists the webviews seen. */
+  const sidebar = async (): Promise<Frame> => {
+    try {
+      return (await h.waitForWebview(page!, isChatView, { timeoutMs: 20_000, retries: 2 })).content;
+    } catch (e) {
+      const srcs = await page!.$$eval('iframe.webview', (els) => els.map((el) => el.getAttribute('src') ?? '')).catch(() => []);
+      throw new Error(`${(e as Error).message}; webview iframes: ${srcs.map((s) => s.replace(/^.*\?/, '?')).join(' | ') || 'none'}`);
+    }
+  };
   const requireState = (...keys: (keyof typeof state)[]): void => {
     const missing = keys.filter((k) => !state[k]);
     if (missing.length) throw new Error(`not run: an earlier step failed (${missing.map((k) => CHAT_CHECKS[k]).join('; ')})`);

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { VoxStore } from '../../src/engine/store/store';
 import { StoreError } from '../../src/engine/store/errors';
 import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
+import { requireSqlite } from '../../src/engine/store/database';
 import type { StoredEvent } from '../../src/protocol/events';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
@@ -61,6 +62,13 @@ describe('store: opening and migrations', () => {
     const before = sha(file);
     assert.throws(() => VoxStore.open(file), (e: unknown) => e instanceof StoreError && (e.code === 'corrupt' || e.code === 'notSqlite'));
     assert.equal(sha(file), before);
+  });
+
+  it('a native module that cannot load is a typed nativeModule error naming the runtime', () => {
+    assert.throws(
+      () => requireSqlite(() => { throw new Error('was compiled against a different Node.js version'); }),
+      (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /ABI \d+/.test(e.message) && /different Node\.js version/.test(e.message),
+    );
   });
 
   it('readonly open of a missing file is notFound and creates nothing', () => {

@@ -3,7 +3,7 @@
  * a newer Vox (schema version ahead of this build) and corrupt files, each with a typed
  * `StoreError` and without writing a byte to them. Applies pending migrations in transactions.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StoreError } from './errors';
@@ -50,6 +50,35 @@ function wrapSqliteError(file: string, e: unknown): StoreError {
   return new StoreError('io', `Cannot use database ${file}: ${err.message ?? String(e)}`, e);
 }
 
+type SqliteCtor = typeof Database;
+let sqlite: SqliteCtor | undefined;
+
+/**
+ * Loads the native better-sqlite3 module on first use (not at import time), so a build for the
+ * wrong ABI — e.g. a Node build inside desktop VS Code's Electron — is reported as a typed
+ * `nativeModule` error with the runtime's versions instead of crashing extension activation.
+ */
+export function loadSqlite(): SqliteCtor {
+  // A literal require so bundlers and the VSIX packer see the external dependency.
+  sqlite ??= requireSqlite(() => require('better-sqlite3'));
+  return sqlite;
+}
+
+/** `loadSqlite` without the cache, with the loader injectable (tests simulate a foreign ABI). */
+export function requireSqlite(load: () => unknown): SqliteCtor {
+  try {
+    return load() as SqliteCtor;
+  } catch (e) {
+    const runtime = process.versions.electron ? `Electron ${process.versions.electron}` : `Node ${process.versions.node}`;
+    throw new StoreError(
+      'nativeModule',
+      `Vox could not load its SQLite module (better-sqlite3) in this runtime (${runtime}, module ABI ${process.versions.modules}): ${(e as Error).message}. ` +
+        'This build of Vox was compiled for a different runtime; install the VSIX built for your VS Code, or use Vox in code-server / the vox CLI.',
+      e,
+    );
+  }
+}
+
 /** Opens (creating if needed) and migrates the database at `file`. */
 export function openDatabase(file: string, opts: OpenOptions = {}): Database.Database {
   const exists = fs.existsSync(file);
@@ -57,9 +86,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database.Dat
   else if (opts.readonly) throw new StoreError('notFound', `No database at ${file}.`);
   else fs.mkdirSync(path.dirname(file), { recursive: true });
 
+  const Sqlite = loadSqlite();
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: BUSY_TIMEOUT_MS });
+    db = new Sqlite(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: BUSY_TIMEOUT_MS });
   } catch (e) {
     throw wrapSqliteError(file, e);
   }

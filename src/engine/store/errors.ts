@@ -7,7 +7,8 @@ export type StoreErrorCode =
   | 'notFound'
   | 'conflict'
   | 'invalidEvent'
-  | 'io';
+  | 'io'
+  | 'nativeModule';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';
