@@ -60,6 +60,7 @@ let sqlite: SqliteCtor | undefined;
  */
 export function loadSqlite(): SqliteCtor {
   // A literal require so bundlers and the VSIX packer see the external dependency.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy native load, see above
   sqlite ??= requireSqlite(() => require('better-sqlite3'));
   return sqlite;
 }
