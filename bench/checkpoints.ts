@@ -15,6 +15,10 @@
  *   1  `git status --porcelain`                        the floor every approach is compared with
  *   2  Vox capture, full                               temp copy of the real index + add -A +
  *                                                      write-tree + commit-tree + update-ref
+ *   2p the same plumbing, bare                         just those five steps, none of the store's
+ *                                                      extras (untracked-size check, nested
+ *                                                      repositories, metadata): the floor of the
+ *                                                      design, to show what the extras cost
  *   3  Vox capture with `changedPaths`                 the warm per-worktree index, add of the
  *                                                      10 reported paths only
  *   4  temp index seeded with `read-tree HEAD`         + add -A + write-tree (t3code, once)
@@ -39,9 +43,10 @@
  * `du` over its runs. Auto gc is off in the generated repositories (`gc.auto=0`) so no background
  * gc runs mid-measurement (a real shadow repository's first commit starts one on ~20k loose
  * objects). Git runs with no global or system config. Temp dirs live under os.tmpdir() and are
- * removed at the end unless --keep. Nothing leaves the machine. Exits 0 unless something failed.
+ * removed at the end (by a detached `rm -rf`, see removeTreeInBackground) unless --keep. Nothing
+ * leaves the machine. Exits 0 unless something failed.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -63,7 +68,7 @@ const DEFAULT_RUNS = 5;
 const DEFAULT_SHADOW_FIRST_RUNS = 3;
 /** Smallest repository the generator accepts (it needs a few directories of every kind). */
 const MIN_FILES = 200;
-/** Untimed warm-up rounds before the timed ones (page cache, racy index entries, lazy code). */
+/** Untimed warm-up rounds before the timed ones (page cache, lazy code); they are also the probe runs (trace, disk). */
 const WARMUP_ROUNDS = 1;
 /** Seed of the generator's PRNG: the same options always produce the same repository. */
 const SEED = 0x5eed_c0de;
@@ -120,8 +125,9 @@ const BENCH_IDENTITY_ENV = {
 /** Largest stdout accepted from one git call here. */
 const GIT_MAX_BUFFER_BYTES = 256 * 1024 * 1024;
 
-/** The issue's goals. */
+/** Goal: any Vox capture within this multiple of `git status`. */
 const GOAL_CAPTURE_VS_STATUS = 1.3;
+/** Stretch goal: a changedPaths capture under this multiple of `git status`. */
 const GOAL_FAST_CAPTURE_VS_STATUS = 0.5;
 /** "No full copy on disk": a checkpoint may add at most this share of the repository's bytes. */
 const GOAL_MAX_DISK_SHARE = 0.01;
@@ -242,13 +248,17 @@ async function objectStats(repo: string): Promise<{ bytes: number; count: number
 // Repository generator
 // ---------------------------------------------------------------------------------------------
 
+/** Tokens of the generated "source" lines. */
 const WORDS = (
   'const let var function return if else for while switch case break continue import export from default class ' +
   'interface type extends implements new this await async yield try catch finally throw null undefined true false ' +
   'string number boolean void Promise Map Set Array Record readonly private public static'
 ).split(' ');
+/** File name stems, also used in identifiers. */
 const STEMS = 'index util model view store service client server config parser router handler schema types helpers worker cache queue stream render layout state session token logger metrics format'.split(' ');
+/** Text file extensions (TypeScript weighted up). */
 const TEXT_EXTS = ['.ts', '.ts', '.ts', '.tsx', '.js', '.json', '.md', '.css', '.py', '.go'];
+/** Binary file extensions (the content is random bytes). */
 const BINARY_EXTS = ['.png', '.jpg', '.woff2', '.bin', '.wasm'];
 
 interface GenFile {
@@ -551,10 +561,22 @@ async function traced<T>(file: string, fn: () => Promise<T>): Promise<{ ms: numb
   return { ...t, procs, gitMs, calls };
 }
 
-/** Removes a directory tree; `rm -rf` is much faster than fs.rmSync on tens of thousands of files. */
-function removeTree(dir: string): void {
-  const r = spawnSync('rm', ['-rf', '--', dir], { stdio: 'ignore' });
-  if (r.status !== 0 || fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * Removes a directory tree with a detached `rm -rf` that outlives this process, and returns its
+ * pid (null when it could not start and the tree was removed here, synchronously). Deleting the
+ * ~0.5 GB a full run leaves can take minutes on a filesystem mounted with online `discard`
+ * (this box's root), which would otherwise dominate the run.
+ */
+function removeTreeInBackground(dir: string): number | null {
+  try {
+    const child = spawn('rm', ['-rf', '--', dir], { detached: true, stdio: 'ignore' });
+    child.unref();
+    if (child.pid !== undefined) return child.pid;
+  } catch {
+    // fall through
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -570,9 +592,8 @@ async function main(): Promise<void> {
   const cleanup = (): void => {
     if (cleaned || opts.keep) return;
     cleaned = true;
-    const t0 = performance.now();
-    removeTree(tmp);
-    console.log(`temp dir removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const pid = removeTreeInBackground(tmp);
+    console.log(pid === null ? `temp dir ${tmp} removed` : `temp dir ${tmp} is being removed in the background (rm -rf, pid ${pid})`);
   };
   process.once('SIGINT', () => {
     cleanup();
@@ -599,19 +620,22 @@ async function main(): Promise<void> {
     await sleep(RACY_SETTLE_MS);
     await git(root, ['update-index', '-q', '--refresh'], [0, 1]);
     const repoObjects = await objectStats(root);
+    const headTree = (await git(root, ['rev-parse', 'HEAD^{tree}'])).stdout.trim();
     const c = g.counts;
     console.log(
       `generated in ${(gen.ms / 1000).toFixed(1)} s: ${fmtInt(c.totalFiles)} files, ${(c.totalBytes / 1e6).toFixed(1)} MB ` +
         `(${fmtInt(c.tracked)} tracked = ${(c.trackedBytes / 1e6).toFixed(1)} MB incl. ${fmtInt(c.binaries)} binaries; ` +
         `${fmtInt(c.ignored)} ignored in dist/, node_modules/, *.log; nested repository ${g.nestedRel} with ${fmtInt(c.nested)} files and 2 commits); ` +
-        `${fmtBytes(repoObjects.bytes).slice(1)} of loose objects; load average now ${loadAvg()}`,
+        `${fmtBytes(repoObjects.bytes).slice(1)} of loose objects, tree ${headTree.slice(0, 12)}; load average now ${loadAvg()}`,
     );
     const w = pickWorkload(g);
     const nestedRoot = path.join(root, g.nestedRel);
     const store = new GitPlumbingCheckpointStore();
 
-    const shadowRoot = path.join(tmp, 'shadow');
-    const shadowGitDir = path.join(shadowRoot, '.git');
+    // Each first-checkpoint run gets a fresh shadow dir (deleting one mid-run costs more than the
+    // checkpoint on this box); the last one is used for everything after.
+    let shadowRoot = path.join(tmp, 'shadow-0');
+    let shadowGitDir = path.join(shadowRoot, '.git');
     const sgit = (args: string[], ok?: number[]): Promise<GitOut> => git(root, ['--git-dir', shadowGitDir, '-c', 'advice.addEmbeddedRepo=false', ...args], ok);
 
     /** Bytes on disk for a row's "disk added": objects of the user's repository (nested one included), or the shadow git dir. */
@@ -641,6 +665,7 @@ async function main(): Promise<void> {
     const spawnFloor = row('0  git --version (one process start)');
     const status = row('1  git status --porcelain (floor)');
     const voxFull = row('2  Vox capture, full', 'user repo');
+    const plain = row('2p the same plumbing, bare (no store extras)', 'user repo');
     const voxFast = row('3  Vox capture, changedPaths (warm index)', 'user repo');
     const readTree = row('4  temp index: read-tree HEAD + add -A + write-tree', 'user repo');
     const shadowFirst = row('5a shadow repo, first checkpoint (init+add+commit)', 'shadow dir');
@@ -659,7 +684,8 @@ async function main(): Promise<void> {
     };
     const firstDisk: number[] = [];
     for (let r = 0; r < opts.shadowRuns; r++) {
-      removeTree(shadowRoot);
+      shadowRoot = path.join(tmp, `shadow-${r}`);
+      shadowGitDir = path.join(shadowRoot, '.git');
       dirty(w);
       const first = async (): Promise<void> => {
         await git(tmp, ['init', '-q', shadowRoot]);
@@ -686,10 +712,13 @@ async function main(): Promise<void> {
     let fastFallbacks = 0;
     let fullChanged = -1;
     const tempIndex = path.join(root, '.git', 'bench-tmp-index');
-    const gitWithIndex = (args: string[]): Promise<void> =>
+    let plainParent: string | null = null;
+    let plainSeq = 0;
+    /** git on the temporary index; resolves with stdout, trimmed. */
+    const gitWithIndex = (args: string[]): Promise<string> =>
       new Promise((resolve, reject) =>
-        execFile('git', args, { cwd: root, env: { ...process.env, GIT_INDEX_FILE: tempIndex }, maxBuffer: GIT_MAX_BUFFER_BYTES }, (err, _out, stderr) =>
-          err ? reject(new Error(`git ${args.join(' ')}: ${String(stderr)}`)) : resolve(),
+        execFile('git', args, { cwd: root, env: { ...process.env, GIT_INDEX_FILE: tempIndex }, maxBuffer: GIT_MAX_BUFFER_BYTES, encoding: 'utf8' }, (err, out, stderr) =>
+          err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(out.trim()),
         ),
       );
     const capture = { trigger: { kind: 'tool', toolName: 'write_file' } } as const;
@@ -703,7 +732,19 @@ async function main(): Promise<void> {
       dirty(w);
       fullChanged = (await measure(voxFull, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-full' }))).changedCount;
 
-      // The warm index now describes the worktree; only the 10 reported paths change before the next capture.
+      dirty(w);
+      await measure(plain, t, async () => {
+        fs.copyFileSync(path.join(root, '.git', 'index'), tempIndex);
+        await gitWithIndex(['-c', 'advice.addEmbeddedRepo=false', 'add', '-A']);
+        const tree = await gitWithIndex(['write-tree']);
+        const commit = (await git(root, ['commit-tree', tree, ...(plainParent ? ['-p', plainParent] : []), '-m', 'bench checkpoint'])).stdout.trim();
+        await git(root, ['update-ref', `refs/bench/plain/${++plainSeq}`, commit]);
+        plainParent = commit;
+      });
+      fs.rmSync(tempIndex, { force: true });
+
+      // The warm index describes the worktree as of the full capture above; only the 10 reported
+      // paths have changed since (the plain capture in between touched no file).
       dirty(w);
       const fast = await measure(voxFast, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-fast', changedPaths: w.paths }));
       if (!fast.fast) fastFallbacks++;
@@ -762,12 +803,13 @@ async function main(): Promise<void> {
     voxFull.note = `${fullChanged} paths changed vs its previous checkpoint`;
     voxFast.note = fastFallbacks ? `${fastFallbacks} of ${opts.runs + WARMUP_ROUNDS} fell back to a full capture` : 'every run took the fast path';
     readTree.note = 'tree only: no commit, no ref';
+    plain.note = 'reference: the design without the store\'s extras';
     shadowFirst.note = `a second copy of every object (disk: median of ${opts.shadowRuns})`;
     stash.note = 'ignores the 2 untracked files';
     voxRestore.note = `${[...restoredCounts].join('/')} paths restored (restore point first)`;
     shadowRestore.note = 'Roo; Cline runs reset --hard alone';
 
-    const rows = [spawnFloor, status, voxFull, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
+    const rows = [spawnFloor, status, voxFull, plain, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
     const W = Math.max(...rows.map((r) => r.label.length));
     const cols = (a: string, b: string, c2: string, d: string, e: string, f: string, g2: string, h: string): string =>
       `${a.padEnd(W)}  ${b.padStart(9)}  ${c2.padStart(13)}  ${d.padStart(8)}  ${e.padStart(5)}  ${f.padStart(8)}  ${g2.padEnd(24)}  ${h}`;

@@ -144,7 +144,10 @@ const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 if (!fs.existsSync(vsce)) throw new Error('vsce not installed: npm install (devDependency @vscode/vsce)');
 fs.mkdirSync(path.dirname(outFile), { recursive: true });
 log(`vsce package -> ${path.relative(process.cwd(), outFile) || outFile}`);
-run(process.execPath, [vsce, 'package', '--out', outFile, '--skip-license', '--allow-missing-repository', '--allow-star-activation'], stage);
+// --no-rewrite-relative-links: the README's images are relative (docs/…) and the package has no
+// repository URL to prefix them with; without it vsce refuses to pack ("Couldn't detect the
+// repository … The image … will be broken").
+run(process.execPath, [vsce, 'package', '--out', outFile, '--skip-license', '--allow-missing-repository', '--allow-star-activation', '--no-rewrite-relative-links'], stage);
 
 const size = fs.statSync(outFile).size;
 log(`${path.basename(outFile)}: ${(size / 1024 / 1024).toFixed(1)} MiB, packed in ${secs()}`);

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { CheckpointRow } from '../engine/store/store';
 import type { EngineHost } from './engine-host';
-import { openCheckpointDiff } from './checkpoint-documents';
+import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
 import type { RestoreMode } from '../engine/checkpoints/checkpoint-service';
 
 export const CHECKPOINTS_VIEW_ID = 'vox.checkpoints';
@@ -31,13 +31,21 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private unsubscribe: (() => void) | undefined;
+  private readonly hostSub: vscode.Disposable;
 
   constructor(private readonly host: EngineHost) {
-    host.onDidChange(() => this.watch());
+    // The engine was rebuilt (settings, API key) or the model changed: follow the current engine's
+    // store, and re-read the tree (getChildren subscribes to a rebuilt engine once it is started).
+    this.hostSub = host.onDidChange(() => {
+      this.watch();
+      this.refresh();
+    });
   }
 
   private watch(): void {
     this.unsubscribe?.();
+    // Cleared even when there is no engine now, so getChildren subscribes to the next one.
+    this.unsubscribe = undefined;
     const engine = this.host.current;
     if (!engine) return;
     const sub = engine.store.subscribe(engine.store.lastSeq(), (evs) => {
@@ -96,12 +104,14 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
     item.description = node.status;
     item.contextValue = 'voxCheckpointFile';
     item.iconPath = vscode.ThemeIcon.File;
-    item.resourceUri = vscode.Uri.file(node.path);
+    // A vox-checkpoint: URI gives the file-type icon without the working tree's git decorations.
+    item.resourceUri = checkpointUri(node.path, node.row.ref);
     item.command = { command: 'vox.checkpoint.compareFileWithWorking', title: 'Compare with Working Tree', arguments: [node] };
     return item;
   }
 
   dispose(): void {
+    this.hostSub.dispose();
     this.unsubscribe?.();
     this.changed.dispose();
   }

@@ -543,12 +543,27 @@ function describeFilter(filter: WebviewFilter): string {
   return typeof filter === 'string' ? filter : filter.name || 'matching a predicate';
 }
 
-/** The webview frames on the page whose host iframe src matches `filter`. */
-export async function findWebviews(page: Page, filter?: WebviewFilter): Promise<WebviewFrame[]> {
+/**
+ * The webview frames on the page whose host iframe src matches `filter`. With `within` (a CSS
+ * selector of a workbench part, e.g. `.part.sidebar` or `.part.editor`), only webviews shown
+ * inside that part: webviews are overlays positioned over their part, and their iframe src does
+ * not reliably tell a view from an editor panel (VS Code drops `purpose=webviewView` when it
+ * re-creates a view's webview after the view was hidden).
+ */
+export async function findWebviews(page: Page, filter?: WebviewFilter, opts: { within?: string } = {}): Promise<WebviewFrame[]> {
   const found: WebviewFrame[] = [];
+  const part = opts.within ? await page.locator(opts.within).first().boundingBox().catch(() => null) : undefined;
+  if (part === null) return found; // the part is not on screen
   for (const el of await page.$$('iframe.webview')) {
     const src = (await el.getAttribute('src')) ?? '';
     if (!matchesFilter(src, filter)) continue;
+    if (part) {
+      const box = await el.boundingBox();
+      if (!box || box.width === 0 || box.height === 0) continue;
+      const cx = box.x + box.width / 2;
+      const cy = box.y + box.height / 2;
+      if (cx < part.x || cx > part.x + part.width || cy < part.y || cy > part.y + part.height) continue;
+    }
     const outer = await el.contentFrame();
     if (!outer) continue;
     const inner = await outer.$('#active-frame');
@@ -574,13 +589,17 @@ export async function webviewHasContent(w: WebviewFrame): Promise<boolean> {
  * (webviews share one origin and race for the service worker): then runs "Developer: Reload
  * Webviews" and looks again, up to `retries` times.
  */
-export async function waitForWebview(page: Page, filter: WebviewFilter, opts: { timeoutMs?: number; retries?: number } = {}): Promise<WebviewFrame> {
+export async function waitForWebview(
+  page: Page,
+  filter: WebviewFilter,
+  opts: { timeoutMs?: number; retries?: number; within?: string } = {},
+): Promise<WebviewFrame> {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const retries = opts.retries ?? 2;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await waitFor(`webview ${describeFilter(filter)}`, timeoutMs, async () => {
-        for (const w of await findWebviews(page, filter)) if (await webviewHasContent(w)) return w;
+      return await waitFor(`webview ${describeFilter(filter)}${opts.within ? ` in ${opts.within}` : ''}`, timeoutMs, async () => {
+        for (const w of await findWebviews(page, filter, { within: opts.within })) if (await webviewHasContent(w)) return w;
         return undefined;
       }, 300);
     } catch (e) {

@@ -18,3 +18,8 @@ export function loadHarness() {
 export function loadChatUi() {
   return loadTs('./ui-chat.ts', 'runChatUiChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-checkpoints.ts')>} */
+export function loadCheckpointsUi() {
+  return loadTs('./ui-checkpoints.ts', 'runCheckpointChecks');
+}

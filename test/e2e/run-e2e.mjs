@@ -32,7 +32,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSuite, REPO_ROOT } from './build-suite.mjs';
-import { loadChatUi, loadHarness } from './load-harness.mjs';
+import { loadChatUi, loadCheckpointsUi, loadHarness } from './load-harness.mjs';
 
 const h = await loadHarness();
 
@@ -242,6 +242,25 @@ try {
     const { runChatUiChecks } = await loadChatUi();
     await timed('chat UI (all)', () =>
       runChatUiChecks({
+        codeServerBin,
+        extensionsDir: dirs.extensions,
+        devExtensionPath: flag('--dev') ? extensionDir : undefined,
+        browser: session.browser,
+        rootDir: runRoot,
+        check,
+        timed,
+        updateDocsScreenshot: flag('--update-screenshot'),
+        verbose,
+      }),
+    );
+  }
+
+  // ---- 6. Checkpoints in the Source Control view: agent edit → checkpoint → compare, restore, undo.
+  if (!flag('--no-ui') && !flag('--no-checkpoints')) {
+    if (flag('--no-chat')) await timed('stop first code-server', () => server.stop());
+    const { runCheckpointChecks } = await loadCheckpointsUi();
+    await timed('checkpoints UI (all)', () =>
+      runCheckpointChecks({
         codeServerBin,
         extensionsDir: dirs.extensions,
         devExtensionPath: flag('--dev') ? extensionDir : undefined,

@@ -39,6 +39,8 @@ const OPENAI_MODEL = 'openai:gpt-e2e';
 const API_KEY = 'sk-e2e-ui-0123456789';
 const OUT_FILE = 'e2e-out.txt';
 const OUT_CONTENT = 'written by vox e2e\n';
+/** Demo prompts tried before the demo check gives up on seeing a reply grow (see the check). */
+const DEMO_ATTEMPTS = 3;
 /** The picture the README shows (copied from test-results/ with `updateDocsScreenshot`). */
 export const DOCS_SCREENSHOT = path.join(h.REPO_ROOT, 'docs', 'screenshot-chat.png');
 /** Largest PNG accepted as the README picture. */
@@ -116,6 +118,17 @@ export function slowChunks(tag: string, n: number): string[] {
   return out;
 }
 
+/** The editor-tab check's answer (readable: its moment is the README picture). */
+const EDITOR_TAB_ANSWER =
+  'Vox streams this answer into the side bar and into an editor tab at the same time. Both views subscribe to ' +
+  'the same turn and each receives every token exactly once, in order, from the chunk it last saw. Hide a view, ' +
+  'reload it or open another tab: the text picks up where it left off and ends identical to the stored message.';
+
+/** `text` as word chunks (each but the first with its leading space). */
+function words(text: string): string[] {
+  return text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
+}
+
 /** What the rendered text of `chunks` looks like: markdown trims the paragraph. */
 const rendered = (chunks: string[]): string => chunks.join('').trim();
 
@@ -139,10 +152,37 @@ async function discardPending(fake: FakeServer): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Screenshots
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/**
+ * The README picture: the editor-tab check's mid-stream moment (the same thread streaming in the
+ * side bar and in an editor tab). test-results/screenshot-chat.png; --update-screenshot copies it
+ * to docs/screenshot-chat.png.
+ */
+const README_SHOT = 'screenshot-chat';
+
+/** Drags the side bar's edge so the chat gets a readable width (cosmetic: screenshots only). */
+async function widenSideBar(page: Page, to = 520): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar || bar.width >= to) return;
+  const x = bar.x + bar.width;
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + (to - bar.width), y, { steps: 8 });
+  await page.mouse.up();
+  const after = await page.locator('.part.sidebar').boundingBox();
+  h.log(`chat UI: side bar ${Math.round(bar.width)} px -> ${Math.round(after?.width ?? 0)} px wide`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The webview, seen from the page
 
-const isChatView = (src: string): boolean => src.includes(`extensionId=${EXTENSION_ID}`) && src.includes('purpose=webviewView');
-const isChatPanel = (src: string): boolean => src.includes(`extensionId=${EXTENSION_ID}`) && !src.includes('purpose=');
+/** Vox's webviews; which one is the side bar view and which the editor tab is told by where they sit. */
+const VOX_WEBVIEW = `extensionId=${EXTENSION_ID}`;
+const SIDEBAR = '.part.sidebar';
+const EDITOR = '.part.editor';
 
 /** One run (the last `article.run`) as the webview renders it. */
 export interface RunSample {
@@ -159,7 +199,7 @@ export interface RunSample {
   userMessages: string[];
 }
 
-const RUN_STATE_JS = `(() => {
+const RUN_STATE_FN = `() => {
   const runs = document.querySelectorAll('article.run');
   const run = runs[runs.length - 1];
   const blocks = run ? Array.from(run.querySelectorAll('.message.assistant')) : [];
@@ -172,7 +212,28 @@ const RUN_STATE_JS = `(() => {
     title: document.querySelector('h1.title')?.textContent ?? '',
     userMessages: Array.from(document.querySelectorAll('.message.user .plain')).map((e) => e.textContent ?? ''),
   };
+}`;
+const RUN_STATE_JS = `(${RUN_STATE_FN})()`;
+
+/**
+ * Records every rendered state of the last run from inside the webview (a MutationObserver), so
+ * a short reply that streams between two polls is still seen growing. Read with READ_RECORDER_JS.
+ */
+const START_RECORDER_JS = `(() => {
+  const read = ${RUN_STATE_FN};
+  const rec = [];
+  let last = '';
+  window.__voxRecorder?.disconnect();
+  const obs = new MutationObserver(() => {
+    const s = read();
+    const key = s.status + '|' + s.runs + '|' + s.text;
+    if (key !== last) { last = key; rec.push({ ...s, at: Date.now() }); }
+  });
+  obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  window.__voxRecorder = obs;
+  window.__voxRecorded = rec;
 })()`;
+const READ_RECORDER_JS = `(() => { window.__voxRecorder?.disconnect(); return window.__voxRecorded ?? []; })()`;
 
 async function runState(frame: Frame): Promise<RunSample> {
   const s = (await frame.evaluate(RUN_STATE_JS)) as Omit<RunSample, 'at'>;
@@ -232,6 +293,21 @@ function readStoredAnswer(dbFile: string, threadTitle: string): StoredMessage {
   }
 }
 
+/** The text chunks the engine has stored (turn_chunks) for the last run of a thread, joined. */
+function readStoredStream(dbFile: string, threadTitle: string): string {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const run = db
+      .prepare('SELECT r.id FROM runs r JOIN threads t ON t.id = r.thread_id WHERE t.title = ? AND t.deleted = 0 ORDER BY t.created_at DESC, r.ordinal DESC LIMIT 1')
+      .get(threadTitle) as { id: string } | undefined;
+    assert(run, `no run in a thread titled ${JSON.stringify(threadTitle)}`);
+    const rows = db.prepare("SELECT data FROM turn_chunks WHERE turn_id = ? AND kind = 'text' ORDER BY seq").all(run.id) as { data: string }[];
+    return rows.map((r) => r.data).join('');
+  } finally {
+    db.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The checks
 
@@ -245,7 +321,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
   };
   const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
   const shots: Record<string, string> = {};
-  const state = { view: false, demo: false, model: false };
+  const state = { view: false, model: false };
   let fake: FakeServer | undefined;
   let server: h.CodeServer | undefined;
   let context: BrowserContext | undefined;
@@ -259,7 +335,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
   /** The sidebar chat's content frame (blank-webview retry included); the error lists the webviews seen. */
   const sidebar = async (): Promise<Frame> => {
     try {
-      return (await h.waitForWebview(page!, isChatView, { timeoutMs: 20_000, retries: 2 })).content;
+      return (await h.waitForWebview(page!, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
     } catch (e) {
       const srcs = await page!.$$eval('iframe.webview', (els) => els.map((el) => el.getAttribute('src') ?? '')).catch(() => []);
       throw new Error(`${(e as Error).message}; webview iframes: ${srcs.map((s) => s.replace(/^.*\?/, '?')).join(' | ') || 'none'}`);
@@ -306,37 +382,52 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     await watch(frame, `the prompt ${JSON.stringify(prompt)} shows as a thread with a run`, 20_000, (s) => s.runs > 0 && s.userMessages.includes(prompt));
   };
 
+  /** Another prompt in the open thread (waits for its run to show). */
+  const sendInThread = async (frame: Frame, prompt: string): Promise<void> => {
+    const runs = (await runState(frame)).runs;
+    await frame.locator('vscode-textarea textarea').fill(prompt, { timeout: 10_000 });
+    await frame.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+    await watch(frame, `the prompt ${JSON.stringify(prompt)} to start a run`, 20_000, (s) => s.runs > runs);
+  };
+
   try {
     // ---- Session: fake server, settings, code-server, browser context
-    fake = await startFakeOpenAI({ responses: [] });
-    h.createSampleWorkspace(dirs.workspace);
-    fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-    fs.writeFileSync(
-      path.join(dirs.userData, 'User', 'settings.json'),
-      JSON.stringify(
-        {
-          ...h.QUIET_WORKBENCH_SETTINGS,
-          'vox.model': 'local:demo',
-          'vox.models': [OPENAI_MODEL],
-          'vox.openaiBaseUrl': fake.baseUrl,
-          'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
-        },
-        null,
-        2,
-      ),
-    );
-    server = await timed('chat UI: start code-server', () =>
-      h.startCodeServer({
-        codeServerBin: o.codeServerBin,
-        workspace: dirs.workspace,
-        home: dirs.home,
-        userDataDir: dirs.userData,
-        extensionsDir: dirs.extensions,
-        verbose: o.verbose,
-      }),
-    );
-    context = await o.browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
+    try {
+      fake = await startFakeOpenAI({ responses: [] });
+      h.createSampleWorkspace(dirs.workspace);
+      fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dirs.userData, 'User', 'settings.json'),
+        JSON.stringify(
+          {
+            ...h.QUIET_WORKBENCH_SETTINGS,
+            'vox.model': 'local:demo',
+            'vox.models': [OPENAI_MODEL],
+            'vox.openaiBaseUrl': fake.baseUrl,
+            'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
+          },
+          null,
+          2,
+        ),
+      );
+      server = await timed('chat UI: start code-server', () =>
+        h.startCodeServer({
+          codeServerBin: o.codeServerBin,
+          workspace: dirs.workspace,
+          home: dirs.home,
+          userDataDir: dirs.userData,
+          extensionsDir: dirs.extensions,
+          verbose: o.verbose,
+        }),
+      );
+      context = await o.browser.newContext({ viewport: { width: 1280, height: 800 } });
+      page = await context.newPage();
+    } catch (e) {
+      // Every check fails with the reason rather than the run losing count of them.
+      const why = `the chat UI session did not start: ${(e as Error).message}`;
+      for (const name of Object.values(CHAT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
+      return;
+    }
     if (o.verbose) page.on('console', (m) => h.log(`chat page [${m.type()}] ${m.text()}`));
     const p = page;
     const srv = server;
@@ -345,12 +436,18 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 1. The view, the demo banner
     await o.check(CHAT_CHECKS.view, () =>
       timed(CHAT_CHECKS.view, async () => {
+        const t0 = Date.now();
+        const since = (): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
         const payload: [string, string][] | undefined = o.devExtensionPath ? [['extensionDevelopmentPath', srv.remoteUri(o.devExtensionPath)]] : undefined;
         await h.openWorkbench(p, srv.workbenchUrl({ folder: dirs.workspace, payload }));
+        h.log(`chat UI: workbench ready after ${since()}`);
         await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
         const view = await sidebar();
+        h.log(`chat UI: Vox view rendered after ${since()}`);
+        await widenSideBar(p);
         const banner = view.locator('section.demo-banner');
         await banner.waitFor({ state: 'visible', timeout: 30_000 });
+        h.log(`chat UI: demo banner after ${since()}`);
         const text = await banner.innerText();
         assert(/Demo model\./.test(text), `demo banner says ${JSON.stringify(text.slice(0, 120))}`);
         const picked = await view.locator('.model-row select').inputValue({ timeout: 10_000 });
@@ -364,20 +461,31 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         requireState('view');
         const before = fk.requests.length;
         const view = await sidebar();
-        await send(view, 'hello');
-        const samples = await watch(view, 'the demo reply to end', 120_000, (s) => s.status !== null && s.status !== 'running', 40);
-        const last = samples[samples.length - 1]!;
-        const seen = growth(samples);
-        assert(last.status === 'completed', `the demo run ended ${last.status}`);
-        assert(last.text.trim().length > 0, 'the demo reply is empty');
-        assert(
-          seen.length >= 2 && seen[seen.length - 1]!.length > seen[0]!.length,
-          `text did not grow while streaming (distinct texts seen while running: ${seen.map((t) => t.length).join(', ') || 'none'})`,
-        );
+        // The bigram model samples its reply length: now and then it ends after a few tokens,
+        // too short to see growing. Ask again (same thread) up to DEMO_ATTEMPTS times; every
+        // reply must complete with text.
+        const lengths: string[] = [];
+        let streamed = false;
+        for (let attempt = 1; attempt <= DEMO_ATTEMPTS && !streamed; attempt++) {
+          await view.evaluate(START_RECORDER_JS);
+          if (attempt === 1) await send(view, 'hello');
+          else await sendInThread(view, 'hello again');
+          const polled = await watch(view, 'the demo reply to end', 120_000, (s) => s.status !== null && s.status !== 'running', 40);
+          const last = polled[polled.length - 1]!;
+          // The states of this attempt's run (the last one): every one the recorder saw, or the
+          // polled ones if the recorder saw none (its document was replaced).
+          const recorded = ((await view.evaluate(READ_RECORDER_JS)) as RunSample[]).filter((r) => r.runs === last.runs);
+          const samples = recorded.length > 0 ? recorded : polled.filter((r) => r.runs === last.runs);
+          assert(last.status === 'completed', `the demo run ended ${last.status}`);
+          assert(last.text.trim().length > 0, 'the demo reply is empty');
+          const seen = growth(samples);
+          streamed = seen.length >= 2 && seen[seen.length - 1]!.length > seen[0]!.length;
+          lengths.push(`attempt ${attempt}: ${last.text.length} chars, growing texts seen ${seen.map((t) => t.length).join('<') || 'none'}`);
+        }
+        h.log(`demo replies: ${lengths.join('; ')}`);
+        assert(streamed, `no demo reply was seen growing while it streamed (${lengths.join('; ')})`);
         assert(fk.requests.length === before, 'the demo model sent a request to the OpenAI-compatible server');
-        h.log(`demo reply: ${last.text.length} chars, ${seen.length} growing samples while running`);
         await shot('e2e-demo-reply');
-        state.demo = true;
       }), p);
 
     // ---- 3. API key through the palette, model through the webview's picker
@@ -399,6 +507,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
           return v === OPENAI_MODEL && (await view.locator('section.demo-banner').count()) === 0;
         });
         await p.locator('.statusbar-item', { hasText: `Vox: ${OPENAI_MODEL}` }).first().waitFor({ timeout: 10_000 });
+        // Keep later screenshots clean.
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
         const settings = JSON.parse(fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
         assert(settings['vox.model'] === OPENAI_MODEL, `settings.json has vox.model = ${JSON.stringify(settings['vox.model'])}`);
         assert(!fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8').includes(API_KEY), 'the API key ended up in settings.json');
@@ -412,8 +522,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         const answer = ['Wrote ', OUT_FILE, ' as asked.'];
         return scripted(
           [
-            toolCallTurn([{ name: 'write_file', args: { path: OUT_FILE, content: OUT_CONTENT } }], { eventDelayMs: 20 }),
-            textTurn(answer, { eventDelayMs: 20 }),
+            toolCallTurn([{ name: 'write_file', args: { path: OUT_FILE, content: OUT_CONTENT } }], { eventDelayMs: 20, usage: { inputTokens: 120, outputTokens: 30 } }),
+            textTurn(answer, { eventDelayMs: 20, usage: { inputTokens: 150, outputTokens: 12 } }),
           ],
           async () => {
             const before = fk.requests.length;
@@ -434,6 +544,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
             assert(last.status === 'completed', `the run ended ${last.status}`);
             assertSameBytes('final answer', last.text, rendered(answer));
             await view.locator('section.tool[data-status="completed"]').waitFor({ timeout: 10_000 });
+            const footer = await view.locator('footer.run-status').last().innerText();
+            assert(footer.includes('270 in / 42 out tokens'), `the run's footer says ${JSON.stringify(footer)}, expected the usage of both requests (270 in / 42 out)`);
             const reqs = fk.requests.slice(before);
             assert(reqs.length === 2, `expected 2 model requests (tool call, then answer), got ${reqs.length}`);
             for (const r of reqs) {
@@ -459,6 +571,9 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
           // Let it stream for real (no hold: the server keeps sending while we press Stop).
           const minText = rendered(chunks.slice(0, 15));
           await watch(view, 'at least 15 chunks on screen', 30_000, (s) => s.status === 'running' && s.text.length >= minText.length);
+          await shot('e2e-streaming');
+          const beforeStop = await runState(view);
+          assert(beforeStop.status === 'running' && beforeStop.stop, 'the run is not running (with a Stop button) before Stop');
           await view.locator('vscode-button.stop').click({ timeout: 5_000 });
           const samples = await watch(view, 'the run to end after Stop', 15_000, (s) => s.status !== null && s.status !== 'running');
           const atEnd = samples[samples.length - 1]!;
@@ -485,25 +600,27 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     await o.check(CHAT_CHECKS.editor, () =>
       timed(CHAT_CHECKS.editor, () => {
         requireState('view', 'model');
-        const chunks = slowChunks('Editor tab test', 90);
-        const prompt = 'Editor tab test: stream into two views';
-        const h1 = hold(20);
-        return scripted([textTurn(chunks, { eventDelayMs: 30, holds: [h1.hold] })], async () => {
+        const chunks = words(EDITOR_TAB_ANSWER);
+        const prompt = 'Explain how Vox streams one answer into two views';
+        const HOLD_AT = 40; // of 63 chunks: enough text for the README picture, enough left to see both views grow
+        const h1 = hold(HOLD_AT);
+        return scripted([textTurn(chunks, { eventDelayMs: 40, holds: [h1.hold] })], async () => {
           const view = await sidebar();
           await send(view, prompt);
-          await waitReached(h1.reached, 'the stream to reach chunk 20');
-          const upTo20 = rendered(chunks.slice(0, 20));
-          await watch(view, 'the sidebar to show the first 20 chunks', 15_000, (s) => s.status === 'running' && s.text === upTo20);
+          await waitReached(h1.reached, `the stream to reach chunk ${HOLD_AT}`);
+          const upToHold = rendered(chunks.slice(0, HOLD_AT));
+          await watch(view, `the sidebar to show the first ${HOLD_AT} chunks`, 15_000, (s) => s.status === 'running' && s.text === upToHold);
 
           await h.runCommand(p, 'Vox: Open Chat in Editor Tab');
-          const tab = (await h.waitForWebview(p, isChatPanel, { timeoutMs: 20_000, retries: 2 })).content;
+          const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
           const row = tab.locator('ul.threads button.open', { hasText: prompt });
           await row.first().click({ timeout: 20_000 });
           const first = await watch(tab, 'the tab to show the thread', 15_000, (s) => s.runs > 0 && s.text.length > 0);
           const opened = first[first.length - 1]!;
           assert(opened.status === 'running', `the turn was ${opened.status} when the tab opened it (not mid-stream)`);
-          assert(opened.text === upTo20, `the tab shows ${opened.text.length} chars, the sidebar ${upTo20.length}`);
+          assertSameBytes('the tab\'s text when it opened the thread vs the sidebar\'s', opened.text, upToHold);
           await shot('e2e-editor-tab');
+          await shot(README_SHOT);
 
           h1.release();
           const ended = (s: RunSample): boolean => s.status !== null && s.status !== 'running';
@@ -522,8 +639,10 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
           assertSameBytes('sidebar text vs the streamed answer', viewEnd.text, full);
           const stored = readStoredAnswer(dbFile, prompt);
           assertSameBytes('editor tab text vs stored message', tabEnd.text, stored.content);
-          await h.runCommand(p, 'View: Close All Editors');
-          await h.waitFor('the editor tab to close', 10_000, async () => (await h.findWebviews(p, isChatPanel)).length === 0);
+        }).finally(async () => {
+          // The next check hides the side bar: no Vox tab may be left to confuse it.
+          await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+          await h.waitFor('the editor tab to close', 10_000, async () => (await h.findWebviews(p, VOX_WEBVIEW, { within: EDITOR })).length === 0);
         });
       }), p);
 
@@ -545,16 +664,16 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
           // Hide: another view container takes the side bar; the chat webview's document goes away.
           await h.runCommand(p, 'View: Show Explorer');
           await h.waitFor('the chat webview to be destroyed while hidden (retainContextWhenHidden must be off)', 10_000, async () =>
-            view.isDetached() && (await h.findWebviews(p, isChatView)).length === 0,
+            view.isDetached() && (await h.findWebviews(p, VOX_WEBVIEW, { within: SIDEBAR })).length === 0,
           );
           h1.release(); // chunks 20..49 stream while the view is hidden
           await waitReached(h2.reached, 'the stream to reach chunk 50 while hidden');
-          await h.sleep(300); // let the engine take in the chunks already written
+          const upTo50 = rendered(chunks.slice(0, 50));
+          await h.waitFor('the engine to store the 50 chunks streamed so far', 10_000, async () => readStoredStream(dbFile, prompt) === upTo50, 100);
 
           await h.runCommand(p, 'Vox: Focus on Chat View');
           view = await sidebar();
           assert((await view.evaluate('window.__voxE2eMark ?? null')) === null, 'the chat webview kept its document while hidden');
-          const upTo50 = rendered(chunks.slice(0, 50));
           const back = await watch(view, 'the shown view to catch up on what streamed while hidden', 20_000, (s) => s.text.length >= upTo50.length || (s.status !== null && s.status !== 'running'));
           const caught = back[back.length - 1]!;
           assert(caught.status === 'running', `the turn was ${caught.status} when the view came back (not mid-stream)`);
@@ -578,21 +697,19 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8. Screenshots: artifacts + the README picture
     await o.check(CHAT_CHECKS.screenshots, async () => {
-      const wanted = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
+      const wanted = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final', README_SHOT];
       const missing = wanted.filter((n) => !shots[n] || !fs.existsSync(shots[n]!));
       assert(missing.length === 0, `missing screenshots: ${missing.join(', ')}`);
-      // The README picture: the tool-approval moment, cropped to the activity bar, side bar
-      // and the start of the editor area (small PNG).
-      requireState('view', 'model');
-      const readme = path.join(h.RESULTS_DIR, 'screenshot-chat.png');
-      await h.withTimeout('README screenshot', 20_000, p.screenshot({ path: readme, clip: { x: 0, y: 0, width: 900, height: 800 } }));
-      const png = fs.readFileSync(readme);
-      assert(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'README screenshot is not a PNG');
-      assert(png.length <= DOCS_SCREENSHOT_MAX_BYTES, `README screenshot is ${png.length} bytes (> ${DOCS_SCREENSHOT_MAX_BYTES})`);
+      for (const n of wanted) {
+        const png = fs.readFileSync(shots[n]!);
+        assert(png.subarray(0, 8).equals(PNG_MAGIC), `${shots[n]} is not a PNG`);
+      }
+      const readme = fs.readFileSync(shots[README_SHOT]!);
+      assert(readme.length <= DOCS_SCREENSHOT_MAX_BYTES, `${shots[README_SHOT]} is ${readme.length} bytes (> ${DOCS_SCREENSHOT_MAX_BYTES})`);
       if (o.updateDocsScreenshot) {
         fs.mkdirSync(path.dirname(DOCS_SCREENSHOT), { recursive: true });
-        fs.copyFileSync(readme, DOCS_SCREENSHOT);
-        h.log(`README picture updated: ${DOCS_SCREENSHOT} (${png.length} bytes)`);
+        fs.copyFileSync(shots[README_SHOT]!, DOCS_SCREENSHOT);
+        h.log(`README picture updated: ${DOCS_SCREENSHOT} (${readme.length} bytes)`);
       }
     }, p);
   } finally {

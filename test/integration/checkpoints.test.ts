@@ -156,6 +156,28 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.ok(fs.existsSync(path.join(sub, '.git')) && fs.existsSync(path.join(fresh, '.git')), 'nested repos never renamed');
     });
 
+    it('captures and restores edits inside a real submodule (a .git file pointing into .git/modules)', async () => {
+      const origin = initRepo(path.join(tmp, 'lib-origin'), { 'lib.txt': 'v1\n' });
+      const repo = initRepo(path.join(tmp, 'super'), { 'top.txt': 't\n' });
+      gitBuf(repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', origin, 'deps/lib']);
+      gitBuf(repo, ['commit', '-q', '-m', 'add submodule']);
+      const sub = path.join(repo, 'deps', 'lib');
+      assert.ok(fs.statSync(path.join(sub, '.git')).isFile(), 'the submodule uses a gitfile');
+      const states = [userState(repo), userState(sub)];
+      fs.writeFileSync(path.join(sub, 'lib.txt'), 'edited in the submodule\n');
+      const cp = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+      assert.deepEqual(cp.nested.map((n) => n.path), ['deps/lib']);
+      assert.deepEqual(cp.changed.map((c) => `${c.status} ${c.path}`), ['modified deps/lib/lib.txt']);
+      fs.writeFileSync(path.join(sub, 'lib.txt'), 'later\n');
+      fs.writeFileSync(path.join(sub, 'extra.txt'), 'x\n');
+      const res = await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: cp.ordinal, mode: 'files' });
+      assert.equal(fs.readFileSync(path.join(sub, 'lib.txt'), 'utf8'), 'edited in the submodule\n');
+      assert.equal(fs.existsSync(path.join(sub, 'extra.txt')), false);
+      assert.deepEqual(res.nested.map((n) => `${n.path}:${n.status}`), ['deps/lib:restored']);
+      assert.deepEqual([userState(repo), userState(sub)], states);
+      assert.deepEqual(fs.readdirSync(path.join(repo, '.git', 'modules', 'deps', 'lib')).filter((n) => n.startsWith('vox-index-')), []);
+    });
+
     it('handles odd file names: spaces, newlines, non-UTF-8 bytes, leading dashes', async () => {
       const repo = initRepo(path.join(tmp, 'odd'), { 'plain.txt': 'p\n' });
       const names: Array<string | Buffer> = ['with space.txt', 'new\nline.txt', '-leading-dash.txt', '--', 'dir with space/-x', NON_UTF8, ':(exclude)magic.txt', '*.txt'];
@@ -210,7 +232,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal(r.overBudget.budgetMs, 0);
       assert.ok(r.overBudget.tookMs > 0 && r.overBudget.tookMs === r.tookMs);
       assert.ok(gitOut(repo, ['rev-parse', r.ref]), 'the checkpoint was still taken');
-      const relaxed = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+      const relaxed = await new GitPlumbingCheckpointStore({ captureBudgetMs: 60_000 }).captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       assert.equal(relaxed.overBudget, undefined);
     });
 

@@ -16,7 +16,7 @@
  */
 import * as fsp from 'node:fs/promises';
 import { splitNul } from './git';
-import { createTempIndex, run, runText, type RepoInfo, type TempIndex } from './checkpoint-repo';
+import { createTempIndex, removeStaleTempIndexes, run, runText, type RepoInfo, type TempIndex } from './checkpoint-repo';
 import { MAX_NESTED_DEPTH, absBytes, gitlinksFromStage, probeNestedRepo, type NestedProbe } from './nested-repos';
 import { repoPath, toCheckpointError, type RepoPath, type SkippedFile } from './checkpoint-types';
 
@@ -115,6 +115,7 @@ export async function writeTree(repo: RepoInfo, index: string): Promise<string> 
 /** Snapshots `repo` (and, recursively, its nested repositories) into temporary indexes and trees. */
 export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promise<SnapshotNode> {
   const depth = opts.depth ?? 0;
+  await removeStaleTempIndexes(repo, Date.now());
   const index = await createTempIndex(repo, repo.indexPath);
   const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [] };
   try {

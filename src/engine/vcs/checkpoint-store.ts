@@ -21,10 +21,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
-import * as path from 'node:path';
+import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
-import { emptyTree, listRefs, removeStaleTempIndexes, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
+import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
+import { emptyTree, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
 import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
 import { commitCheckpoint, commitRestorePoint } from './checkpoint-commit';
@@ -104,22 +104,27 @@ export class GitPlumbingCheckpointStore {
       const started = performance.now();
       const timeMs = this.now();
       try {
-        await removeStaleTempIndexes(repo, timeMs);
         const refsP = listRefs(repo, threadRefPrefix(opts.threadId));
         // The full snapshot does not depend on the ordinal: run it while the refs are listed.
         const fullP = opts.changedPaths ? null : snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
-        const [refs] = await Promise.all([refsP, fullP?.catch(() => null)]);
+        const [refsR, fullR] = await Promise.allSettled([refsP, fullP ?? Promise.resolve(null)]);
+        const full = fullR.status === 'fulfilled' ? fullR.value : null;
+        if (refsR.status === 'rejected') {
+          if (full) await disposeSnapshot(full);
+          throw refsR.reason;
+        }
+        const refs = refsR.value;
         const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
         const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
         const ref = checkpointRef(opts.threadId, ordinal);
         const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
         if (existing.some((r) => r.parsed!.ordinal === ordinal)) {
-          const early = await fullP?.catch(() => null);
-          if (early) await disposeSnapshot(early);
+          if (full) await disposeSnapshot(full);
           throw new CheckpointError('checkpointExists', `${ref} already exists`);
         }
+        if (fullR.status === 'rejected') throw fullR.reason;
         const fast = opts.changedPaths ? await fastSnapshot(repo, opts.changedPaths, this.maxUntrackedBytes, ref) : null;
-        const node = fast?.node ?? (await (fullP ?? snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes })));
+        const node = fast?.node ?? full ?? (await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes }));
         try {
           const header = { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs };
           const reused = fast?.reused ?? [];
@@ -159,7 +164,7 @@ export class GitPlumbingCheckpointStore {
   }
 
   private async repoOf(worktree: string): Promise<RepoInfo> {
-    const key = path.resolve(worktree);
+    const key = nodePath.resolve(worktree);
     const cached = this.repos.get(key);
     if (cached && (await fsp.stat(cached.gitDir).catch(() => null))?.isDirectory() && (await fsp.stat(key).catch(() => null))?.isDirectory()) return cached;
     const repo = await resolveRepo(worktree);
@@ -190,6 +195,7 @@ export class GitPlumbingCheckpointStore {
     const target = await resolveCommit(repo, ref);
     if (!target) throw new CheckpointError('unknownCheckpoint', `${ref} does not exist in ${repo.root}`);
     let node: SnapshotNode | null = null;
+    let saved: string | null = null;
     try {
       node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
       const outcomes: NestedRestoreOutcome[] = [];
@@ -199,12 +205,15 @@ export class GitPlumbingCheckpointStore {
       // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
       const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
       const rp = await commitRestorePoint(node, rpRef, ref, timeMs, preserved);
+      saved = rpRef;
       const changed = await applyRestore(plan, outcomes);
       await this.dropWarm(node);
       return { restorePoint: rpRef, target: ref, changed, preserved: rp.meta.preserved, nested: outcomes, tookMs: Math.round(performance.now() - started) };
     } catch (err) {
       if (node) await this.dropWarm(node).catch(() => undefined);
-      throw toCheckpointError(err, `restoring ${ref} in ${repo.root}`);
+      const e = toCheckpointError(err, `restoring ${ref} in ${repo.root}`);
+      // Once the restore point exists, say where the pre-restore state is (undoRestore takes it).
+      throw saved ? new CheckpointError(e.code, `${e.message} (the state before this restore is saved in ${saved})`, e.cause ?? err) : e;
     } finally {
       if (node) await disposeSnapshot(node);
     }
@@ -274,11 +283,25 @@ export class GitPlumbingCheckpointStore {
     }
   }
 
-  /** Bytes of `path` (relative to the worktree, exact bytes if a Buffer) at a checkpoint or restore point. */
+  /**
+   * Bytes of `path` at a checkpoint or restore point (a ref or commit id). `path` is relative to
+   * the repository's top level, like every path the store reports, or absolute inside it; a
+   * Buffer is taken as exact repository-relative bytes. Follows nested repositories.
+   */
   async readFileAtCheckpoint(worktree: string, ref: string, path: string | Buffer): Promise<Buffer> {
     const repo = await this.repoOf(worktree);
+    let rel: Buffer;
+    if (typeof path === 'string') {
+      // Relative to the repository's top level like every path the store reports (or absolute
+      // inside it); always `/`-separated inside git.
+      const r = nodePath.relative(repo.root, nodePath.isAbsolute(path) ? nodePath.join(canonicalPath(nodePath.dirname(path)), nodePath.basename(path)) : nodePath.resolve(repo.root, path));
+      if (!r || r === '..' || r.startsWith(`..${nodePath.sep}`) || nodePath.isAbsolute(r)) throw new CheckpointError('badArgument', `${path} is not inside ${repo.root}`);
+      rel = Buffer.from(r.split(nodePath.sep).join('/'), 'utf8');
+    } else {
+      rel = path;
+    }
     try {
-      return await readFileAt(repo, ref, typeof path === 'string' ? Buffer.from(path, 'utf8') : path);
+      return await readFileAt(repo, ref, rel);
     } catch (err) {
       throw toCheckpointError(err, `reading ${String(path)} at ${ref}`);
     }

@@ -21,6 +21,7 @@
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { createTempIndex, removeIndexFile, setRef, type RepoInfo } from './checkpoint-repo';
+import { canonicalPath } from './workspace-lease';
 import { pathFromJson, pathToJson } from './checkpoint-refs';
 import { relKey } from './checkpoint-diff';
 import { absBytes, probeNestedRepo } from './nested-repos';
@@ -84,9 +85,10 @@ async function readSidecar(repo: RepoInfo): Promise<Sidecar | null> {
 function relativeBytes(root: string, p: string | Buffer): Buffer | null {
   let rel: Buffer;
   if (typeof p === 'string') {
-    const abs = path.resolve(root, p);
+    // Canonicalise the directory only: the last component may itself be a symlink.
+    const abs = path.isAbsolute(p) ? path.join(canonicalPath(path.dirname(p)), path.basename(p)) : path.resolve(root, p);
     const r = path.relative(root, abs);
-    if (!r || r.startsWith('..') || path.isAbsolute(r)) return null;
+    if (!r || r === '..' || r.startsWith(`..${path.sep}`) || path.isAbsolute(r)) return null;
     rel = Buffer.from(r.split(path.sep).join('/'), 'utf8');
   } else {
     rel = Buffer.from(p);
