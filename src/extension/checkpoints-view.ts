@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { CheckpointRow } from '../engine/store/store';
 import type { EngineHost } from './engine-host';
+import { guardedCommand } from './guarded-command';
 import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
 import type { RestoreMode } from '../engine/checkpoints/checkpoint-service';
 
@@ -133,14 +134,7 @@ async function pickCheckpoint(host: EngineHost, node: unknown): Promise<{ row: C
 }
 
 export function registerCheckpointCommands(host: EngineHost, view: CheckpointsView): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) =>
-    vscode.commands.registerCommand(id, async (node?: unknown) => {
-      try {
-        await fn(node);
-      } catch (e) {
-        void vscode.window.showErrorMessage(`Vox: ${(e as Error).message}`);
-      }
-    });
+  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node));
   return [
     cmd('vox.checkpoint.refresh', async () => view.refresh()),
     cmd('vox.checkpoint.restore', async (node) => {

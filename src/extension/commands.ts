@@ -6,21 +6,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
 import type { ChatViews } from './chat-view';
+import { guardedCommand } from './guarded-command';
 import type { EngineHost, SecretProvider } from './engine-host';
 
 /** Longest selection sent to the chat in one go (characters). */
 const MAX_SELECTION_CHARS = 100_000;
 
 export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost, chats: ChatViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        log.error(`${id}: ${(e as Error).message}`);
-        void vscode.window.showErrorMessage(`Vox: ${(e as Error).message}`);
-      }
-    });
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => guardedCommand(id, fn, { log });
 
   return [
     reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' })),

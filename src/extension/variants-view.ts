@@ -10,6 +10,7 @@ import type { VariantGroup } from '../engine/variants/variant-group';
 import type { VariantInfo } from '../engine/variants/types';
 import { MAX_VARIANTS } from '../engine/variants/types';
 import type { EngineHost } from './engine-host';
+import { guardedCommand } from './guarded-command';
 import { checkpointUri } from './checkpoint-documents';
 
 export const VARIANTS_VIEW_ID = 'vox.variants';
@@ -86,16 +87,7 @@ async function pickVariant(host: EngineHost, node: unknown): Promise<{ group: Va
 }
 
 export function registerVariantCommands(host: EngineHost, view: VariantsView): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) =>
-    vscode.commands.registerCommand(id, async (node?: unknown) => {
-      try {
-        await fn(node);
-      } catch (e) {
-        void vscode.window.showErrorMessage(`Vox: ${(e as Error).message}`);
-      } finally {
-        view.refresh();
-      }
-    });
+  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node), { after: () => view.refresh() });
   return [
     cmd('vox.variants.start', async () => {
       const engine = await host.get();
