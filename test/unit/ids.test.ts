@@ -18,18 +18,8 @@ import {
   parseDerived,
   type IdErrorCode,
 } from '../../src/engine/ids/ids';
+import { seededRandom } from '../support/manual-clock';
 
-/** Deterministic PRNG (mulberry32) so random tests are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function throwsId(fn: () => unknown, code: IdErrorCode): void {
   assert.throws(fn, (err: unknown) => err instanceof IdError && err.code === code);
@@ -61,7 +51,7 @@ describe('ids: encoding', () => {
   });
 
   it('round-trips 10,000 random strings including surrogate pairs', () => {
-    const next = rng(1234);
+    const next = seededRandom(1234);
     const ranges: [number, number][] = [
       [0x00, 0x7f],
       [0x80, 0x7ff],
@@ -178,7 +168,7 @@ describe('ids: deterministic replay', () => {
     | { t: 'subagent'; threadId: string; taskId: string };
 
   function syntheticEvents(count: number, seed: number): SyntheticEvent[] {
-    const next = rng(seed);
+    const next = seededRandom(seed);
     const providers = ['openai', 'anthropic', 'local:llama', 'vscode.lm'];
     const threads: string[] = [];
     let runs = 0;
