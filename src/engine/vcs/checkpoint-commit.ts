@@ -44,10 +44,10 @@ async function commitWithParents(repo: RepoInfo, tree: string, parents: string[]
   }
 }
 
-/** Changed paths of `node` vs `base`, plus its children's (already computed) changes, prefixed. */
-async function changesOf(node: SnapshotNode, base: string, children: Array<{ node: SnapshotNode; meta: CommitMeta }>): Promise<{ count: number; list: ChangedFile[] }> {
+/** Changed paths of `node` (its raw diff), plus its children's (already computed) changes, prefixed. */
+function changesOf(diff: Awaited<ReturnType<typeof rawDiff>>, children: Array<{ node: SnapshotNode; meta: CommitMeta }>): { count: number; list: ChangedFile[] } {
   const childKeys = new Set(children.map((c) => relKey(c.node.rel!.raw)));
-  const own = (await rawDiff(node.repo, base, node.tree)).filter((e) => !((e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE) && childKeys.has(relKey(e.raw))));
+  const own = diff.filter((e) => !((e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE) && childKeys.has(relKey(e.raw))));
   let count = own.length;
   const list: ChangedFile[] = own.slice(0, MAX_CHANGED_PATHS_IN_META).map((e) => ({ path: e.path, raw: e.raw, status: e.status }));
   for (const c of children) {
@@ -70,6 +70,20 @@ function prefixed(node: SnapshotNode, children: Array<{ node: SnapshotNode; meta
  * only if absent (`checkpointExists` otherwise); nested refs are Vox-owned and simply set.
  */
 export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHeader, prevCommit: string | null, reused: NestedCheckpoint[] = [], isTop = true): Promise<CommittedNode> {
+  const fallbackBase = async (): Promise<string> => (await headCommit(node.repo)) ?? (await emptyTree(node.repo));
+  // This repository's own diff runs while the nested ones commit. A nested repository may have
+  // been re-created since (its previous commit gone): diff against HEAD then.
+  const ownDiff = (async () => {
+    if (prevCommit) {
+      try {
+        return await rawDiff(node.repo, prevCommit, node.tree);
+      } catch {
+        // Fall back below.
+      }
+    }
+    return rawDiff(node.repo, await fallbackBase(), node.tree);
+  })();
+  ownDiff.catch(() => undefined);
   // The previous commit's metadata is only needed to find nested repositories' previous commits.
   const prev = prevCommit && node.children.length ? await readCommit(node.repo, prevCommit).catch(() => null) : null;
   const prevMeta = prev ? parseCommitMessage(prev.message) : null;
@@ -78,11 +92,7 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
     node: child,
     ...(await commitCheckpoint(child, header, prevNested.get(relKey(child.rel!.raw)) ?? null, [], false)),
   }));
-  const fallbackBase = async (): Promise<string> => (await headCommit(node.repo)) ?? (await emptyTree(node.repo));
-  // A nested repository may have been re-created since (its previous commit gone): use HEAD then.
-  const changes = prevCommit
-    ? await changesOf(node, prevCommit, children).catch(async () => changesOf(node, await fallbackBase(), children))
-    : await changesOf(node, await fallbackBase(), children);
+  const changes = changesOf(await ownDiff, children);
   const meta: CommitMeta = {
     kind: 'checkpoint',
     threadId: header.threadId,

@@ -3,16 +3,19 @@
  * index, the stash or the working tree (SPEC §4.2).
  *
  * The real index (`rev-parse --git-path index`, right in linked worktrees) is copied to a
- * temporary index, so git's stat cache makes `add -A` cost proportional to what changed; a
- * repository with no index starts from an empty one. Before the add:
- *   - untracked files (`ls-files -o --exclude-standard -z`) bigger than the size cap are excluded
- *     with `:(exclude,literal)` pathspecs fed NUL-separated on stdin (`--pathspec-from-file`), so
- *     any file name works, including newlines and non-UTF-8 bytes, and reported as skipped;
+ * temporary index, so git's stat cache makes the work proportional to what changed; a
+ * repository with no index starts from an empty one. One walk of the working tree
+ * (`ls-files -z -t -o -m -d --exclude-standard`) lists untracked, modified and deleted paths;
+ * `ls-files -s` (in parallel) gives the gitlinks. Before the add:
+ *   - untracked files bigger than the size cap are excluded and reported as skipped;
  *   - nested repositories are found (`nested-repos.ts`); those with no commit, or that cannot be
  *     entered, are excluded (they would make `add -A` exit 128).
  * Then `add -A --ignore-errors` (an unreadable file is reported as a warning instead of failing
- * every checkpoint), `write-tree`, and each nested repository is snapshotted the same way inside
- * itself. The temporary indexes stay alive (restore reuses them) until `disposeSnapshot`.
+ * every checkpoint) limited to the paths the walk found (`addChanged`; no second walk), or the
+ * full `add -A` with `:(exclude,literal)` pathspecs; pathspecs are fed NUL-separated on stdin
+ * (`--pathspec-from-file`), so any file name works, including newlines and non-UTF-8 bytes.
+ * Then `write-tree`, and each nested repository is snapshotted the same way inside itself. The
+ * temporary indexes stay alive (restore reuses them, with `freshIndex`) until `disposeSnapshot`.
  */
 import * as fsp from 'node:fs/promises';
 import { splitNul } from './git';
@@ -29,6 +32,11 @@ export interface SnapshotOptions {
   maxUntrackedBytes: number;
   /** Nesting depth of this repository (0 for the worktree itself). */
   depth?: number;
+  /**
+   * The index will drive a working-tree update (restore's `read-tree -m -u`), which needs fresh
+   * stat data in every entry: run the full `add -A` instead of the one limited to changed paths.
+   */
+  freshIndex?: boolean;
 }
 
 export interface SnapshotNode {
@@ -119,15 +127,20 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
   const index = await createTempIndex(repo, repo.indexPath);
   const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [] };
   try {
-    const [stage, others] = await Promise.all([
+    // One walk: untracked (`?`), modified (`C`) and deleted (`R`) paths, tagged (`-t`).
+    const [stage, walk] = await Promise.all([
       run(repo, ['ls-files', '-z', '-s'], { index: index.file }),
-      run(repo, ['ls-files', '-z', '-o', '--exclude-standard'], { index: index.file }),
+      run(repo, ['ls-files', '-z', '-t', '-o', '-m', '-d', '--exclude-standard'], { index: index.file }),
     ]);
     const candidates = gitlinksFromStage(stage.stdout);
     const untrackedFiles: Buffer[] = [];
-    for (const p of splitNul(others.stdout)) {
-      if (p.length && p[p.length - 1] === 0x2f) candidates.push(Buffer.from(p.subarray(0, p.length - 1)));
-      else if (p.length) untrackedFiles.push(p);
+    const changed: Buffer[] = [...candidates, ...unmergedFromStage(stage.stdout)];
+    for (const rec of splitNul(walk.stdout)) {
+      const p = rec.subarray(2);
+      if (!p.length) continue;
+      if (rec[0] !== 0x3f) changed.push(p);
+      else if (p[p.length - 1] === 0x2f) candidates.push(Buffer.from(p.subarray(0, p.length - 1)));
+      else untrackedFiles.push(p);
     }
     const [skipped, probes] = await Promise.all([
       findOversized(repo.root, untrackedFiles, opts.maxUntrackedBytes),
@@ -143,9 +156,6 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
         node.warnings.push(`nested repository ${p.rel.path} was left out: ${p.reason ?? 'unknown reason'}`);
       }
     }
-    await addAll(repo, index.file, { exclude }, node.warnings);
-    if (exclude.length) await dropEntriesBelow(repo, index.file, stage.stdout, exclude);
-    node.tree = await writeTree(repo, index.file);
     const enter: Array<{ rel: RepoPath; repo: RepoInfo }> = [];
     for (const p of nested) {
       if (!p.repo) continue;
@@ -156,7 +166,15 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       }
       enter.push({ rel: p.rel, repo: p.repo });
     }
-    await settleLimit(
+    // Nested repositories are snapshotted while this one is added (neither touches the other's
+    // HEAD or index; the gitlink only reads the nested HEAD).
+    const own = (async () => {
+      if (opts.freshIndex) await addAll(repo, index.file, { exclude }, node.warnings);
+      else await addChanged(repo, index.file, [...changed, ...candidates, ...untrackedFiles], exclude, node.warnings);
+      if (exclude.length) await dropEntriesBelow(repo, index.file, stage.stdout, exclude);
+      node.tree = await writeTree(repo, index.file);
+    })();
+    const nestedDone = settleLimit(
       enter,
       NESTED_CONCURRENCY,
       async (e) => {
@@ -166,11 +184,63 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       },
       (child) => node.children.push(child),
     );
+    const [ownR, nestedR] = await Promise.allSettled([own, nestedDone]);
+    if (ownR.status === 'rejected') throw ownR.reason;
+    if (nestedR.status === 'rejected') throw nestedR.reason;
     return node;
   } catch (err) {
     await disposeSnapshot(node);
     throw toCheckpointError(err, `snapshotting ${repo.root}`);
   }
+}
+
+/** Most paths `add -A` is limited to; beyond this, pathspec matching costs more than a full walk. */
+export const TARGETED_ADD_MAX_PATHS = 1000;
+
+/**
+ * `add -A` limited to `paths` (every path the walk found changed, deleted or untracked, plus
+ * gitlinks, nested candidates and unmerged entries), minus `exclude`. Every other index entry is
+ * stat-clean, where a full `add -A` would change nothing, so the result is the same without the
+ * second walk. A path is covered with everything below it, so a tracked directory that became an
+ * (untracked) file is handled as `add -A` would. Too many paths, or a pathspec git rejects (a file
+ * gone since the walk, a path beyond a new symlink), fall back to the full `add -A`.
+ */
+async function addChanged(repo: RepoInfo, index: string, all: Buffer[], exclude: Buffer[], warnings: string[]): Promise<void> {
+  const seen = new Set(exclude.map((x) => x.toString('latin1')));
+  const paths = all.filter((p) => {
+    const key = p.toString('latin1');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (!paths.length) return;
+  const covers = (p: Buffer, x: Buffer): boolean => x.length > p.length && x[p.length] === 0x2f && x.subarray(0, p.length).equals(p);
+  // An excluded path below a listed one (an over-cap file in a tracked file's new directory)
+  // needs the exclude pathspecs: the full add then.
+  if (paths.length <= TARGETED_ADD_MAX_PATHS && !exclude.some((x) => paths.some((p) => covers(p, x)))) {
+    // Paths below an excluded one are dropped here: an exclude pathspec next to positive ones
+    // makes git skip untracked nested repositories that a positive pathspec names.
+    const only = paths.filter((p) => !exclude.some((x) => covers(x, p)));
+    const local: string[] = [];
+    try {
+      if (only.length) await addAll(repo, index, { only }, local);
+      warnings.push(...local);
+      return;
+    } catch {
+      // Fall through to the full add.
+    }
+  }
+  await addAll(repo, index, { exclude }, warnings);
+}
+
+/** Paths of unmerged (stage > 0) entries in `ls-files -s -z` output. */
+function unmergedFromStage(out: Buffer): Buffer[] {
+  const result: Buffer[] = [];
+  for (const rec of splitNul(out)) {
+    const tab = rec.indexOf(0x09);
+    if (tab > 0 && rec[tab - 1] !== 0x30) result.push(rec.subarray(tab + 1));
+  }
+  return result;
 }
 
 /** Paths of `ls-files -s -z` output, in the index's (byte) order. */

@@ -197,7 +197,7 @@ export class GitPlumbingCheckpointStore {
     let node: SnapshotNode | null = null;
     let saved: string | null = null;
     try {
-      node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
+      node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes, freshIndex: true });
       const outcomes: NestedRestoreOutcome[] = [];
       const plan = await planRestore(node, target, null, outcomes);
       const preserved = await preserveObstacles(plan);
