@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { OpenAICompatibleProvider } from '../../src/engine/providers/openai';
-import { ProviderError, type ChatMessage, type ProviderEvent, type StreamRequest, type ToolSpec } from '../../src/engine/providers/types';
+import { type ChatMessage, type StreamRequest } from '../../src/engine/providers/types';
 import {
   dropAfter,
   httpError,
@@ -18,37 +18,9 @@ import {
   type FakeResponse,
   type FakeServer,
 } from '../support/fake-openai-server';
+import { CANCEL_DEADLINE_MS, READ_FILE, collect, textOf } from '../support/provider-stream';
 
 const API_KEY = 'sk-test-secret-123';
-/** Upper bound for "cancellation is quick". */
-const CANCEL_DEADLINE_MS = 1000;
-
-const READ_FILE: ToolSpec = {
-  name: 'read_file',
-  description: 'Read a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-};
-
-interface Collected {
-  events: ProviderEvent[];
-  error?: ProviderError;
-}
-
-async function collect(stream: AsyncIterable<ProviderEvent>, onEvent?: (e: ProviderEvent) => void): Promise<Collected> {
-  const events: ProviderEvent[] = [];
-  try {
-    for await (const e of stream) {
-      events.push(e);
-      onEvent?.(e);
-    }
-    return { events };
-  } catch (e) {
-    assert.ok(e instanceof ProviderError, `expected ProviderError, got ${String(e)}`);
-    return { events, error: e };
-  }
-}
-
-const textOf = (events: ProviderEvent[]) => events.flatMap((e) => (e.type === 'text' ? [e.delta] : [])).join('');
 
 describe('OpenAICompatibleProvider (fake OpenAI server)', function () {
   this.timeout(5000);
