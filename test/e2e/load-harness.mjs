@@ -23,3 +23,8 @@ export function loadChatUi() {
 export function loadCheckpointsUi() {
   return loadTs('./ui-checkpoints.ts', 'runCheckpointChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-variants.ts')>} */
+export function loadVariantsUi() {
+  return loadTs('./ui-variants.ts', 'runVariantChecks');
+}

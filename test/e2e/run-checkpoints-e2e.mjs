@@ -1,8 +1,11 @@
-// Vox checkpoints end to end in a real VS Code, alone: code-server 4.100.3 (VS Code 1.100.3) +
-// Debian Chromium, the checks of test/e2e/ui-checkpoints.ts (agent write → Vox Checkpoints view in
-// Source Control → Compare with Working Tree → Restore "Files only" → Undo).
+// Vox's Source Control views end to end in a real VS Code, alone: code-server 4.100.3 (VS Code
+// 1.100.3) + Debian Chromium, the checks of test/e2e/ui-checkpoints.ts (agent write → Vox
+// Checkpoints view in Source Control → Compare with Working Tree → Restore "Files only" → Undo)
+// and of test/e2e/ui-variants.ts ("Vox: Run Prompt as Variants…" with two models → Vox Variants
+// view with diff stats → Open Variant Diff → Adopt), each in its own code-server session.
 //
 //   node test/e2e/run-checkpoints-e2e.mjs [--dev | --extension-path DIR | --vsix F]
+//                                         [--no-checkpoints] [--no-variants]
 //                                         [--update-screenshot] [--verbose]
 //
 //   (default)   build + pack a VSIX (.vox-sandbox/e2e/vox-checkpoints-e2e.vsix), install it with
@@ -11,16 +14,19 @@
 //   --extension-path DIR  like --dev with another folder laid out like the project (package.json,
 //               dist/, node_modules/): test a private build while others rebuild dist/
 //   --vsix F    test an existing VSIX
-//   --update-screenshot   copy the README picture to docs/screenshot-checkpoints.png
+//   --no-checkpoints / --no-variants  skip one of the two sets of checks
+//   --update-screenshot   copy the README pictures to docs/screenshot-checkpoints.png and
+//               docs/screenshot-variants.png (of the sets that ran)
 //   --verbose   mirror code-server's log and the page console
 //
 // Prints `N passed, N failed[, N skipped]`; writes {"passed","failed","skipped"} to
-// $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS (default 300000). Exit 1 on failure.
+// $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS (default 300000 per set of
+// checks). Exit 1 on failure.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadCheckpointsUi, loadHarness } from './load-harness.mjs';
+import { loadCheckpointsUi, loadHarness, loadVariantsUi } from './load-harness.mjs';
 
 const h = await loadHarness();
 const REPO_ROOT = h.REPO_ROOT;
@@ -36,7 +42,8 @@ const counts = { passed: 0, failed: 0, skipped: 0 };
 const timings = [];
 const failures = [];
 const tRun = Date.now();
-const timeoutMs = Number(process.env.VOX_E2E_TIMEOUT_MS ?? 300_000);
+const sets = (flag('--no-checkpoints') ? 0 : 1) + (flag('--no-variants') ? 0 : 1);
+const timeoutMs = Number(process.env.VOX_E2E_TIMEOUT_MS ?? 300_000 * Math.max(1, sets));
 
 async function timed(label, fn) {
   const t0 = Date.now();
@@ -133,21 +140,27 @@ try {
   }
 
   const session = await timed('launch chromium', () => h.launchBrowser({ onConsole: verbose ? (l) => h.log(`page ${l}`) : undefined }));
-  // The checks open their own browser context; the session's own page stays unused.
-  const { runCheckpointChecks } = await loadCheckpointsUi();
-  await timed('checkpoints UI (all)', () =>
-    runCheckpointChecks({
-      codeServerBin,
-      extensionsDir: dirs.extensions,
-      devExtensionPath,
-      browser: session.browser,
-      rootDir: runRoot,
-      check,
-      timed,
-      updateDocsScreenshot: flag('--update-screenshot'),
-      verbose,
-    }),
-  );
+  // The checks open their own browser context and code-server session; the session's own page
+  // stays unused.
+  const uiOptions = {
+    codeServerBin,
+    extensionsDir: dirs.extensions,
+    devExtensionPath,
+    browser: session.browser,
+    rootDir: runRoot,
+    check,
+    timed,
+    updateDocsScreenshot: flag('--update-screenshot'),
+    verbose,
+  };
+  if (!flag('--no-checkpoints')) {
+    const { runCheckpointChecks } = await loadCheckpointsUi();
+    await timed('checkpoints UI (all)', () => runCheckpointChecks(uiOptions));
+  }
+  if (!flag('--no-variants')) {
+    const { runVariantChecks } = await loadVariantsUi();
+    await timed('variants UI (all)', () => runVariantChecks(uiOptions));
+  }
 
   // Teardown + leak check.
   await timed('teardown', () => h.cleanupAll());
@@ -155,7 +168,7 @@ try {
   const leaked = h.processesMentioning(runRoot);
   record('no code-server process left behind', leaked.length === 0, leaked.join(' | '));
 } catch (e) {
-  record('checkpoints e2e run', false, (e && e.stack) || String(e));
+  record('source control e2e run', false, (e && e.stack) || String(e));
 } finally {
   await h.cleanupAll();
   fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });

@@ -1,14 +1,16 @@
 // Vox end to end in a real VS Code: code-server 4.100.3 (VS Code 1.100.3) + Debian Chromium.
 //
 //   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--no-ui] [--no-host] [--no-chat] [--chat-only]
-//                             [--update-screenshot] [--verbose]
+//                             [--no-checkpoints] [--no-variants] [--update-screenshot] [--verbose]
 //
 //   (default)   build + pack the VSIX, install it with --install-extension, test the installed copy
 //   --dev       skip packing: load the project folder as the extension (npm run build first)
 //   --vsix F    test an existing VSIX
 //   --no-chat   skip the chat UI checks (5.)
 //   --chat-only only the chat UI checks (skip 1.–3.)
-//   --update-screenshot  copy the README picture to docs/screenshot-chat.png (else test-results/ only)
+//   --no-checkpoints / --no-variants  skip the checkpoints (6.) / variants (7.) UI checks
+//   --update-screenshot  copy the README pictures to docs/screenshot-{chat,checkpoints,variants}.png
+//               (else test-results/ only)
 //   --verbose   mirror code-server's log and the page console
 //
 // Checks:
@@ -25,6 +27,11 @@
 //      approval writing a file, Stop mid-stream, editor tab mid-stream, hide/show mid-stream
 //      compared byte for byte with the stored message; one named check each; screenshots in
 //      test-results/.
+//   6. checkpoints in Source Control (test/e2e/ui-checkpoints.ts), own code-server session;
+//   7. variants in Source Control (test/e2e/ui-variants.ts), own code-server session: "Vox: Run
+//      Prompt as Variants…" with two scripted models writing different text, the Vox Variants
+//      view with both completed and their diff stats, Open Variant Diff, Adopt (exactly that
+//      variant's text in the workspace, HEAD/branch/index unchanged, worktrees removed).
 // Prints `N passed, N failed[, N skipped]`; writes {"passed","failed","skipped"} to
 // $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS (default 600000). Exit 1 on failure.
 import { spawnSync } from 'node:child_process';
@@ -32,7 +39,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSuite, REPO_ROOT } from './build-suite.mjs';
-import { loadChatUi, loadCheckpointsUi, loadHarness } from './load-harness.mjs';
+import { loadChatUi, loadCheckpointsUi, loadHarness, loadVariantsUi } from './load-harness.mjs';
 
 const h = await loadHarness();
 
@@ -261,6 +268,25 @@ try {
     const { runCheckpointChecks } = await loadCheckpointsUi();
     await timed('checkpoints UI (all)', () =>
       runCheckpointChecks({
+        codeServerBin,
+        extensionsDir: dirs.extensions,
+        devExtensionPath: flag('--dev') ? extensionDir : undefined,
+        browser: session.browser,
+        rootDir: runRoot,
+        check,
+        timed,
+        updateDocsScreenshot: flag('--update-screenshot'),
+        verbose,
+      }),
+    );
+  }
+
+  // ---- 7. Variants in the Source Control view: two models → Vox Variants → diff → adopt.
+  if (!flag('--no-ui') && !flag('--no-variants')) {
+    await server.stop(); // no-op when a section above already stopped it
+    const { runVariantChecks } = await loadVariantsUi();
+    await timed('variants UI (all)', () =>
+      runVariantChecks({
         codeServerBin,
         extensionsDir: dirs.extensions,
         devExtensionPath: flag('--dev') ? extensionDir : undefined,
