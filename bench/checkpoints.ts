@@ -664,7 +664,8 @@ async function main(): Promise<void> {
 
     const spawnFloor = row('0  git --version (one process start)');
     const status = row('1  git status --porcelain (floor)');
-    const voxFull = row('2  Vox capture, full', 'user repo');
+    const voxFirst = row('2f Vox capture, first in a worktree (full snapshot)', 'user repo');
+    const voxFull = row('2  Vox capture, full (status on the warm index)', 'user repo');
     const plain = row('2p the same plumbing, bare (no store extras)', 'user repo');
     const voxFast = row('3  Vox capture, changedPaths (warm index)', 'user repo');
     const readTree = row('4  temp index: read-tree HEAD + add -A + write-tree', 'user repo');
@@ -710,6 +711,7 @@ async function main(): Promise<void> {
 
     // --- 0–4, 5b, 6: interleaved rounds; the first one is the untimed probe ----------------------
     let fastFallbacks = 0;
+    let fullFallbacks = 0;
     let fullChanged = -1;
     const tempIndex = path.join(root, '.git', 'bench-tmp-index');
     let plainParent: string | null = null;
@@ -722,6 +724,18 @@ async function main(): Promise<void> {
         ),
       );
     const capture = { trigger: { kind: 'tool', toolName: 'write_file' } } as const;
+    // A worktree's first capture has no warm index yet: the full snapshot, measured once (traced
+    // runs below would otherwise show it instead of the steady state). Full and changedPaths
+    // captures then alternate in one thread, as an agent's turn-end and per-tool checkpoints do.
+    dirty(w);
+    await measure(voxFirst, false, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-first' }));
+    // Once more, timed, after forgetting the warm indexes (as a restore does).
+    for (const gitDir of [path.join(root, '.git'), path.join(root, g.nestedRel, '.git')]) {
+      for (const n of fs.readdirSync(gitDir).filter((x) => x.startsWith('vox-warm-index'))) fs.rmSync(path.join(gitDir, n));
+    }
+    dirty(w);
+    await measure(voxFirst, true, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-first-2' }));
+    voxFirst.note = 'once per worktree (and after a restore): builds the warm index';
     for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
       const t = r >= 0;
       await measure(spawnFloor, t, () => git(root, ['--version']));
@@ -730,7 +744,9 @@ async function main(): Promise<void> {
       await measure(status, t, () => git(root, ['status', '--porcelain']));
 
       dirty(w);
-      fullChanged = (await measure(voxFull, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-full' }))).changedCount;
+      const full = await measure(voxFull, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-agent' }));
+      fullChanged = full.changedCount;
+      if (!full.incremental) fullFallbacks++;
 
       dirty(w);
       await measure(plain, t, async () => {
@@ -746,7 +762,7 @@ async function main(): Promise<void> {
       // The warm index describes the worktree as of the full capture above; only the 10 reported
       // paths have changed since (the plain capture in between touched no file).
       dirty(w);
-      const fast = await measure(voxFast, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-fast', changedPaths: w.paths }));
+      const fast = await measure(voxFast, t, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-agent', changedPaths: w.paths }));
       if (!fast.fast) fastFallbacks++;
 
       dirty(w);
@@ -800,7 +816,7 @@ async function main(): Promise<void> {
 
     // --- Report -----------------------------------------------------------------------------------
     const statusMs = median(status.samples);
-    voxFull.note = `${fullChanged} paths changed vs its previous checkpoint`;
+    voxFull.note = `${fullChanged} paths changed vs its previous checkpoint; ${fullFallbacks ? `${fullFallbacks} of ${opts.runs + WARMUP_ROUNDS} took the full snapshot` : 'every run was incremental (warm index + status)'}`;
     voxFast.note = fastFallbacks ? `${fastFallbacks} of ${opts.runs + WARMUP_ROUNDS} fell back to a full capture` : 'every run took the fast path';
     readTree.note = 'tree only: no commit, no ref';
     plain.note = 'reference: the design without the store\'s extras';

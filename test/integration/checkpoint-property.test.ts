@@ -28,7 +28,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/vcs/checkpoint-store';
-import { gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userStateFingerprint, type Entry } from '../support/git-fixtures';
+import { commitSnapshot, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userStateFingerprint, type Entry } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { seededRandom } from '../support/manual-clock';
 
@@ -253,6 +253,8 @@ describe('checkpoint store property test', function () {
     assert.deepEqual(fs.readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('vox-index-')), []);
     assert.equal(gitOut(root, ['for-each-ref', '--format=%(refname)', 'refs/heads']), 'refs/heads/main');
     console.log(`      seed ${SEED}, ${STEPS} steps: ${JSON.stringify(counts)}`);
+    // All three capture paths were exercised (a run of this length always has each of them).
+    if (STEPS >= DEFAULT_STEPS) for (const k of ['capturedFull', 'capturedIncremental', 'capturedFast']) assert.ok((counts[k] ?? 0) > 0, `no ${k} in ${STEPS} steps (seed ${SEED})`);
     async function runStep(step: number, op: string): Promise<void> {
       const w = disk();
       const normals = existingNormal(w);
@@ -353,9 +355,18 @@ describe('checkpoint store property test', function () {
           const expectedSkipped = [...split(w).outerRest.keys()].filter((p) => !isIgnored(p))
             .concat(nested.flatMap((n) => [...split(w).nestedRest.get(n.root)!.keys()].map((p) => `${n.root}/${p}`)));
           assert.deepEqual(r.skipped.map((s) => L(s.raw)).sort(), expectedSkipped.sort(), `step ${step}: skipped files (seed ${SEED})`);
+          // What the checkpoint holds, read back from git, is exactly the model's capture.
+          log.push(`${step} ${op} -> ${r.ref} fast=${r.fast} incremental=${r.incremental}`);
+          const held = snapshotDiff(rec.outer, commitSnapshot(root, r.commit));
+          if (held.length) fail(`step ${step}: the checkpoint's tree differs from the model (incremental=${r.incremental}, fast=${r.fast})`, held);
+          for (const n of r.nested) {
+            const want = rec.nested.get(L(n.raw));
+            const got = snapshotDiff(want ?? new Map(), commitSnapshot(path.join(root, L(n.raw)), n.commit));
+            if (got.length) fail(`step ${step}: nested ${L(n.raw)} checkpoint differs from the model (incremental=${r.incremental})`, got);
+          }
           checkpoints.push({ threadId, ordinal: r.ordinal, rec });
-          counts[r.fast ? 'capturedFast' : 'capturedFull'] = (counts[r.fast ? 'capturedFast' : 'capturedFull'] ?? 0) + 1;
-          log.push(`${step} ${op} -> ${r.ref} fast=${r.fast}`);
+          const kind = r.fast ? 'capturedFast' : r.incremental ? 'capturedIncremental' : 'capturedFull';
+          counts[kind] = (counts[kind] ?? 0) + 1;
           await checkUserState(`step ${step} ${op}`);
           break;
         }

@@ -147,3 +147,33 @@ export function userStateFingerprint(gitDir: string): string {
   for (const rel of ['HEAD', 'index', 'packed-refs', 'refs/heads', 'refs/tags', 'refs/stash', 'logs/refs/stash']) add(rel);
   return h.digest('hex');
 }
+
+/**
+ * The files of `commit`'s tree in the repository at `cwd`, in the same form as `treeSnapshot`
+ * (gitlinks left out): what a checkpoint holds, to compare with a model of what it should hold.
+ */
+export function commitSnapshot(cwd: string, commit: string): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const entries = gitBuf(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit])
+    .toString('latin1')
+    .split('\0')
+    .filter(Boolean)
+    .map((rec) => {
+      const tab = rec.indexOf('\t');
+      const [mode, type, sha] = rec.slice(0, tab).split(' ');
+      return { mode: mode!, type: type!, sha: sha!, path: rec.slice(tab + 1) };
+    })
+    .filter((e) => e.type === 'blob');
+  if (!entries.length) return out;
+  // One `cat-file --batch` for every blob: `<sha> blob <size>\n<content>\n` per object.
+  const batch = gitBuf(cwd, ['cat-file', '--batch'], entries.map((e) => `${e.sha}\n`).join(''));
+  let at = 0;
+  for (const e of entries) {
+    const nl = batch.indexOf(0x0a, at);
+    const size = Number(batch.subarray(at, nl).toString('latin1').split(' ')[2]);
+    const content = Buffer.from(batch.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+    out.set(e.path, e.mode === '120000' ? { kind: 'symlink', target: content } : { kind: 'file', content, executable: e.mode === '100755' });
+  }
+  return out;
+}

@@ -20,6 +20,8 @@ export interface RawDiffEntry extends RepoPath {
   status: ChangeStatus;
   srcMode: string;
   dstMode: string;
+  srcSha: string;
+  dstSha: string;
   from?: RepoPath;
 }
 
@@ -32,11 +34,13 @@ function parseRaw(tokens: Buffer[], start: number): { entries: RawDiffEntry[]; n
     const letter = (head[4] ?? 'X').charAt(0);
     const srcMode = head[0] ?? '';
     const dstMode = head[1] ?? '';
+    const srcSha = head[2] ?? '';
+    const dstSha = head[3] ?? '';
     if (letter === 'R' || letter === 'C') {
-      entries.push({ ...repoPath(tokens[i + 2] ?? Buffer.alloc(0)), from: repoPath(tokens[i + 1] ?? Buffer.alloc(0)), status: statusFromLetter(letter), srcMode, dstMode });
+      entries.push({ ...repoPath(tokens[i + 2] ?? Buffer.alloc(0)), from: repoPath(tokens[i + 1] ?? Buffer.alloc(0)), status: statusFromLetter(letter), srcMode, dstMode, srcSha, dstSha });
       i += 3;
     } else {
-      entries.push({ ...repoPath(tokens[i + 1] ?? Buffer.alloc(0)), status: statusFromLetter(letter), srcMode, dstMode });
+      entries.push({ ...repoPath(tokens[i + 1] ?? Buffer.alloc(0)), status: statusFromLetter(letter), srcMode, dstMode, srcSha, dstSha });
       i += 2;
     }
   }

@@ -36,7 +36,7 @@ export interface RepoInfo {
 
 export interface RunOptions {
   index?: string;
-  input?: string | Buffer;
+  input?: string | Buffer | Promise<string | Buffer>;
   okExitCodes?: number[];
   config?: Record<string, string>;
   env?: Record<string, string | undefined>;
@@ -113,7 +113,13 @@ export async function createTempIndex(repo: RepoInfo, seedFrom: string | null): 
   const file = path.join(repo.gitDir, `${TEMP_INDEX_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   if (seedFrom) {
     try {
+      // The copy keeps the source's mtime: git treats entries modified in the same second as the
+      // index file as "racily clean" and compares their content. A copy with a fresh mtime would
+      // make a same-size edit in that second look unchanged. (Stat before copy: if the source
+      // changes in between, the copy only looks older, which makes git check more, not less.)
+      const st = await fsp.stat(seedFrom);
       await fsp.copyFile(seedFrom, file);
+      await fsp.utimes(file, st.atime, st.mtime);
     } catch (err) {
       // No index yet (a repository with no commits and nothing staged): start empty.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw toCheckpointError(err, `copying ${seedFrom}`);

@@ -27,9 +27,10 @@ import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from './worksp
 import { emptyTree, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
 import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
-import { commitCheckpoint, commitRestorePoint } from './checkpoint-commit';
+import { commitCheckpoint, commitRestorePoint, type CheckpointHeader } from './checkpoint-commit';
 import { applyRestore, planRestore, preserveObstacles } from './checkpoint-restore';
-import { dropWarmIndex, fastSnapshot, keepWarmIndex } from './checkpoint-warm';
+import { dropWarmIndex, keepWarmSnapshot, readWarm } from './checkpoint-warm';
+import { captureDelta, normalizeReported, type RepoCapture } from './checkpoint-delta';
 import { checkpointSide, readFileAt, workingSide } from './checkpoint-compare';
 import { diffSides } from './checkpoint-diff';
 import { pruneCheckpoints } from './checkpoint-prune';
@@ -104,63 +105,64 @@ export class GitPlumbingCheckpointStore {
       const started = performance.now();
       const timeMs = this.now();
       try {
-        const refsP = listRefs(repo, threadRefPrefix(opts.threadId));
-        // The full snapshot does not depend on the ordinal: run it while the refs are listed.
-        const fullP = opts.changedPaths ? null : snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
-        const [refsR, fullR] = await Promise.allSettled([refsP, fullP ?? Promise.resolve(null)]);
-        const full = fullR.status === 'fulfilled' ? fullR.value : null;
-        if (refsR.status === 'rejected') {
-          if (full) await disposeSnapshot(full);
-          throw refsR.reason;
-        }
-        const refs = refsR.value;
-        const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
-        const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
-        const ref = checkpointRef(opts.threadId, ordinal);
-        const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
-        if (existing.some((r) => r.parsed!.ordinal === ordinal)) {
-          if (full) await disposeSnapshot(full);
-          throw new CheckpointError('checkpointExists', `${ref} already exists`);
-        }
-        if (fullR.status === 'rejected') throw fullR.reason;
-        const fast = opts.changedPaths ? await fastSnapshot(repo, opts.changedPaths, this.maxUntrackedBytes, ref) : null;
-        const node = fast?.node ?? full ?? (await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes }));
-        try {
-          const header = { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs };
-          const reused = fast?.reused ?? [];
-          const { commit, meta } = await commitCheckpoint(node, header, prev?.commit ?? null, reused.map((r) => ({ ...r.rel, commit: r.commit })));
-          const nestedForWarm = [
-            ...node.children.map((c) => ({ rel: c.rel!, commit: meta.nested.find((n) => n.raw.equals(c.rel!.raw))?.commit ?? null, repo: c.repo })),
-            ...reused.map((r) => ({ rel: r.rel, commit: r.commit, repo: r.repo })),
-            ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
-          ];
-          await keepWarmIndex(node, nestedForWarm, meta.skipped, fast ? fast.fastRuns : 0);
-          const tookMs = Math.round(performance.now() - started);
-          return {
-            ref,
-            commit,
-            tree: node.tree,
-            threadId: opts.threadId,
-            ordinal,
-            parent: prev?.commit ?? null,
-            trigger: opts.trigger,
-            timeMs,
-            tookMs,
-            changedCount: meta.changedCount,
-            changed: meta.changed,
-            skipped: meta.skipped,
-            nested: meta.nested,
-            fast: fast !== null,
-            warnings: collectWarnings(node),
-            ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
-          };
-        } finally {
-          await disposeSnapshot(node);
-        }
+        const head = (async () => {
+          const refs = await listRefs(repo, threadRefPrefix(opts.threadId));
+          const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
+          const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
+          const ref = checkpointRef(opts.threadId, ordinal);
+          if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${ref} already exists`);
+          const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
+          return { header: { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs }, prevCommit: prev?.commit ?? null };
+        })();
+        head.catch(() => undefined);
+        const warm = await readWarm(repo);
+        const reported = opts.changedPaths && warm ? await normalizeReported(repo.root, opts.changedPaths, warm.nested.map((n) => n.rel.raw)) : null;
+        // Incremental first (status mode, or reported mode when the paths can be trusted).
+        const delta = opts.changedPaths && !reported ? null : await captureDelta(repo, { head, maxUntrackedBytes: this.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, fullNested: (r, rel, prev, depth) => this.captureFull(r, rel, head, prev, depth) });
+        const { header, prevCommit } = await head;
+        const result = delta ?? (await this.captureFull(repo, null, head, prevCommit, 0));
+        const tookMs = Math.round(performance.now() - started);
+        return {
+          ref: header.ref,
+          commit: result.commit,
+          tree: result.tree,
+          threadId: opts.threadId,
+          ordinal: header.ordinal,
+          parent: prevCommit,
+          trigger: opts.trigger,
+          timeMs,
+          tookMs,
+          changedCount: result.meta.changedCount,
+          changed: result.meta.changed,
+          skipped: result.meta.skipped,
+          nested: result.meta.nested,
+          fast: delta !== null && reported !== null,
+          incremental: delta !== null,
+          warnings: result.warnings,
+          ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
+        };
       } catch (err) {
         throw toCheckpointError(err, `capturing checkpoint in ${repo.root}`);
       }
     });
+  }
+
+  /**
+   * The full snapshot of `repo` (top level when `rel` is null, else one nested repository):
+   * temporary index copied from the real one, one walk, targeted `add`, `write-tree`, commits for
+   * it and its nested repositories; its indexes become the warm ones.
+   */
+  private async captureFull(repo: RepoInfo, rel: Buffer | null, head: Promise<{ header: CheckpointHeader; prevCommit: string | null }>, prevCommit: string | null, depth: number): Promise<RepoCapture> {
+    const { header } = await head;
+    const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes, depth });
+    try {
+      const { commit, meta } = await commitCheckpoint(node, header, prevCommit, [], rel === null);
+      const nestedCommits = new Map(meta.nested.map((n) => [n.raw.toString('hex'), n.commit]));
+      await keepWarmSnapshot(node, commit, nestedCommits, meta.skipped, 0);
+      return { commit, tree: node.tree, meta, warnings: collectWarnings(node) };
+    } finally {
+      await disposeSnapshot(node);
+    }
   }
 
   private async repoOf(worktree: string): Promise<RepoInfo> {

@@ -118,8 +118,10 @@ export interface CheckpointReceipt {
   changed: ChangedFile[];
   skipped: SkippedFile[];
   nested: NestedCheckpoint[];
-  /** Whether the warm index (changedPaths) was used. */
+  /** Whether the reported `changedPaths` were trusted (no look at the rest of the tree). */
   fast: boolean;
+  /** Whether the capture started from the warm index (only what changed since was hashed). */
+  incremental: boolean;
   /** Things left out that are not over-cap files: unreadable files, nested repositories that cannot be entered. */
   warnings: string[];
   overBudget?: { budgetMs: number; tookMs: number };

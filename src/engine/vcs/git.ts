@@ -31,7 +31,11 @@ export class GitError extends Error {
 export interface GitOptions {
   cwd: string;
   env?: Record<string, string | undefined>;
-  input?: string | Buffer;
+  /**
+   * Standard input. A promise lets the process start (and read its repository) while the caller
+   * is still computing what to feed it; if the promise rejects, the process is killed.
+   */
+  input?: string | Buffer | Promise<string | Buffer>;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** Exit codes other than 0 that are not failures (e.g. 1 for `diff --quiet`). */
@@ -71,7 +75,16 @@ export function gitRaw(args: string[], opts: GitOptions): Promise<GitResult> {
         reject(new GitError('failed', `git ${args.join(' ')} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`, base));
       },
     );
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    // A process that exits before reading all its input must not crash us with EPIPE.
+    child.stdin?.on('error', () => undefined);
+    if (opts.input instanceof Promise) {
+      opts.input.then(
+        (data) => child.stdin?.end(data),
+        () => child.kill('SIGKILL'),
+      );
+    } else if (opts.input !== undefined) {
+      child.stdin?.end(opts.input);
+    }
   });
 }
 

@@ -35,6 +35,8 @@ export interface NestedProbe {
   /** The nested repository, or null when it cannot be entered (see `reason`). */
   repo: RepoInfo | null;
   hasHead: boolean;
+  /** The commit HEAD points at (when `hasHead`). */
+  head?: string;
   reason?: string;
 }
 
@@ -88,5 +90,6 @@ export async function probeNestedRepo(parent: RepoInfo, rel: Buffer): Promise<Ne
   }
   if (canonicalPath(top) !== canonicalPath(dir)) return null;
   const repo: RepoInfo = { root: canonicalPath(top), gitDir: path.resolve(gitDir), indexPath: path.resolve(dir, index) };
-  return { rel: repoPath(rel), repo, hasHead: r.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(head ?? '') };
+  const hasHead = r.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(head ?? '');
+  return { rel: repoPath(rel), repo, hasHead, ...(hasHead ? { head } : {}) };
 }

@@ -1,0 +1,133 @@
+/**
+ * Writing a checkpoint from a known list of changes, without a full-index write-tree (SPEC §4.2).
+ *
+ * The incremental capture (`checkpoint-delta.ts`) knows exactly which paths differ from the warm
+ * index's tree. From that list, three git processes run side by side instead of a chain:
+ *   - `hash-object -w --stdin-paths` stores the changed regular files as blobs (with the
+ *     repository's clean filters and end-of-line rules, exactly as `git add` would);
+ *   - `fast-import` starts from the previous tree (`M 040000 <tree> ""` replaces the root), applies
+ *     the changes, writes the new trees, the commit (parent, identity, date, message) and the ref,
+ *     and prints the commit and root tree ids (`get-mark`, `ls`) — one process instead of
+ *     `write-tree` (which rewrites the whole index) + `commit-tree` + `update-ref`;
+ *   - `update-index -z --index-info` applies the same entries to the temporary index, which then
+ *     describes the new tree and becomes the warm index. Entries written this way carry no stat
+ *     data, so the next status re-hashes just those files once and can never trust stale content.
+ * Symlinks are stored by fast-import (`inline`) with the blob id computed here, so the index entry
+ * matches. Every path is passed C-quoted (fast-import and `--stdin-paths` both unquote), so names
+ * with newlines, quotes, backslashes or non-UTF-8 bytes work. Small imports are written as a pack
+ * (`fastimport.unpackLimit=0`: no `unpack-objects` child); git's own `gc --auto` consolidates packs.
+ */
+import { createHash } from 'node:crypto';
+import { run, type RepoInfo } from './checkpoint-repo';
+import { GITLINK_MODE } from './nested-repos';
+import { CHECKPOINT_IDENTITY, CheckpointError } from './checkpoint-types';
+
+/** One change to apply to a tree and its index. */
+export type TreeChange =
+  | { kind: 'file'; raw: Buffer; mode: '100644' | '100755'; sha: string }
+  | { kind: 'symlink'; raw: Buffer; target: Buffer; sha: string }
+  | { kind: 'gitlink'; raw: Buffer; sha: string }
+  | { kind: 'delete'; raw: Buffer };
+
+/** Mode string of a change as git records it (null for a deletion). */
+export function changeMode(c: TreeChange): string | null {
+  if (c.kind === 'file') return c.mode;
+  if (c.kind === 'symlink') return '120000';
+  if (c.kind === 'gitlink') return GITLINK_MODE;
+  return null;
+}
+
+/** C-style quoted form of a path (git's `unquote_c_style` reads it back byte for byte). */
+export function cQuote(raw: Buffer): Buffer {
+  const out: number[] = [0x22];
+  for (const b of raw) {
+    if (b === 0x22 || b === 0x5c) out.push(0x5c, b);
+    else if (b < 0x20 || b === 0x7f) {
+      const oct = b.toString(8).padStart(3, '0');
+      out.push(0x5c, oct.charCodeAt(0), oct.charCodeAt(1), oct.charCodeAt(2));
+    } else out.push(b);
+  }
+  out.push(0x22);
+  return Buffer.from(out);
+}
+
+/** Git's object id of a blob with `content`, for the repository's hash (by id length). */
+export function blobId(content: Buffer, hexLength: number): string {
+  const algo = hexLength === 64 ? 'sha256' : 'sha1';
+  return createHash(algo).update(`blob ${content.length}\0`).update(content).digest('hex');
+}
+
+/** Stores regular files (paths relative to the root) as blobs; returns their ids in order. */
+export async function hashFiles(repo: RepoInfo, paths: Buffer[]): Promise<string[]> {
+  if (!paths.length) return [];
+  const input = Buffer.concat(paths.flatMap((p) => [cQuote(p), Buffer.from('\n')]));
+  const out = (await run(repo, ['hash-object', '-w', '--stdin-paths'], { input })).stdout.toString('latin1').split('\n').filter(Boolean);
+  if (out.length !== paths.length) throw new CheckpointError('gitFailed', `hash-object returned ${out.length} ids for ${paths.length} files`);
+  return out;
+}
+
+export interface FastImportCommit {
+  ref: string;
+  message: string;
+  timeMs: number;
+  /** First parent (and, unless `baseTree` is given, the tree the changes apply to). */
+  parent: string | null;
+  /** Tree the changes apply to, when it is not the parent's (`empty`: none). */
+  baseTree: string | 'empty' | null;
+  changes: TreeChange[];
+  /** Overwrite the ref whatever it points at (Vox-owned refs in nested repositories). */
+  force: boolean;
+}
+
+/** Deletions first: a file may replace a directory (or the reverse) in one change list. */
+function ordered(changes: TreeChange[]): TreeChange[] {
+  return [...changes.filter((c) => c.kind === 'delete'), ...changes.filter((c) => c.kind !== 'delete')];
+}
+
+function streamFor(c: FastImportCommit, changes: TreeChange[]): Buffer {
+  const secs = Math.floor(c.timeMs / 1000);
+  const who = `${CHECKPOINT_IDENTITY.name} <${CHECKPOINT_IDENTITY.email}> ${secs} +0000`;
+  const msg = Buffer.from(c.message, 'utf8');
+  const parts: Buffer[] = [Buffer.from(`feature done\ncommit ${c.ref}\nmark :1\nauthor ${who}\ncommitter ${who}\ndata ${msg.length}\n`, 'utf8'), msg, Buffer.from('\n')];
+  if (c.parent) parts.push(Buffer.from(`from ${c.parent}\n`));
+  if (c.baseTree === 'empty') parts.push(Buffer.from('deleteall\n'));
+  else if (c.baseTree) parts.push(Buffer.from(`M 040000 ${c.baseTree} ""\n`));
+  for (const ch of ordered(changes)) {
+    const q = cQuote(ch.raw);
+    if (ch.kind === 'delete') parts.push(Buffer.from('D '), q, Buffer.from('\n'));
+    else if (ch.kind === 'symlink') parts.push(Buffer.from('M 120000 inline '), q, Buffer.from(`\ndata ${ch.target.length}\n`), ch.target, Buffer.from('\n'));
+    else parts.push(Buffer.from(`M ${changeMode(ch)} ${ch.sha} `), q, Buffer.from('\n'));
+  }
+  parts.push(Buffer.from('\nget-mark :1\nls :1 ""\ndone\n'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Runs fast-import for one commit. `changes` may still be computing (the process starts and
+ * reads the repository meanwhile). Returns the commit and root tree ids.
+ */
+export async function fastImportCommit(repo: RepoInfo, spec: Omit<FastImportCommit, 'changes'>, changes: Promise<TreeChange[]>): Promise<{ commit: string; tree: string }> {
+  const input = changes.then((list) => streamFor({ ...spec, changes: list }, list));
+  const args = ['fast-import', '--quiet', '--done'];
+  if (spec.force) args.push('--force');
+  const [r] = await Promise.all([run(repo, args, { input, config: { 'fastimport.unpackLimit': '0', 'core.fsmonitor': 'false' } }), input]);
+  const lines = r.stdout.toString('latin1').split('\n');
+  const commit = lines[0]?.trim() ?? '';
+  const tree = /^040000 tree ([0-9a-f]{40,64})\t/.exec(lines[1] ?? '')?.[1] ?? '';
+  if (!/^[0-9a-f]{40,64}$/.test(commit) || !tree) throw new CheckpointError('gitFailed', `fast-import did not report the new commit and tree: ${r.stdout.toString('utf8').slice(0, 200)}`);
+  return { commit, tree };
+}
+
+/** Applies `changes` to a (temporary) index without touching the working tree. */
+export async function applyToIndex(repo: RepoInfo, index: string, changes: Promise<TreeChange[]>, zeroId: string): Promise<void> {
+  const input = changes.then((list) => {
+    const parts: Buffer[] = [];
+    for (const c of ordered(list)) {
+      const mode = changeMode(c);
+      const head = mode === null ? `0 ${zeroId}\t` : `${mode} ${(c as { sha: string }).sha}\t`;
+      parts.push(Buffer.from(head), c.raw, Buffer.from([0]));
+    }
+    return Buffer.concat(parts);
+  });
+  await Promise.all([run(repo, ['update-index', '-z', '--index-info'], { index, input }), input]);
+}
