@@ -23,15 +23,15 @@
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { canonicalPath } from './workspace-lease';
-import { splitNul } from './git';
-import { createTempIndex, emptyTree, headCommit, readCommit, run, setRef, type RepoInfo, type TempIndex } from './checkpoint-repo';
+import { createTempIndex, emptyTree, headCommit, readCommit, setRef, type RepoInfo, type TempIndex } from './checkpoint-repo';
 import { formatCommitMessage, parseCommitMessage, type CommitMeta } from './checkpoint-refs';
 import { rawDiff, relKey, type RawDiffEntry } from './checkpoint-diff';
-import { GITLINK_MODE, MAX_NESTED_DEPTH, absBytes, probeNestedRepo } from './nested-repos';
-import { joinRel, settleLimit, NESTED_CONCURRENCY, LSTAT_CONCURRENCY, mapLimit } from './checkpoint-snapshot';
-import { applyToIndex, blobId, changeMode, fastImportCommit, hashFiles, type TreeChange } from './checkpoint-fastimport';
-import { WARM_MAX_FAST_CAPTURES, keepWarm, readWarm, warmFiles, type WarmNested, type WarmState } from './checkpoint-warm';
-import { MAX_CHANGED_PATHS_IN_META, repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint, type SkippedFile } from './checkpoint-types';
+import { GITLINK_MODE, MAX_NESTED_DEPTH, absBytes } from './nested-repos';
+import { joinRel, settleLimit, NESTED_CONCURRENCY } from './checkpoint-snapshot';
+import { applyToIndex, changeMode, deferred, fastImportCommit, type Deferred, type FastImportCommit, type TreeChange } from './checkpoint-fastimport';
+import { FallBack, isAttributesPath, scanReported, scanStatus, toChanges, under, type Candidate } from './checkpoint-delta-scan';
+import { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING, dropWarmIndex, keepWarm, readWarm, warmFiles, type PendingEntry, type WarmNested, type WarmState } from './checkpoint-warm';
+import { MAX_CHANGED_PATHS_IN_META, repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint } from './checkpoint-types';
 import type { CheckpointHeader } from './checkpoint-commit';
 
 /** What a capture of one repository produced. */
@@ -39,6 +39,8 @@ export interface RepoCapture {
   commit: string;
   tree: string;
   meta: CommitMeta;
+  /** The repository's HEAD commit when it was captured (null: no commit yet). */
+  head: string | null;
   warnings: string[];
 }
 
@@ -54,158 +56,6 @@ export interface DeltaContext {
   isTop: boolean;
   depth: number;
   fullNested: FullNestedCapture;
-}
-
-/** A path that may have changed since W, with its entry in W (null: not in W). */
-interface Candidate {
-  raw: Buffer;
-  before: { mode: string; sha: string } | null;
-  /** Entries of W below this path (it was a directory there). */
-  below?: Array<{ raw: Buffer; mode: string; sha: string }>;
-}
-
-interface Scan {
-  candidates: Candidate[];
-  skipped: SkippedFile[];
-}
-
-/** Thrown inside to say "take the full snapshot instead". */
-class FallBack extends Error {}
-
-const fileModeCache = new Map<string, Promise<boolean>>();
-/** Whether git trusts the executable bit in this repository (`core.fileMode`, cached per git dir). */
-function trustsFileMode(repo: RepoInfo): Promise<boolean> {
-  let p = fileModeCache.get(repo.gitDir);
-  if (!p) {
-    p = run(repo, ['config', '--type=bool', '--get', 'core.filemode'], { okExitCodes: [1] }).then((r) => r.stdout.toString('utf8').trim() !== 'false');
-    fileModeCache.set(repo.gitDir, p);
-  }
-  return p;
-}
-
-function under(prefix: Buffer, p: Buffer): boolean {
-  return p.length > prefix.length && p[prefix.length] === 0x2f && p.subarray(0, prefix.length).equals(prefix);
-}
-
-/** Status mode: what differs between the working tree and W, per `git status` on the copy. */
-async function scanStatus(repo: RepoInfo, index: string, warm: WarmState, maxBytes: number): Promise<Scan> {
-  const r = await run(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames', '--ignored=no'], {
-    index,
-    config: { 'core.untrackedCache': 'true', 'status.showUntrackedFiles': 'all', 'core.fsmonitor': 'false', 'status.renames': 'false' },
-    env: { GIT_OPTIONAL_LOCKS: '1' },
-  });
-  const known = new Set(warm.nested.map((n) => relKey(n.rel.raw)));
-  const candidates: Candidate[] = [];
-  const untracked: Buffer[] = [];
-  for (const rec of splitNul(r.stdout)) {
-    const kind = rec[0];
-    if (kind === 0x31 /* 1 */) {
-      // `1 XY sub mH mI mW hH hI path`
-      let at = 0;
-      for (let i = 0; i < 8; i++) at = rec.indexOf(0x20, at) + 1;
-      const f = rec.subarray(0, at - 1).toString('latin1').split(' ');
-      if (f[1]?.[1] === '.' || f[4] === GITLINK_MODE) continue;
-      candidates.push({ raw: Buffer.from(rec.subarray(at)), before: { mode: f[4]!, sha: f[7]! } });
-    } else if (kind === 0x3f /* ? */) {
-      const p = Buffer.from(rec.subarray(2));
-      if (p[p.length - 1] === 0x2f) {
-        // A directory git sees as a repository: fine if it is one we know.
-        if (!known.has(relKey(p.subarray(0, p.length - 1)))) throw new FallBack('a new nested repository');
-        continue;
-      }
-      untracked.push(p);
-    } else if (kind === 0x75 /* u */ || kind === 0x32 /* 2 */) {
-      throw new FallBack('unmerged or renamed entry');
-    }
-  }
-  const skipped: SkippedFile[] = [];
-  const sizes = await mapLimit(untracked, LSTAT_CONCURRENCY, async (p) => {
-    const st = await fsp.lstat(absBytes(repo.root, p)).catch(() => null);
-    return st?.isFile() ? st.size : -1;
-  });
-  untracked.forEach((p, i) => {
-    if (sizes[i]! > maxBytes) skipped.push({ ...repoPath(p), bytes: sizes[i]! });
-    else candidates.push({ raw: p, before: null });
-  });
-  return { candidates, skipped };
-}
-
-/** Reported mode: the reported paths, with their entries in W (one index read, no walk). */
-async function scanReported(repo: RepoInfo, index: string, paths: Buffer[], maxBytes: number): Promise<Scan> {
-  if (!paths.length) return { candidates: [], skipped: [] };
-  if (paths.some((p) => Buffer.from(p.toString('utf8'), 'utf8').compare(p) !== 0)) throw new FallBack('a non-UTF-8 path cannot be passed as an argument');
-  const r = await run(repo, ['ls-files', '-z', '-s', '-c', '-o', '--exclude-standard', '--', ...paths.map((p) => `:(literal)${p.toString('utf8')}`)], { index });
-  const tracked = new Map<string, { mode: string; sha: string; raw: Buffer }>();
-  const others = new Set<string>();
-  for (const rec of splitNul(r.stdout)) {
-    const m = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t/.exec(rec.subarray(0, Math.min(rec.length, 80)).toString('latin1'));
-    if (!m) others.add(relKey(rec));
-    else if (m[3] !== '0') throw new FallBack('unmerged entry');
-    else {
-      const raw = Buffer.from(rec.subarray(m[0].length));
-      tracked.set(relKey(raw), { mode: m[1]!, sha: m[2]!, raw });
-    }
-  }
-  const candidates: Candidate[] = [];
-  for (const p of paths) {
-    const entry = tracked.get(relKey(p));
-    const below = [...tracked.values()].filter((t) => under(p, t.raw));
-    const st = await fsp.lstat(absBytes(repo.root, p)).catch(() => null);
-    if (st?.isDirectory()) throw new FallBack('a reported path is a directory');
-    if (st && !entry && !others.has(relKey(p))) {
-      // Ignored and not in W: not part of a checkpoint, as with `add -A`.
-      if (below.length) candidates.push({ raw: p, before: null, below });
-      continue;
-    }
-    if (st?.isFile() && !entry && st.size > maxBytes) throw new FallBack('a reported untracked file is over the size cap');
-    candidates.push({ raw: p, before: entry ? { mode: entry.mode, sha: entry.sha } : null, below });
-  }
-  return { candidates, skipped: [] };
-}
-
-/** Turns candidates into tree changes (hashing files); drops those that match W. */
-async function toChanges(repo: RepoInfo, candidates: Candidate[], maxBytes: number, hexLength: number): Promise<{ changes: TreeChange[]; before: Map<string, Candidate['before']> }> {
-  const trust = await trustsFileMode(repo);
-  const changes: TreeChange[] = [];
-  const before = new Map<string, Candidate['before']>();
-  const files: Array<{ c: Candidate; mode: '100644' | '100755' }> = [];
-  const seen = new Set<string>();
-  for (const c of candidates) {
-    for (const b of c.below ?? []) {
-      if (seen.has(relKey(b.raw))) continue;
-      seen.add(relKey(b.raw));
-      before.set(relKey(b.raw), { mode: b.mode, sha: b.sha });
-      changes.push({ kind: 'delete', raw: b.raw });
-    }
-    const key = relKey(c.raw);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    before.set(key, c.before);
-    const st = await fsp.lstat(absBytes(repo.root, c.raw)).catch(() => null);
-    if (!st || st.isDirectory() || (c.below?.length && !st.isFile() && !st.isSymbolicLink())) {
-      if (c.before) changes.push({ kind: 'delete', raw: c.raw });
-    } else if (st.isSymbolicLink()) {
-      const target = await fsp.readlink(absBytes(repo.root, c.raw), { encoding: 'buffer' });
-      changes.push({ kind: 'symlink', raw: c.raw, target, sha: blobId(target, hexLength) });
-    } else if (st.isFile()) {
-      // Over the cap and in W: tracked by the user (captured whatever its size) or an untracked
-      // file that grew (to be left out). Only the real index can tell: the full snapshot decides.
-      if (c.before && st.size > maxBytes) throw new FallBack('a file in the warm index is now over the size cap');
-      const exec = trust ? (st.mode & 0o100) !== 0 : c.before?.mode === '100755';
-      files.push({ c, mode: exec ? '100755' : '100644' });
-    } else {
-      throw new FallBack('a special file (fifo, socket or device)');
-    }
-  }
-  const shas = await hashFiles(repo, files.map((f) => f.c.raw));
-  files.forEach((f, i) => changes.push({ kind: 'file', raw: f.c.raw, mode: f.mode, sha: shas[i]! }));
-  // Entries that ended up equal to W (same mode and content) are not changes.
-  const effective = changes.filter((ch) => {
-    const b = before.get(relKey(ch.raw));
-    if (ch.kind === 'delete') return b !== null;
-    return !(b && b.mode === changeMode(ch) && b.sha === (ch as { sha: string }).sha);
-  });
-  return { changes: effective, before };
 }
 
 function kindOfMode(mode: string): string {
@@ -237,31 +87,6 @@ export function composeChanges(d1: RawDiffEntry[], changes: TreeChange[], before
     out.push({ ...repoPath(v.raw), status });
   }
   return out.sort((x, y) => Buffer.compare(x.raw, y.raw));
-}
-
-/** One nested repository's part of this capture. */
-interface NestedPart {
-  rel: Buffer;
-  capture: RepoCapture | null;
-  reused: NestedCheckpoint | null;
-  gitlink: TreeChange | null;
-  warm: WarmNested;
-}
-
-async function captureNested(repo: RepoInfo, n: WarmNested, prevNested: Map<string, string>, ctx: DeltaContext, header: CheckpointHeader, dirty: boolean): Promise<NestedPart> {
-  if (!n.repo) return { rel: n.rel.raw, capture: null, reused: null, gitlink: null, warm: n };
-  const probe = await probeNestedRepo(repo, n.rel.raw);
-  if (!probe?.repo || probe.repo.gitDir !== n.repo.gitDir) throw new FallBack('a nested repository changed shape');
-  const gitlink: TreeChange = probe.head ? { kind: 'gitlink', raw: n.rel.raw, sha: probe.head } : { kind: 'delete', raw: n.rel.raw };
-  if (!dirty && n.commit) {
-    // Reported mode, nothing reported inside: keep its last commit reachable under this name too.
-    await setRef(probe.repo, header.ref, n.commit);
-    return { rel: n.rel.raw, capture: null, reused: { ...n.rel, commit: n.commit }, gitlink, warm: n };
-  }
-  const prev = prevNested.get(relKey(n.rel.raw)) ?? null;
-  const sub: DeltaContext = { ...ctx, changedPaths: null, isTop: false, depth: ctx.depth + 1, head: Promise.resolve({ header, prevCommit: prev }) };
-  const capture = (await captureDelta(probe.repo, sub)) ?? (await ctx.fullNested(probe.repo, n.rel.raw, prev, ctx.depth + 1));
-  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: probe.repo } };
 }
 
 /** Thrown when the refs say the capture cannot happen at all (not a reason to fall back). */
@@ -304,97 +129,232 @@ export async function normalizeReported(root: string, paths: Array<string | Buff
   return out;
 }
 
-/** Id of the empty tree for a hash of `hexLength` digits (it needs no object in the repository). */
+/** The previous checkpoint P as far as this repository is concerned. */
+interface Prev {
+  header: CheckpointHeader;
+  prevCommit: string | null;
+  /** P's tree when known without reading (it is W), or its commit object. */
+  prevObj: { tree: string; message?: string } | null;
+  prevNested: Map<string, string>;
+}
+
+/** Resolves the header and reads P (commit, tree, nested commits) once refs are listed. */
+async function readPrev(repo: RepoInfo, warm: WarmState, head: DeltaContext['head']): Promise<Prev> {
+  const { header, prevCommit } = await head.catch((err: unknown) => {
+    throw new HeadFailed(err);
+  });
+  // When P is the commit the warm state was made for, its tree and nested commits are known.
+  if (prevCommit && prevCommit === warm.commit) {
+    return { header, prevCommit, prevObj: { tree: warm.tree }, prevNested: new Map(warm.nested.flatMap((n) => (n.commit ? [[relKey(n.rel.raw), n.commit] as const] : []))) };
+  }
+  const prevObj = prevCommit ? await readCommit(repo, prevCommit).catch(() => null) : null;
+  const meta = prevObj ? parseCommitMessage(prevObj.message) : null;
+  return { header, prevCommit, prevObj, prevNested: new Map((meta?.nested ?? []).map((n) => [relKey(n.raw), n.commit])) };
+}
+
+/** One nested repository's part of this capture. */
+interface NestedPart {
+  rel: Buffer;
+  capture: RepoCapture | null;
+  /** Reused from the last capture (reported mode, nothing reported inside), with its ref being set. */
+  reused: (NestedCheckpoint & { refSet: Promise<void> }) | null;
+  gitlink: TreeChange | null;
+  warm: WarmNested;
+}
+
+/** Whether `rel` still holds the nested repository `known` (its `.git` leads to the same git dir). */
+async function stillNested(parent: RepoInfo, rel: Buffer, known: RepoInfo): Promise<boolean> {
+  const dir = absBytes(parent.root, rel);
+  if (!(await fsp.lstat(dir).catch(() => null))?.isDirectory()) return false;
+  const dotGit = Buffer.concat([dir, Buffer.from('/.git')]);
+  const st = await fsp.lstat(dotGit).catch(() => null);
+  let gitDir: string;
+  if (st?.isDirectory()) {
+    gitDir = dotGit.toString('utf8');
+  } else if (st?.isFile()) {
+    // A gitfile (submodule or linked worktree): `gitdir: <path>`, relative to the directory.
+    const m = /^gitdir: (.+)$/m.exec(await fsp.readFile(dotGit, 'utf8').catch(() => ''));
+    if (!m) return false;
+    gitDir = nodePath.resolve(dir.toString('utf8'), m[1]!.trim());
+  } else {
+    return false;
+  }
+  return canonicalPath(gitDir) === canonicalPath(known.gitDir);
+}
+
+/** Captures (or, in reported mode when nothing inside was reported, reuses) one nested repository. */
+async function captureNested(repo: RepoInfo, n: WarmNested, prevP: Promise<Prev>, ctx: DeltaContext, dirty: boolean): Promise<NestedPart> {
+  if (!n.repo) return { rel: n.rel.raw, capture: null, reused: null, gitlink: null, warm: n };
+  if (!(await stillNested(repo, n.rel.raw, n.repo))) throw new FallBack('a nested repository changed shape');
+  if (!dirty && n.commit) {
+    // The caller guarantees nothing changed inside (HEAD included): the gitlink stays as it is.
+    // Its commit stays reachable under this checkpoint's name too; the ref is set as soon as the
+    // name is known, while the rest is prepared (a full capture that takes over sets it again).
+    const repoInfo = n.repo;
+    const commit = n.commit;
+    const refSet = prevP.then((p) => setRef(repoInfo, p.header.ref, commit));
+    refSet.catch(() => undefined);
+    return { rel: n.rel.raw, capture: null, reused: { ...n.rel, commit, refSet }, gitlink: null, warm: n };
+  }
+  // Its scan starts now; only its commit waits for the outer refs.
+  const head = prevP.then((p) => ({ header: p.header, prevCommit: p.prevNested.get(relKey(n.rel.raw)) ?? null }));
+  const sub: DeltaContext = { ...ctx, changedPaths: null, isTop: false, depth: ctx.depth + 1, head };
+  const capture = (await captureDelta(n.repo, sub)) ?? (await ctx.fullNested(n.repo, n.rel.raw, (await head).prevCommit, ctx.depth + 1));
+  // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on it).
+  const gitlink: TreeChange = capture.head ? { kind: 'gitlink', raw: n.rel.raw, sha: capture.head } : { kind: 'delete', raw: n.rel.raw };
+  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: n.repo } };
+}
+
+/** Id of the empty tree (sha1 or sha256); it needs no object in the repository. */
 function isEmptyTree(tree: string): boolean {
   return tree === '4b825dc642cb6eb9a060e54bf8d69288fbee4904' || tree === '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321';
+}
+
+/** The journal after `changes` (later entries win; gitlinks of nested repositories included). */
+function journal(pending: PendingEntry[], changes: TreeChange[]): PendingEntry[] {
+  const byKey = new Map(pending.map((e) => [relKey(e.rel.raw), e]));
+  for (const c of changes) {
+    const mode = changeMode(c);
+    byKey.set(relKey(c.raw), { rel: repoPath(c.raw), entry: mode === null ? null : { mode, sha: (c as { sha: string }).sha } });
+  }
+  return [...byKey.values()];
+}
+
+/** Journal entries as index changes (to apply them to the index file: only mode and id are used). */
+function asChanges(pending: PendingEntry[]): TreeChange[] {
+  return pending.map((e): TreeChange => {
+    if (!e.entry) return { kind: 'delete', raw: e.rel.raw };
+    const { mode, sha } = e.entry;
+    if (mode === '120000') return { kind: 'symlink', raw: e.rel.raw, target: Buffer.alloc(0), sha };
+    if (mode === GITLINK_MODE) return { kind: 'gitlink', raw: e.rel.raw, sha };
+    return { kind: 'file', raw: e.rel.raw, mode: mode === '100755' ? '100755' : '100644', sha };
+  });
 }
 
 /**
  * Captures `repo` incrementally; null when the full snapshot must decide instead (any failure
  * before something is written counts). A failure while writing throws.
+ *
+ * The changes are journaled in the sidecar instead of being written into the warm index file
+ * (an index rewrite costs as much as reading it): the file stays W0 and the journal turns it
+ * into W. Once the journal holds WARM_MAX_PENDING entries, a capture applies it
+ * (`update-index --index-info` on the copy, alongside fast-import). Status mode keeps its copy
+ * (refreshed stat data, untracked cache) as the new index file; reported mode reads the index
+ * file in place and copies it only to apply the journal.
+ *
+ * The scan's process starts first; fast-import starts right after and waits for its input, so
+ * its start-up overlaps the scan.
  */
 export async function captureDelta(repo: RepoInfo, ctx: DeltaContext): Promise<RepoCapture | null> {
   const warm = await readWarm(repo);
   if (!warm || ctx.depth > MAX_NESTED_DEPTH) return null;
   if (ctx.changedPaths && warm.fastRuns >= WARM_MAX_FAST_CAPTURES) return null;
-  let index: TempIndex | null = await createTempIndex(repo, warmFiles(repo).index);
+  const flush = warm.pending.length >= WARM_MAX_PENDING;
+  const warmIndex = warmFiles(repo).index;
+  let index: TempIndex | null = !ctx.changedPaths || flush ? await createTempIndex(repo, warmIndex) : null;
   try {
-    let plan: Awaited<ReturnType<typeof prepare>>;
+    if ((await fsp.stat(index?.file ?? warmIndex).catch(() => null)) === null) return null;
+    const scanned = deferred<void>();
+    const planP = prepare(repo, index?.file ?? warmIndex, warm, ctx, scanned);
+    planP.catch(() => undefined);
+    const commit = deferred<FastImportCommit | null>();
+    const written = fastImportCommit(repo, commit.promise, !ctx.isTop);
+    written.catch(() => undefined);
+    // Applying the journal waits for the status (which writes the copy too) in status mode.
+    const toApply = commit.promise.then((c) => (c ? asChanges(journal(warm.pending, c.changes)) : null));
+    const indexed = flush && index ? (ctx.changedPaths ? Promise.resolve() : scanned.promise).then(() => applyToIndex(repo, index!.file, toApply, '0'.repeat(warm.tree.length))) : Promise.resolve();
+    indexed.catch(() => undefined);
+    let plan: Plan;
     try {
-      if ((await fsp.stat(index.file).catch(() => null)) === null) return null;
-      plan = await prepare(repo, index.file, warm, ctx);
+      plan = await planP;
     } catch (err) {
+      commit.resolve(null);
+      scanned.resolve();
+      await Promise.allSettled([written, indexed]);
       if (err instanceof HeadFailed) throw err.reason;
       return null;
     }
-    const { header, parent, baseTree, meta, changes, nested, warnings } = plan;
-    const all = Promise.resolve(changes);
-    const [written] = await Promise.all([
-      fastImportCommit(repo, { ref: header.ref, message: formatCommitMessage(meta), timeMs: header.timeMs, parent, baseTree, force: !ctx.isTop }, all),
-      applyToIndex(repo, index.file, all, '0'.repeat(warm.tree.length)),
-    ]);
-    const state: WarmState = { tree: written.tree, commit: written.commit, fastRuns: ctx.changedPaths ? warm.fastRuns + 1 : 0, nested: nested.map((n) => n.warm), skipped: meta.skipped };
-    await keepWarm(repo, index.file, state);
+    commit.resolve(plan.commit);
+    const reusedRefs = Promise.all(plan.nested.flatMap((n) => (n.reused ? [n.reused.refSet] : [])));
+    const [wr, ir, rr] = await Promise.allSettled([written, indexed, reusedRefs]);
+    // If fast-import failed (the ref appeared meanwhile, an object is gone), nothing was written:
+    // the full snapshot decides, and reports a real failure.
+    const w = wr.status === 'fulfilled' ? wr.value : null;
+    if (!w) return null;
+    if (ir.status === 'rejected' || rr.status === 'rejected') {
+      // The checkpoint exists; only the warm state is in doubt: the next capture starts afresh.
+      await dropWarmIndex(repo);
+      return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: [...plan.warnings, `the warm index was dropped: ${String((ir.status === 'rejected' ? ir.reason : (rr as PromiseRejectedResult).reason) as Error)}`.slice(0, 500)], head: plan.head };
+    }
+    const attributes = warm.attributes || plan.commit.changes.some((c) => isAttributesPath(c.raw));
+    const pending = flush ? [] : journal(warm.pending, plan.commit.changes);
+    const state: WarmState = { tree: w.tree, pending, commit: w.commit, fastRuns: ctx.changedPaths ? warm.fastRuns + 1 : 0, nested: plan.nested.map((n) => n.warm), skipped: plan.commit.meta.skipped, attributes };
+    await keepWarm(repo, index?.file ?? null, state);
     index = null;
-    return { commit: written.commit, tree: written.tree, meta, warnings };
+    return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: plan.warnings, head: plan.head };
   } finally {
     if (index) await index.dispose();
   }
 }
 
+interface Plan {
+  commit: FastImportCommit & { meta: CommitMeta };
+  head: string | null;
+  nested: NestedPart[];
+  warnings: string[];
+}
+
 /** Everything before the first write: scan, hash, nested repositories, metadata. */
-async function prepare(repo: RepoInfo, index: string, warm: WarmState, ctx: DeltaContext) {
+async function prepare(repo: RepoInfo, index: string, warm: WarmState, ctx: DeltaContext, scanned: Deferred<void>): Promise<Plan> {
   const reported = ctx.changedPaths;
-  const scanP = reported ? scanReported(repo, index, reported.filter((p) => !warm.nested.some((n) => n.rel.raw.equals(p) || under(n.rel.raw, p))), ctx.maxUntrackedBytes) : scanStatus(repo, index, warm, ctx.maxUntrackedBytes);
-  scanP.catch(() => undefined);
-  const { header, prevCommit } = await ctx.head.catch((err: unknown) => {
-    throw new HeadFailed(err);
-  });
-  // P: the previous checkpoint (its tree and nested commits), or HEAD / the empty tree. When P
-  // is the commit the warm state was made for, both are known without reading it.
-  const prevObj = !prevCommit ? null : prevCommit === warm.commit ? { tree: warm.tree } : await readCommit(repo, prevCommit).catch(() => null);
-  const prevNested =
-    prevCommit && prevCommit === warm.commit
-      ? new Map(warm.nested.flatMap((n) => (n.commit ? [[relKey(n.rel.raw), n.commit] as const] : [])))
-      : new Map((prevObj && 'message' in prevObj ? parseCommitMessage(prevObj.message)?.nested ?? [] : []).map((n) => [relKey(n.raw), n.commit]));
-  const d1P = prevObj?.tree === warm.tree ? Promise.resolve([]) : (async () => rawDiff(repo, prevObj ? prevCommit! : ((await headCommit(repo)) ?? (await emptyTree(repo))), warm.tree))();
-  d1P.catch(() => undefined);
-  const dirtyNested = new Set((reported ?? []).flatMap((p) => warm.nested.filter((n) => n.rel.raw.equals(p) || under(n.rel.raw, p)).map((n) => relKey(n.rel.raw))));
-  const nestedP = settleLimit(warm.nested, NESTED_CONCURRENCY, (n) => captureNested(repo, n, prevNested, ctx, header, !reported || dirtyNested.has(relKey(n.rel.raw))));
-  nestedP.catch(() => undefined);
-  const scan = await scanP;
-  const { changes, before } = await toChanges(repo, scan.candidates, ctx.maxUntrackedBytes, warm.tree.length);
-  const nested = await nestedP;
-  const d1 = await d1P;
-  for (const n of nested) if (n.gitlink) changes.push(n.gitlink);
-  const own = composeChanges(d1, changes, before, new Set(nested.map((n) => relKey(n.rel))));
-  const captured = nested.filter((n) => n.capture);
-  let count = own.length;
-  const list = own.slice(0, MAX_CHANGED_PATHS_IN_META);
-  for (const n of captured) {
-    count += n.capture!.meta.changedCount;
-    for (const ch of n.capture!.meta.changed) if (list.length < MAX_CHANGED_PATHS_IN_META) list.push({ ...joinRel(repoPath(n.rel), ch), status: ch.status });
+  {
+    const scanP = reported ? scanReported(repo, index, reported.filter((p) => !warm.nested.some((n) => n.rel.raw.equals(p) || under(n.rel.raw, p))), ctx.maxUntrackedBytes, warm) : scanStatus(repo, index, warm, ctx.maxUntrackedBytes);
+    scanP.then(
+      () => scanned.resolve(),
+      () => scanned.resolve(),
+    );
+    const prevP = readPrev(repo, warm, ctx.head);
+    prevP.catch(() => undefined);
+    const dirtyNested = new Set((reported ?? []).flatMap((p) => warm.nested.filter((n) => n.rel.raw.equals(p) || under(n.rel.raw, p)).map((n) => relKey(n.rel.raw))));
+    const nestedP = settleLimit(warm.nested, NESTED_CONCURRENCY, (n) => captureNested(repo, n, prevP, ctx, !reported || dirtyNested.has(relKey(n.rel.raw))));
+    nestedP.catch(() => undefined);
+    // P→W, needed only when P's tree is not W (another thread captured last, or a first checkpoint).
+    const d1P = prevP.then(async (p) => (p.prevObj?.tree === warm.tree ? [] : rawDiff(repo, p.prevObj ? p.prevCommit! : ((await headCommit(repo)) ?? (await emptyTree(repo))), warm.tree)));
+    d1P.catch(() => undefined);
+    const scan = await scanP;
+    const { changes, before } = await toChanges(repo, warm, scan.candidates, ctx.maxUntrackedBytes);
+    const [prev, nested, d1] = await Promise.all([prevP, nestedP, d1P]);
+    const { header } = prev;
+    for (const n of nested) if (n.gitlink) changes.push(n.gitlink);
+    const own = composeChanges(d1, changes, before, new Set(nested.map((n) => relKey(n.rel))));
+    const captured = nested.filter((n) => n.capture);
+    let count = own.length;
+    const list = own.slice(0, MAX_CHANGED_PATHS_IN_META);
+    for (const n of captured) {
+      count += n.capture!.meta.changedCount;
+      for (const ch of n.capture!.meta.changed) if (list.length < MAX_CHANGED_PATHS_IN_META) list.push({ ...joinRel(repoPath(n.rel), ch), status: ch.status });
+    }
+    const skipped = reported
+      ? warm.skipped.filter((k) => !reported.some((r) => r.equals(k.raw) || under(r, k.raw)) && !captured.some((n) => under(n.rel, k.raw)))
+      : [...scan.skipped];
+    for (const n of captured) for (const sk of n.capture!.meta.skipped) skipped.push({ ...joinRel(repoPath(n.rel), sk), bytes: sk.bytes });
+    const warnings = nested.filter((n) => !n.warm.repo).map((n) => `nested repository ${n.warm.rel.path} was left out: it cannot be entered`);
+    for (const n of captured) warnings.push(...n.capture!.warnings);
+    const meta: CommitMeta = {
+      kind: 'checkpoint',
+      threadId: header.threadId,
+      ordinal: header.ordinal,
+      trigger: header.trigger,
+      timeMs: header.timeMs,
+      changedCount: count,
+      changed: list,
+      skipped,
+      preserved: [],
+      nested: [...captured.map((n): NestedCheckpoint => ({ ...repoPath(n.rel), commit: n.capture!.commit })), ...nested.flatMap((n) => (n.reused ? [{ path: n.reused.path, raw: n.reused.raw, commit: n.reused.commit }] : []))],
+    };
+    const parent = ctx.isTop && prev.prevObj ? prev.prevCommit : null;
+    // fast-import starts from the parent's tree; W replaces it unless they are the same.
+    const baseTree = parent && prev.prevObj?.tree === warm.tree ? null : isEmptyTree(warm.tree) ? (parent ? 'empty' : null) : warm.tree;
+    return { commit: { ref: header.ref, changes, message: formatCommitMessage(meta), timeMs: header.timeMs, parent, baseTree, meta }, nested, warnings, head: scan.head ?? null };
   }
-  const skipped = reported
-    ? warm.skipped.filter((k) => !reported.some((r) => r.equals(k.raw) || under(r, k.raw)) && !captured.some((n) => under(n.rel, k.raw)))
-    : [...scan.skipped];
-  for (const n of captured) for (const s of n.capture!.meta.skipped) skipped.push({ ...joinRel(repoPath(n.rel), s), bytes: s.bytes });
-  const warnings = nested.filter((n) => !n.warm.repo).map((n) => `nested repository ${n.warm.rel.path} was left out: it cannot be entered`);
-  for (const n of captured) warnings.push(...n.capture!.warnings);
-  const meta: CommitMeta = {
-    kind: 'checkpoint',
-    threadId: header.threadId,
-    ordinal: header.ordinal,
-    trigger: header.trigger,
-    timeMs: header.timeMs,
-    changedCount: count,
-    changed: list,
-    skipped,
-    preserved: [],
-    nested: [...captured.map((n): NestedCheckpoint => ({ ...repoPath(n.rel), commit: n.capture!.commit })), ...nested.flatMap((n) => (n.reused ? [n.reused] : []))],
-  };
-  const parent = ctx.isTop && prevObj ? prevCommit : null;
-  // fast-import starts from the parent's tree; W replaces it unless they are the same.
-  const baseTree = parent && prevObj?.tree === warm.tree ? null : isEmptyTree(warm.tree) ? (parent ? 'empty' : null) : warm.tree;
-  return { header, parent, baseTree, meta, changes, nested, warnings };
 }

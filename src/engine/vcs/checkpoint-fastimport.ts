@@ -18,13 +18,16 @@
  * (`fastimport.unpackLimit=0`: no `unpack-objects` child); git's own `gc --auto` consolidates packs.
  */
 import { createHash } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import type { GitResult } from './git';
 import { run, type RepoInfo } from './checkpoint-repo';
 import { GITLINK_MODE } from './nested-repos';
 import { CHECKPOINT_IDENTITY, CheckpointError } from './checkpoint-types';
 
 /** One change to apply to a tree and its index. */
 export type TreeChange =
-  | { kind: 'file'; raw: Buffer; mode: '100644' | '100755'; sha: string }
+  | { kind: 'file'; raw: Buffer; mode: '100644' | '100755'; sha: string; /** Bytes to store inline (else the blob `sha` exists). */ content?: Buffer }
   | { kind: 'symlink'; raw: Buffer; target: Buffer; sha: string }
   | { kind: 'gitlink'; raw: Buffer; sha: string }
   | { kind: 'delete'; raw: Buffer };
@@ -57,26 +60,54 @@ export function blobId(content: Buffer, hexLength: number): string {
   return createHash(algo).update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
-/** Stores regular files (paths relative to the root) as blobs; returns their ids in order. */
-export async function hashFiles(repo: RepoInfo, paths: Buffer[]): Promise<string[]> {
-  if (!paths.length) return [];
-  const input = Buffer.concat(paths.flatMap((p) => [cQuote(p), Buffer.from('\n')]));
-  const out = (await run(repo, ['hash-object', '-w', '--stdin-paths'], { input })).stdout.toString('latin1').split('\n').filter(Boolean);
-  if (out.length !== paths.length) throw new CheckpointError('gitFailed', `hash-object returned ${out.length} ids for ${paths.length} files`);
-  return out;
+/** A promise with its resolve function exposed (inputs of processes started before they are known). */
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Zlib level for the blobs a capture writes (fast; `gc` recompresses when it packs them). */
+const BLOB_COMPRESSION_LEVEL = '1';
+
+/**
+ * A `hash-object -w --stdin-paths` process started now, fed later: `hash(paths)` once, or
+ * `cancel()` (it then exits having written nothing). Returns blob ids in the order of `paths`.
+ */
+export function startHasher(repo: RepoInfo): { hash(paths: Buffer[]): Promise<string[]>; cancel(): void } {
+  const input = deferred<Buffer>();
+  const proc = run(repo, ['hash-object', '-w', '--stdin-paths'], { input: input.promise, config: { 'core.looseCompression': BLOB_COMPRESSION_LEVEL } });
+  proc.catch(() => undefined);
+  let fed = false;
+  return {
+    async hash(paths: Buffer[]): Promise<string[]> {
+      fed = true;
+      input.resolve(Buffer.concat(paths.flatMap((p) => [cQuote(p), Buffer.from('\n')])));
+      const out = (await proc).stdout.toString('latin1').split('\n').filter(Boolean);
+      if (out.length !== paths.length) throw new CheckpointError('gitFailed', `hash-object returned ${out.length} ids for ${paths.length} files`);
+      return out;
+    },
+    cancel(): void {
+      if (!fed) input.resolve(Buffer.alloc(0));
+      fed = true;
+    },
+  };
 }
 
 export interface FastImportCommit {
   ref: string;
+  changes: TreeChange[];
   message: string;
   timeMs: number;
   /** First parent (and, unless `baseTree` is given, the tree the changes apply to). */
   parent: string | null;
   /** Tree the changes apply to, when it is not the parent's (`empty`: none). */
   baseTree: string | 'empty' | null;
-  changes: TreeChange[];
-  /** Overwrite the ref whatever it points at (Vox-owned refs in nested repositories). */
-  force: boolean;
 }
 
 /** Deletions first: a file may replace a directory (or the reverse) in one change list. */
@@ -84,7 +115,7 @@ function ordered(changes: TreeChange[]): TreeChange[] {
   return [...changes.filter((c) => c.kind === 'delete'), ...changes.filter((c) => c.kind !== 'delete')];
 }
 
-function streamFor(c: FastImportCommit, changes: TreeChange[]): Buffer {
+function streamFor(c: FastImportCommit): Buffer {
   const secs = Math.floor(c.timeMs / 1000);
   const who = `${CHECKPOINT_IDENTITY.name} <${CHECKPOINT_IDENTITY.email}> ${secs} +0000`;
   const msg = Buffer.from(c.message, 'utf8');
@@ -92,10 +123,11 @@ function streamFor(c: FastImportCommit, changes: TreeChange[]): Buffer {
   if (c.parent) parts.push(Buffer.from(`from ${c.parent}\n`));
   if (c.baseTree === 'empty') parts.push(Buffer.from('deleteall\n'));
   else if (c.baseTree) parts.push(Buffer.from(`M 040000 ${c.baseTree} ""\n`));
-  for (const ch of ordered(changes)) {
+  for (const ch of ordered(c.changes)) {
     const q = cQuote(ch.raw);
     if (ch.kind === 'delete') parts.push(Buffer.from('D '), q, Buffer.from('\n'));
     else if (ch.kind === 'symlink') parts.push(Buffer.from('M 120000 inline '), q, Buffer.from(`\ndata ${ch.target.length}\n`), ch.target, Buffer.from('\n'));
+    else if (ch.kind === 'file' && ch.content) parts.push(Buffer.from(`M ${ch.mode} inline `), q, Buffer.from(`\ndata ${ch.content.length}\n`), ch.content, Buffer.from('\n'));
     else parts.push(Buffer.from(`M ${changeMode(ch)} ${ch.sha} `), q, Buffer.from('\n'));
   }
   parts.push(Buffer.from('\nget-mark :1\nls :1 ""\ndone\n'));
@@ -103,14 +135,27 @@ function streamFor(c: FastImportCommit, changes: TreeChange[]): Buffer {
 }
 
 /**
- * Runs fast-import for one commit. `changes` may still be computing (the process starts and
- * reads the repository meanwhile). Returns the commit and root tree ids.
+ * Starts fast-import now (it reads the repository meanwhile) for one commit described later:
+ * `spec` resolves with the commit, or with null to end the stream having written nothing (then
+ * the result is null). Returns the commit and root tree ids.
  */
-export async function fastImportCommit(repo: RepoInfo, spec: Omit<FastImportCommit, 'changes'>, changes: Promise<TreeChange[]>): Promise<{ commit: string; tree: string }> {
-  const input = changes.then((list) => streamFor({ ...spec, changes: list }, list));
+export async function fastImportCommit(repo: RepoInfo, spec: Promise<FastImportCommit | null>, force: boolean): Promise<{ commit: string; tree: string } | null> {
+  let wanted = false;
+  const input = spec.then((c) => {
+    wanted = c !== null;
+    return c ? streamFor(c) : Buffer.from('done\n');
+  });
   const args = ['fast-import', '--quiet', '--done'];
-  if (spec.force) args.push('--force');
-  const [r] = await Promise.all([run(repo, args, { input, config: { 'fastimport.unpackLimit': '0', 'core.fsmonitor': 'false' } }), input]);
+  if (force) args.push('--force');
+  const startedMs = Date.now();
+  let r: GitResult;
+  try {
+    [r] = await Promise.all([run(repo, args, { input, config: { 'fastimport.unpackLimit': '0', 'pack.compression': BLOB_COMPRESSION_LEVEL, 'core.fsmonitor': 'false' } }), input]);
+  } catch (err) {
+    await removeCrashReports(repo, startedMs);
+    throw err;
+  }
+  if (!wanted) return null;
   const lines = r.stdout.toString('latin1').split('\n');
   const commit = lines[0]?.trim() ?? '';
   const tree = /^040000 tree ([0-9a-f]{40,64})\t/.exec(lines[1] ?? '')?.[1] ?? '';
@@ -118,11 +163,25 @@ export async function fastImportCommit(repo: RepoInfo, spec: Omit<FastImportComm
   return { commit, tree };
 }
 
+/** Name prefix of the report fast-import leaves in the git dir when it dies. */
+const CRASH_REPORT_PREFIX = 'fast_import_crash_';
+
+/** Removes crash reports fast-import wrote since `sinceMs` (ours; the user's repository stays clean). */
+async function removeCrashReports(repo: RepoInfo, sinceMs: number): Promise<void> {
+  const names = await fsp.readdir(repo.gitDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(CRASH_REPORT_PREFIX)) continue;
+    const file = path.join(repo.gitDir, name);
+    const st = await fsp.stat(file).catch(() => null);
+    if (st && st.mtimeMs >= sinceMs - 1000) await fsp.rm(file, { force: true });
+  }
+}
+
 /** Applies `changes` to a (temporary) index without touching the working tree. */
-export async function applyToIndex(repo: RepoInfo, index: string, changes: Promise<TreeChange[]>, zeroId: string): Promise<void> {
+export async function applyToIndex(repo: RepoInfo, index: string, changes: Promise<TreeChange[] | null>, zeroId: string): Promise<void> {
   const input = changes.then((list) => {
     const parts: Buffer[] = [];
-    for (const c of ordered(list)) {
+    for (const c of ordered(list ?? [])) {
       const mode = changeMode(c);
       const head = mode === null ? `0 ${zeroId}\t` : `${mode} ${(c as { sha: string }).sha}\t`;
       parts.push(Buffer.from(head), c.raw, Buffer.from([0]));

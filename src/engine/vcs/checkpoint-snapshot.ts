@@ -51,6 +51,8 @@ export interface SnapshotNode {
   /** Nested repositories that could not be entered (left out, reported in `warnings`). */
   opaque: RepoPath[];
   warnings: string[];
+  /** Whether the tree may hold a `.gitattributes` file (tracked or untracked). */
+  attributes: boolean;
 }
 
 /** Turns paths into NUL-terminated pathspecs with the given magic, e.g. `exclude,literal`. */
@@ -125,7 +127,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
   const depth = opts.depth ?? 0;
   await removeStaleTempIndexes(repo, Date.now());
   const index = await createTempIndex(repo, repo.indexPath);
-  const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [] };
+  const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [], attributes: true };
   try {
     // One walk: untracked (`?`), modified (`C`) and deleted (`R`) paths, tagged (`-t`).
     const [stage, walk] = await Promise.all([
@@ -133,6 +135,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       run(repo, ['ls-files', '-z', '-t', '-o', '-m', '-d', '--exclude-standard'], { index: index.file }),
     ]);
     const candidates = gitlinksFromStage(stage.stdout);
+    node.attributes = mentionsAttributes(stage.stdout) || mentionsAttributes(walk.stdout);
     const untrackedFiles: Buffer[] = [];
     const changed: Buffer[] = [...candidates, ...unmergedFromStage(stage.stdout)];
     for (const rec of splitNul(walk.stdout)) {
@@ -231,6 +234,16 @@ async function addChanged(repo: RepoInfo, index: string, all: Buffer[], exclude:
     }
   }
   await addAll(repo, index, { exclude }, warnings);
+}
+
+/** Whether any NUL-terminated record ends in a `.gitattributes` path component. */
+function mentionsAttributes(out: Buffer): boolean {
+  for (let at = out.indexOf('.gitattributes\0'); at >= 0; at = out.indexOf('.gitattributes\0', at + 1)) {
+    const before = at === 0 ? 0 : out[at - 1];
+    // Preceded by a directory separator, a tab (`ls-files -s`), a space (`-t` tag) or the start.
+    if (at === 0 || before === 0x2f || before === 0x09 || before === 0x20 || before === 0) return true;
+  }
+  return false;
 }
 
 /** Paths of unmerged (stage > 0) entries in `ls-files -s -z` output. */

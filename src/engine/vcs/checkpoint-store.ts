@@ -24,7 +24,7 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
-import { emptyTree, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
+import { emptyTree, headCommit, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
 import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
 import { commitCheckpoint, commitRestorePoint, type CheckpointHeader } from './checkpoint-commit';
@@ -59,6 +59,8 @@ export { WARM_MAX_FAST_CAPTURES } from './checkpoint-warm';
 
 /** Most resolved repositories remembered by one store. */
 const REPO_CACHE_MAX = 256;
+/** Most (worktree, thread) pairs whose last checkpoint a store remembers. */
+const LAST_CHECKPOINT_CACHE_MAX = 1024;
 /** Random bytes in a restore point name (on top of the time stamp and sequence number). */
 const RESTORE_POINT_RANDOM_BYTES = 3;
 
@@ -85,6 +87,13 @@ export class GitPlumbingCheckpointStore {
   private readonly budgetMs: number;
   private readonly now: () => number;
   private restoreSeq = 0;
+  /**
+   * The last checkpoint this store made per worktree and thread (`root\0threadId`), so the next
+   * capture needs no ref listing. If another process captured the thread since, the new ref
+   * exists and is not a descendant: git refuses to move it, and the capture runs again from the
+   * refs. Pruning forgets the worktree's entries.
+   */
+  private readonly lastCheckpoint = new Map<string, { ordinal: number; commit: string }>();
   /** Resolved repositories by the path callers pass (checked to still exist before each use). */
   private readonly repos = new Map<string, RepoInfo>();
 
@@ -104,47 +113,71 @@ export class GitPlumbingCheckpointStore {
     return this.leases.withWorkspaceLease(repo.root, async () => {
       const started = performance.now();
       const timeMs = this.now();
+      const cacheKey = `${repo.root}\0${opts.threadId}`;
+      const cached = opts.ordinal === undefined ? this.lastCheckpoint.get(cacheKey) : undefined;
+      this.lastCheckpoint.delete(cacheKey);
       try {
-        const head = (async () => {
-          const refs = await listRefs(repo, threadRefPrefix(opts.threadId));
-          const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
-          const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
-          const ref = checkpointRef(opts.threadId, ordinal);
-          if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${ref} already exists`);
-          const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
-          return { header: { ref, threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs }, prevCommit: prev?.commit ?? null };
-        })();
-        head.catch(() => undefined);
-        const warm = await readWarm(repo);
-        const reported = opts.changedPaths && warm ? await normalizeReported(repo.root, opts.changedPaths, warm.nested.map((n) => n.rel.raw)) : null;
-        // Incremental first (status mode, or reported mode when the paths can be trusted).
-        const delta = opts.changedPaths && !reported ? null : await captureDelta(repo, { head, maxUntrackedBytes: this.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, fullNested: (r, rel, prev, depth) => this.captureFull(r, rel, head, prev, depth) });
-        const { header, prevCommit } = await head;
-        const result = delta ?? (await this.captureFull(repo, null, head, prevCommit, 0));
-        const tookMs = Math.round(performance.now() - started);
-        return {
-          ref: header.ref,
-          commit: result.commit,
-          tree: result.tree,
-          threadId: opts.threadId,
-          ordinal: header.ordinal,
-          parent: prevCommit,
-          trigger: opts.trigger,
-          timeMs,
-          tookMs,
-          changedCount: result.meta.changedCount,
-          changed: result.meta.changed,
-          skipped: result.meta.skipped,
-          nested: result.meta.nested,
-          fast: delta !== null && reported !== null,
-          incremental: delta !== null,
-          warnings: result.warnings,
-          ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
-        };
+        return await this.capture(repo, opts, started, timeMs, cached);
       } catch (err) {
-        throw toCheckpointError(err, `capturing checkpoint in ${repo.root}`);
+        // The remembered last checkpoint may be stale (another process captured this thread):
+        // once more from the refs.
+        if (!cached) throw err;
+        return await this.capture(repo, opts, started, timeMs, undefined);
       }
     });
+  }
+
+  /** The new checkpoint's header and the thread's previous checkpoint (from memory or the refs). */
+  private async headFor(repo: RepoInfo, opts: CaptureOptions, timeMs: number, cached: { ordinal: number; commit: string } | undefined): Promise<{ header: CheckpointHeader; prevCommit: string | null }> {
+    const header = (ordinal: number): CheckpointHeader => ({ ref: checkpointRef(opts.threadId, ordinal), threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs });
+    if (cached) return { header: header(cached.ordinal + 1), prevCommit: cached.commit };
+    const refs = await listRefs(repo, threadRefPrefix(opts.threadId));
+    const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
+    const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
+    if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${checkpointRef(opts.threadId, ordinal)} already exists`);
+    const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
+    return { header: header(ordinal), prevCommit: prev?.commit ?? null };
+  }
+
+  private async capture(repo: RepoInfo, opts: CaptureOptions, started: number, timeMs: number, cached: { ordinal: number; commit: string } | undefined): Promise<CheckpointReceipt> {
+    try {
+      const head = this.headFor(repo, opts, timeMs, cached);
+      head.catch(() => undefined);
+      const warm = await readWarm(repo);
+      const reported = opts.changedPaths && warm ? await normalizeReported(repo.root, opts.changedPaths, warm.nested.map((n) => n.rel.raw)) : null;
+      // Incremental first (status mode, or reported mode when the paths can be trusted).
+      const delta = opts.changedPaths && !reported ? null : await captureDelta(repo, { head, maxUntrackedBytes: this.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, fullNested: (r, rel, prev, depth) => this.captureFull(r, rel, head, prev, depth) });
+      const { header, prevCommit } = await head;
+      const result = delta ?? (await this.captureFull(repo, null, head, prevCommit, 0));
+      this.rememberLast(`${repo.root}\0${opts.threadId}`, { ordinal: header.ordinal, commit: result.commit });
+      const tookMs = Math.round(performance.now() - started);
+      return {
+        ref: header.ref,
+        commit: result.commit,
+        tree: result.tree,
+        threadId: opts.threadId,
+        ordinal: header.ordinal,
+        parent: prevCommit,
+        trigger: opts.trigger,
+        timeMs,
+        tookMs,
+        changedCount: result.meta.changedCount,
+        changed: result.meta.changed,
+        skipped: result.meta.skipped,
+        nested: result.meta.nested,
+        fast: delta !== null && reported !== null,
+        incremental: delta !== null,
+        warnings: result.warnings,
+        ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
+      };
+    } catch (err) {
+      throw toCheckpointError(err, `capturing checkpoint in ${repo.root}`);
+    }
+  }
+
+  private rememberLast(key: string, last: { ordinal: number; commit: string }): void {
+    if (this.lastCheckpoint.size >= LAST_CHECKPOINT_CACHE_MAX) this.lastCheckpoint.clear();
+    this.lastCheckpoint.set(key, last);
   }
 
   /**
@@ -159,7 +192,8 @@ export class GitPlumbingCheckpointStore {
       const { commit, meta } = await commitCheckpoint(node, header, prevCommit, [], rel === null);
       const nestedCommits = new Map(meta.nested.map((n) => [n.raw.toString('hex'), n.commit]));
       await keepWarmSnapshot(node, commit, nestedCommits, meta.skipped, 0);
-      return { commit, tree: node.tree, meta, warnings: collectWarnings(node) };
+      // A nested repository's HEAD becomes its gitlink in the outer tree.
+      return { commit, tree: node.tree, meta, warnings: collectWarnings(node), head: rel === null ? null : await headCommit(repo) };
     } finally {
       await disposeSnapshot(node);
     }
@@ -314,6 +348,7 @@ export class GitPlumbingCheckpointStore {
     if (opts.threadId !== undefined) validateThreadId(opts.threadId);
     const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
+      for (const k of [...this.lastCheckpoint.keys()]) if (k.startsWith(`${repo.root}\0`)) this.lastCheckpoint.delete(k);
       try {
         return await pruneCheckpoints(repo, opts, this.now(), (prefix) => this.refsWithMeta(repo, prefix));
       } catch (err) {

@@ -25,8 +25,19 @@ export const WARM_INDEX_NAME = 'vox-warm-index';
 export const WARM_SIDECAR_NAME = 'vox-warm-index.json';
 /** Captures trusting reported `changedPaths` allowed in a row before one that looks at everything. */
 export const WARM_MAX_FAST_CAPTURES = 100;
+/**
+ * Most entries journaled on top of the warm index before a capture applies them to it (each is
+ * one file an incremental capture re-reads; applying costs an index rewrite).
+ */
+export const WARM_MAX_PENDING = 256;
 /** Version of the sidecar format (older sidecars are ignored). */
-const SIDECAR_VERSION = 2;
+const SIDECAR_VERSION = 3;
+
+/** A change of the captured tree not yet applied to the warm index file (null: deleted). */
+export interface PendingEntry {
+  rel: RepoPath;
+  entry: { mode: string; sha: string } | null;
+}
 
 /** A nested repository as the warm state remembers it. */
 export interface WarmNested {
@@ -38,8 +49,10 @@ export interface WarmNested {
 }
 
 export interface WarmState {
-  /** Tree the warm index describes. */
+  /** Tree last captured: the warm index file's entries with `pending` applied. */
   tree: string;
+  /** Changes since the index file was last written (paths from this repository's root). */
+  pending: PendingEntry[];
   /** The checkpoint commit made from it (its tree is `tree`; its metadata lists `nested`). */
   commit: string | null;
   /** Captures in a row that trusted reported paths. */
@@ -47,6 +60,8 @@ export interface WarmState {
   nested: WarmNested[];
   /** Over-cap files the last capture left out (paths from this repository's root). */
   skipped: SkippedFile[];
+  /** Whether the tree may hold a `.gitattributes` file (content conversion possible). */
+  attributes: boolean;
 }
 
 interface SidecarJson {
@@ -56,6 +71,8 @@ interface SidecarJson {
   fastRuns: number;
   nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null }>;
   skipped: Array<{ p?: string; b?: string; bytes: number }>;
+  attributes?: boolean;
+  pending: Array<{ p?: string; b?: string; mode?: string; sha?: string }>;
 }
 
 export function warmFiles(repo: RepoInfo): { index: string; sidecar: string } {
@@ -69,12 +86,15 @@ export async function dropWarmIndex(repo: RepoInfo): Promise<void> {
   await removeIndexFile(f.index);
 }
 
-/** Keeps `indexFile` (a temporary index describing `state.tree`) as the warm index of `repo`. */
-export async function keepWarm(repo: RepoInfo, indexFile: string, state: WarmState): Promise<void> {
+/**
+ * Keeps `indexFile` (a temporary index that, with `state.pending` applied, describes
+ * `state.tree`) as the warm index of `repo`; null keeps the current index file.
+ */
+export async function keepWarm(repo: RepoInfo, indexFile: string | null, state: WarmState): Promise<void> {
   const f = warmFiles(repo);
   try {
     await fsp.rm(f.sidecar, { force: true });
-    await fsp.rename(indexFile, f.index);
+    if (indexFile) await fsp.rename(indexFile, f.index);
     const json: SidecarJson = {
       v: SIDECAR_VERSION,
       tree: state.tree,
@@ -82,6 +102,8 @@ export async function keepWarm(repo: RepoInfo, indexFile: string, state: WarmSta
       fastRuns: state.fastRuns,
       nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })),
       skipped: state.skipped.map((k) => ({ ...pathToJson(k.raw), bytes: k.bytes })),
+      attributes: state.attributes,
+      pending: state.pending.map((e) => ({ ...pathToJson(e.rel.raw), ...(e.entry ?? {}) })),
     };
     await fsp.writeFile(f.sidecar, JSON.stringify(json));
   } catch {
@@ -95,7 +117,7 @@ export async function keepWarmSnapshot(node: SnapshotNode, commit: string | null
     ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, repo: c.repo })),
     ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
   ];
-  await keepWarm(node.repo, node.index.file, { tree: node.tree, commit, fastRuns, nested, skipped });
+  await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes });
   for (const c of node.children) await keepWarmSnapshot(c, nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, new Map(), c.skipped, 0);
 }
 
@@ -103,13 +125,15 @@ export async function keepWarmSnapshot(node: SnapshotNode, commit: string | null
 export async function readWarm(repo: RepoInfo): Promise<WarmState | null> {
   try {
     const s = JSON.parse(await fsp.readFile(warmFiles(repo).sidecar, 'utf8')) as SidecarJson;
-    if (s.v !== SIDECAR_VERSION || typeof s.tree !== 'string' || !Array.isArray(s.nested) || !Array.isArray(s.skipped) || typeof s.fastRuns !== 'number') return null;
+    if (s.v !== SIDECAR_VERSION || typeof s.tree !== 'string' || !Array.isArray(s.nested) || !Array.isArray(s.skipped) || !Array.isArray(s.pending) || typeof s.fastRuns !== 'number') return null;
     return {
       tree: s.tree,
       commit: typeof s.commit === 'string' ? s.commit : null,
       fastRuns: s.fastRuns,
       nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo })),
       skipped: s.skipped.map((k) => ({ ...pathFromJson(k), bytes: k.bytes })),
+      attributes: s.attributes !== false,
+      pending: s.pending.map((e) => ({ rel: pathFromJson(e), entry: typeof e.mode === 'string' && typeof e.sha === 'string' ? { mode: e.mode, sha: e.sha } : null })),
     };
   } catch {
     return null;
