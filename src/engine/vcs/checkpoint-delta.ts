@@ -33,6 +33,8 @@ import { FallBack, isAttributesPath, scanReported, scanStatus, toChanges, under,
 import { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING, dropWarmIndex, keepWarm, readWarm, warmFiles, type PendingEntry, type WarmNested, type WarmState } from './checkpoint-warm';
 import { MAX_CHANGED_PATHS_IN_META, repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint } from './checkpoint-types';
 import type { CheckpointHeader } from './checkpoint-commit';
+import { maybeConsolidatePacks } from './checkpoint-packs';
+import { indexIdentity, indexReplacedSameEntries } from './index-file';
 
 /** What a capture of one repository produced. */
 export interface RepoCapture {
@@ -251,6 +253,7 @@ export async function captureDelta(repo: RepoInfo, ctx: DeltaContext): Promise<R
   if (ctx.changedPaths && warm.fastRuns >= WARM_MAX_FAST_CAPTURES) return null;
   const flush = warm.pending.length >= WARM_MAX_PENDING;
   const warmIndex = warmFiles(repo).index;
+  const warmId = indexIdentity(warmIndex);
   let index: TempIndex | null = !ctx.changedPaths || flush ? await createTempIndex(repo, warmIndex) : null;
   try {
     if ((await fsp.stat(index?.file ?? warmIndex).catch(() => null)) === null) return null;
@@ -290,7 +293,10 @@ export async function captureDelta(repo: RepoInfo, ctx: DeltaContext): Promise<R
     const pending = flush ? [] : journal(warm.pending, plan.commit.changes);
     const state: WarmState = { tree: w.tree, pending, commit: w.commit, fastRuns: ctx.changedPaths ? warm.fastRuns + 1 : 0, nested: plan.nested.map((n) => n.warm), skipped: plan.commit.meta.skipped, attributes };
     await keepWarm(repo, index?.file ?? null, state);
+    // A status refresh leaves the entries as they were: the parsed copy stays good.
+    if (index && !flush) indexReplacedSameEntries(warmIndex, warmId);
     index = null;
+    maybeConsolidatePacks(repo);
     return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: plan.warnings, head: plan.head };
   } finally {
     if (index) await index.dispose();

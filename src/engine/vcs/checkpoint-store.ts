@@ -55,7 +55,8 @@ import {
 export * from './checkpoint-types';
 export { checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from './checkpoint-refs';
 export { GITLINK_MODE, MAX_NESTED_DEPTH } from './nested-repos';
-export { WARM_MAX_FAST_CAPTURES } from './checkpoint-warm';
+export { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING } from './checkpoint-warm';
+export { PACK_CONSOLIDATE_THRESHOLD, packMaintenanceIdle, packMaintenanceStats } from './checkpoint-packs';
 
 /** Most resolved repositories remembered by one store. */
 const REPO_CACHE_MAX = 256;

@@ -6,6 +6,7 @@
  * names with spaces, newlines or non-UTF-8 bytes survive.
  */
 import { execFile, type ExecFileException } from 'node:child_process';
+import { helperEnabled, spawnViaHelper } from './process-spawner';
 
 /** Largest stdout accepted from one git call (bytes): big diffs and ls-files on huge repos fit. */
 export const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
@@ -58,22 +59,37 @@ function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessE
 /** Runs `git <args>` and returns raw output; throws GitError on failure. */
 export function gitRaw(args: string[], opts: GitOptions): Promise<GitResult> {
   const fullArgs = ['-c', 'core.quotepath=off', '-c', 'advice.addEmbeddedRepo=false', ...args];
+  const timeout = opts.timeoutMs ?? GIT_DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      fullArgs,
-      { cwd: opts.cwd, env: gitEnv(opts.env), encoding: 'buffer', maxBuffer: GIT_MAX_BUFFER_BYTES, timeout: opts.timeoutMs ?? GIT_DEFAULT_TIMEOUT_MS, signal: opts.signal, killSignal: 'SIGKILL' },
-      (err: ExecFileException | null, stdout: Buffer, stderrBuf: Buffer) => {
-        const stderr = stderrBuf.toString('utf8');
-        const exitCode = typeof err?.code === 'number' ? err.code : err ? -1 : 0;
-        if (!err || (opts.okExitCodes ?? []).includes(exitCode)) return resolve({ stdout, stderr, exitCode });
-        const base = { args, exitCode: typeof err.code === 'number' ? err.code : null, stderr };
-        if ((err as { name?: string }).name === 'AbortError' || opts.signal?.aborted) return reject(new GitError('cancelled', `git ${args[0]} was cancelled`, base));
-        if (err.killed || err.signal === 'SIGKILL') return reject(new GitError('timeout', `git ${args[0]} took longer than ${opts.timeoutMs ?? GIT_DEFAULT_TIMEOUT_MS} ms`, base));
-        if ((err.code as unknown) === 'ENOENT') return reject(new GitError('notFound', 'git is not installed or not on PATH', base));
-        if (/not a git repository/i.test(stderr)) return reject(new GitError('notARepository', `${opts.cwd} is not inside a git repository`, base));
-        reject(new GitError('failed', `git ${args.join(' ')} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`, base));
-      },
+    const finish = (err: { code?: unknown; killed?: boolean; signal?: string | null; name?: string } | null, stdout: Buffer, stderrBuf: Buffer): void => {
+      const stderr = stderrBuf.toString('utf8');
+      const exitCode = typeof err?.code === 'number' ? err.code : err ? -1 : 0;
+      if (!err || (opts.okExitCodes ?? []).includes(exitCode)) return resolve({ stdout, stderr, exitCode });
+      const base = { args, exitCode: typeof err.code === 'number' ? err.code : null, stderr };
+      if (err.name === 'AbortError' || opts.signal?.aborted) return reject(new GitError('cancelled', `git ${args[0]} was cancelled`, base));
+      if (err.killed || err.signal === 'SIGKILL') return reject(new GitError('timeout', `git ${args[0]} took longer than ${timeout} ms`, base));
+      if (err.code === 'ENOENT') return reject(new GitError('notFound', 'git is not installed or not on PATH', base));
+      if (err.code === 'EHELPER') return reject(new GitError('failed', `git ${args[0]} could not run: ${(err as { message?: string }).message ?? ''}`, base));
+      if (/not a git repository/i.test(stderr)) return reject(new GitError('notARepository', `${opts.cwd} is not inside a git repository`, base));
+      reject(new GitError('failed', `git ${args.join(' ')} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`, base));
+    };
+    if (opts.signal?.aborted) return finish({ name: 'AbortError' }, Buffer.alloc(0), Buffer.alloc(0));
+    if (helperEnabled()) {
+      const later = opts.input instanceof Promise;
+      const direct = !later && opts.input !== undefined ? Buffer.from(opts.input as string | Buffer) : undefined;
+      // No input: stdin is closed at once (nothing here reads a terminal).
+      const handle = spawnViaHelper('git', fullArgs, { cwd: opts.cwd, env: gitEnv(opts.env), maxBuffer: GIT_MAX_BUFFER_BYTES, timeout }, later ? 'later' : (direct ?? Buffer.alloc(0)), finish);
+      if (later) {
+        (opts.input as Promise<string | Buffer>).then(
+          (data) => handle.writeInput(Buffer.from(data)),
+          () => handle.kill(),
+        );
+      }
+      opts.signal?.addEventListener('abort', () => handle.kill(), { once: true });
+      return;
+    }
+    const child = execFile('git', fullArgs, { cwd: opts.cwd, env: gitEnv(opts.env), encoding: 'buffer', maxBuffer: GIT_MAX_BUFFER_BYTES, timeout, signal: opts.signal, killSignal: 'SIGKILL' }, (err: ExecFileException | null, stdout: Buffer, stderrBuf: Buffer) =>
+      finish(err as Parameters<typeof finish>[0], stdout, stderrBuf),
     );
     // A process that exits before reading all its input must not crash us with EPIPE.
     child.stdin?.on('error', () => undefined);
