@@ -12,14 +12,13 @@
  *
  * Anything unusual throws `FallBack` (the full snapshot then decides).
  */
-import * as fsp from 'node:fs/promises';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { splitNul } from './git';
 import { run, type RepoInfo } from './checkpoint-repo';
 import { relKey } from './checkpoint-diff';
 import { GITLINK_MODE, absBytes } from './nested-repos';
-import { LSTAT_CONCURRENCY, mapLimit } from './checkpoint-snapshot';
 import { blobId, changeMode, startHasher, type TreeChange } from './checkpoint-fastimport';
 import { readIndexEntries } from './index-file';
 import type { WarmState } from './checkpoint-warm';
@@ -27,8 +26,23 @@ import { repoPath, type SkippedFile } from './checkpoint-types';
 
 /** Largest file stored inline (read into memory here); bigger ones go through `hash-object`. */
 export const INLINE_MAX_BYTES = 8 * 1024 * 1024;
+/** Most bytes one capture reads inline (beyond this, `hash-object` reads the files itself). */
+export const INLINE_TOTAL_MAX_BYTES = 64 * 1024 * 1024;
 /** Base name of the files that can make git convert content on the way in. */
 const ATTRIBUTES_FILE = '.gitattributes';
+
+/**
+ * File metadata and the (bounded) contents of changed files are read synchronously: a few
+ * page-cached syscalls of microseconds each, where a chain of promise round trips through the
+ * thread pool costs milliseconds apiece.
+ */
+function lstatOrNull(p: Buffer): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
 
 /** Thrown to say "take the full snapshot instead". */
 export class FallBack extends Error {}
@@ -99,10 +113,9 @@ function repoSettings(repo: RepoInfo): Promise<RepoSettings> {
 }
 
 /** Whether git would store every file's bytes unchanged (no attributes, no autocrlf). */
-async function noConversion(repo: RepoInfo, warm: WarmState, settings: RepoSettings, candidates: Candidate[]): Promise<boolean> {
+function noConversion(warm: WarmState, settings: RepoSettings, candidates: Candidate[]): boolean {
   if (warm.attributes || settings.autocrlf || candidates.some((c) => isAttributesPath(c.raw))) return false;
-  const exists = await Promise.all(settings.attributeFiles.map((f) => fsp.stat(f).then(() => true, () => false)));
-  return !exists.some(Boolean);
+  return !settings.attributeFiles.some((f) => fs.existsSync(f));
 }
 
 /** Status mode: what differs between the working tree and W, per `git status` on the copy. */
@@ -162,8 +175,8 @@ export async function scanStatus(repo: RepoInfo, index: string, warm: WarmState,
   for (const e of warm.pending) if (pending.has(relKey(e.rel.raw))) candidates.push({ raw: e.rel.raw, before: e.entry });
   untracked = plainUntracked;
   const skipped: SkippedFile[] = [];
-  const sizes = await mapLimit(untracked, LSTAT_CONCURRENCY, async (p) => {
-    const st = await fsp.lstat(absBytes(repo.root, p)).catch(() => null);
+  const sizes = untracked.map((p) => {
+    const st = lstatOrNull(absBytes(repo.root, p));
     return st?.isFile() ? st.size : -1;
   });
   untracked.forEach((p, i) => {
@@ -197,7 +210,7 @@ export async function scanReported(repo: RepoInfo, warmIndex: string, paths: Buf
     const key = p.toString('latin1');
     const entry = entries.get(key);
     const below = [...entries].filter(([k]) => k.startsWith(`${key}/`)).map(([k, e]) => ({ raw: Buffer.from(k, 'latin1'), ...e }));
-    const st = await fsp.lstat(absBytes(repo.root, p)).catch(() => null);
+    const st = lstatOrNull(absBytes(repo.root, p));
     if (st?.isDirectory()) throw new FallBack('a reported path is a directory');
     if (st?.isFile() && !entry && st.size > maxBytes) throw new FallBack('a reported untracked file is over the size cap');
     const c: Candidate = { raw: p, before: entry ?? null, below };
@@ -233,11 +246,11 @@ export async function toChanges(repo: RepoInfo, warm: WarmState, candidates: Can
     if (seen.has(key) || c.ignored) continue;
     seen.add(key);
     before.set(key, c.before);
-    const st = await fsp.lstat(absBytes(repo.root, c.raw)).catch(() => null);
+    const st = lstatOrNull(absBytes(repo.root, c.raw));
     if (!st || st.isDirectory()) {
       if (c.before) changes.push({ kind: 'delete', raw: c.raw });
     } else if (st.isSymbolicLink()) {
-      const target = await fsp.readlink(absBytes(repo.root, c.raw), { encoding: 'buffer' });
+      const target = fs.readlinkSync(absBytes(repo.root, c.raw), { encoding: 'buffer' });
       changes.push({ kind: 'symlink', raw: c.raw, target, sha: blobId(target, hexLength) });
     } else if (st.isFile()) {
       // Over the cap and in W: tracked by the user (captured whatever its size) or an untracked
@@ -250,8 +263,9 @@ export async function toChanges(repo: RepoInfo, warm: WarmState, candidates: Can
     }
   }
   if (files.length) {
-    if (files.every((f) => f.size <= INLINE_MAX_BYTES) && (await noConversion(repo, warm, settings, candidates))) {
-      const contents = await mapLimit(files, LSTAT_CONCURRENCY, (f) => fsp.readFile(absBytes(repo.root, f.c.raw)));
+    const total = files.reduce((n, f) => n + f.size, 0);
+    if (total <= INLINE_TOTAL_MAX_BYTES && files.every((f) => f.size <= INLINE_MAX_BYTES) && noConversion(warm, settings, candidates)) {
+      const contents = files.map((f) => fs.readFileSync(absBytes(repo.root, f.c.raw)));
       files.forEach((f, i) => changes.push({ kind: 'file', raw: f.c.raw, mode: f.mode, sha: blobId(contents[i]!, hexLength), content: contents[i]! }));
     } else {
       const shas = await startHasher(repo).hash(files.map((f) => f.c.raw));

@@ -20,7 +20,7 @@
  * and reports real failures): no warm state, a new nested repository, an unmerged entry, a
  * special file, an over-cap file that is tracked, an unreadable file, a reported directory.
  */
-import * as fsp from 'node:fs/promises';
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { canonicalPath } from './workspace-lease';
 import { createTempIndex, emptyTree, headCommit, readCommit, setRef, type RepoInfo, type TempIndex } from './checkpoint-repo';
@@ -91,6 +91,23 @@ export function composeChanges(d1: RawDiffEntry[], changes: TreeChange[], before
   return out.sort((x, y) => Buffer.compare(x.raw, y.raw));
 }
 
+/** Metadata reads here are synchronous (see `checkpoint-delta-scan.ts`). */
+function lstatOrNull(p: Buffer | string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function readTextOr(p: Buffer, fallback: string): string {
+  try {
+    return fs.readFileSync(p, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
 /** Thrown when the refs say the capture cannot happen at all (not a reason to fall back). */
 class HeadFailed extends Error {
   constructor(readonly reason: unknown) {
@@ -122,7 +139,7 @@ export async function normalizeReported(root: string, paths: Array<string | Buff
     if (!nested.some((n) => n.equals(rel) || under(n, rel))) {
       for (let i = rel.indexOf(0x2f); i >= 0; i = rel.indexOf(0x2f, i + 1)) {
         const key = relKey(rel.subarray(0, i));
-        if (!checkedDirs.has(key)) checkedDirs.set(key, (await fsp.lstat(absBytes(root, Buffer.concat([rel.subarray(0, i), Buffer.from('/.git')]))).catch(() => null)) !== null);
+        if (!checkedDirs.has(key)) checkedDirs.set(key, lstatOrNull(absBytes(root, Buffer.concat([rel.subarray(0, i), Buffer.from('/.git')]))) !== null);
         if (checkedDirs.get(key)) return null;
       }
     }
@@ -167,15 +184,15 @@ interface NestedPart {
 /** Whether `rel` still holds the nested repository `known` (its `.git` leads to the same git dir). */
 async function stillNested(parent: RepoInfo, rel: Buffer, known: RepoInfo): Promise<boolean> {
   const dir = absBytes(parent.root, rel);
-  if (!(await fsp.lstat(dir).catch(() => null))?.isDirectory()) return false;
+  if (!lstatOrNull(dir)?.isDirectory()) return false;
   const dotGit = Buffer.concat([dir, Buffer.from('/.git')]);
-  const st = await fsp.lstat(dotGit).catch(() => null);
+  const st = lstatOrNull(dotGit);
   let gitDir: string;
   if (st?.isDirectory()) {
     gitDir = dotGit.toString('utf8');
   } else if (st?.isFile()) {
     // A gitfile (submodule or linked worktree): `gitdir: <path>`, relative to the directory.
-    const m = /^gitdir: (.+)$/m.exec(await fsp.readFile(dotGit, 'utf8').catch(() => ''));
+    const m = /^gitdir: (.+)$/m.exec(readTextOr(dotGit, ''));
     if (!m) return false;
     gitDir = nodePath.resolve(dir.toString('utf8'), m[1]!.trim());
   } else {
@@ -256,7 +273,7 @@ export async function captureDelta(repo: RepoInfo, ctx: DeltaContext): Promise<R
   const warmId = indexIdentity(warmIndex);
   let index: TempIndex | null = !ctx.changedPaths || flush ? await createTempIndex(repo, warmIndex) : null;
   try {
-    if ((await fsp.stat(index?.file ?? warmIndex).catch(() => null)) === null) return null;
+    if (!fs.existsSync(index?.file ?? warmIndex)) return null;
     const scanned = deferred<void>();
     const planP = prepare(repo, index?.file ?? warmIndex, warm, ctx, scanned);
     planP.catch(() => undefined);

@@ -150,7 +150,7 @@ export async function fastImportCommit(repo: RepoInfo, spec: Promise<FastImportC
   const startedMs = Date.now();
   let r: GitResult;
   try {
-    [r] = await Promise.all([run(repo, args, { input, config: { 'fastimport.unpackLimit': '0', 'pack.compression': BLOB_COMPRESSION_LEVEL, 'core.fsmonitor': 'false' } }), input]);
+    [r] = await Promise.all([run(repo, args, { input, abortInput: 'done\n', config: { 'fastimport.unpackLimit': '0', 'pack.compression': BLOB_COMPRESSION_LEVEL, 'core.fsmonitor': 'false' } }), input]);
   } catch (err) {
     await removeCrashReports(repo, startedMs);
     throw err;

@@ -41,6 +41,7 @@ export interface RunOptions {
   config?: Record<string, string>;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  abortInput?: string;
 }
 
 function configEnv(config: Record<string, string>): Record<string, string> {
@@ -61,7 +62,7 @@ export function run(repo: RepoInfo, args: string[], opts: RunOptions = {}): Prom
   const config = { ...(opts.index ? TEMP_INDEX_CONFIG : {}), ...(opts.config ?? {}) };
   const env: Record<string, string | undefined> = { ...(Object.keys(config).length ? configEnv(config) : {}), ...(opts.env ?? {}) };
   if (opts.index) env.GIT_INDEX_FILE = opts.index;
-  return gitRaw(args, { cwd: repo.root, env, input: opts.input, okExitCodes: opts.okExitCodes, timeoutMs: opts.timeoutMs });
+  return gitRaw(args, { cwd: repo.root, env, input: opts.input, okExitCodes: opts.okExitCodes, timeoutMs: opts.timeoutMs, abortInput: opts.abortInput });
 }
 
 export async function runText(repo: RepoInfo, args: string[], opts: RunOptions = {}): Promise<string> {

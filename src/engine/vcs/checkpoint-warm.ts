@@ -12,6 +12,7 @@
  * (the working tree then no longer matches), and any capture that cannot use them falls back to
  * the full snapshot, which writes them afresh.
  */
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { removeIndexFile, type RepoInfo } from './checkpoint-repo';
@@ -124,7 +125,8 @@ export async function keepWarmSnapshot(node: SnapshotNode, commit: string | null
 /** The warm state of `repo`, or null when there is none that can be trusted. */
 export async function readWarm(repo: RepoInfo): Promise<WarmState | null> {
   try {
-    const s = JSON.parse(await fsp.readFile(warmFiles(repo).sidecar, 'utf8')) as SidecarJson;
+    // Synchronous: one small page-cached file, read on every capture.
+    const s = JSON.parse(fs.readFileSync(warmFiles(repo).sidecar, 'utf8')) as SidecarJson;
     if (s.v !== SIDECAR_VERSION || typeof s.tree !== 'string' || !Array.isArray(s.nested) || !Array.isArray(s.skipped) || !Array.isArray(s.pending) || typeof s.fastRuns !== 'number') return null;
     return {
       tree: s.tree,

@@ -37,6 +37,8 @@ export interface GitOptions {
    * is still computing what to feed it; if the promise rejects, the process is killed.
    */
   input?: string | Buffer | Promise<string | Buffer>;
+  /** Input for a pending (promised) one if this process exits before providing it. */
+  abortInput?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** Exit codes other than 0 that are not failures (e.g. 1 for `diff --quiet`). */
@@ -78,7 +80,7 @@ export function gitRaw(args: string[], opts: GitOptions): Promise<GitResult> {
       const later = opts.input instanceof Promise;
       const direct = !later && opts.input !== undefined ? Buffer.from(opts.input as string | Buffer) : undefined;
       // No input: stdin is closed at once (nothing here reads a terminal).
-      const handle = spawnViaHelper('git', fullArgs, { cwd: opts.cwd, env: gitEnv(opts.env), maxBuffer: GIT_MAX_BUFFER_BYTES, timeout }, later ? 'later' : (direct ?? Buffer.alloc(0)), finish);
+      const handle = spawnViaHelper('git', fullArgs, { cwd: opts.cwd, env: gitEnv(opts.env), maxBuffer: GIT_MAX_BUFFER_BYTES, timeout }, later ? 'later' : (direct ?? Buffer.alloc(0)), finish, opts.abortInput === undefined ? undefined : Buffer.from(opts.abortInput));
       if (later) {
         (opts.input as Promise<string | Buffer>).then(
           (data) => handle.writeInput(Buffer.from(data)),

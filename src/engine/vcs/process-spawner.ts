@@ -14,8 +14,9 @@
  * Semantics match `execFile` with `encoding: 'buffer'`: the callback gets the same error shape
  * (`code` = exit code or errno string, `killed`, `signal`), stdout and stderr. Input can arrive
  * later (`writeInput`), and `kill` stops a run. The channel is referenced only while runs are
- * pending, so an idle helper never keeps this process alive; it exits when this process goes
- * away (the channel closes). If the helper cannot start or dies, runs in flight fail with an
+ * pending, so an idle helper never keeps this process alive. When this process goes away (the
+ * channel closes), the helper lets running processes finish — runs still waiting for input get
+ * their `abortInput` — and then exits. If the helper cannot start or dies, runs in flight fail with an
  * error, and the next run starts a new helper; `VOX_SPAWN_DIRECT=1` bypasses it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,6 +27,8 @@ const HELPER_SOURCE = `
 const { execFile } = require('child_process');
 const running = new Map();
 const bytes = (u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+let closing = false;
+const exitWhenIdle = () => { if (closing && running.size === 0) process.exit(0); };
 process.on('message', (m) => {
   if (m.type === 'run') {
     let child;
@@ -33,26 +36,31 @@ process.on('message', (m) => {
       child = execFile(m.file, m.args, m.options, (err, stdout, stderr) => {
         running.delete(m.id);
         const e = err ? { code: err.code, killed: !!err.killed, signal: err.signal || null, name: err.name, message: String(err.message) } : null;
-        process.send({ type: 'done', id: m.id, err: e, stdout, stderr });
+        if (process.connected) process.send({ type: 'done', id: m.id, err: e, stdout, stderr });
+        exitWhenIdle();
       });
     } catch (err) {
       process.send({ type: 'done', id: m.id, err: { code: err.code || 'ESPAWN', killed: false, signal: null, name: err.name, message: String(err.message) }, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });
       return;
     }
     child.stdin.on('error', () => {});
-    running.set(m.id, child);
+    const run = { child, fed: m.input !== undefined, abortInput: m.abortInput };
+    running.set(m.id, run);
     if (m.input !== undefined) child.stdin.end(bytes(m.input));
   } else if (m.type === 'input') {
-    const c = running.get(m.id);
-    if (c) c.stdin.end(bytes(m.input));
+    const r = running.get(m.id);
+    if (r && !r.fed) { r.fed = true; r.child.stdin.end(bytes(m.input)); }
   } else if (m.type === 'kill') {
-    const c = running.get(m.id);
-    if (c) c.kill('SIGKILL');
+    const r = running.get(m.id);
+    if (r) r.child.kill('SIGKILL');
   }
 });
+// The caller went away: runs still waiting for input get their "nothing to do" input, and
+// every run finishes normally (a killed git can leave temporary files in a repository).
 process.on('disconnect', () => {
-  for (const c of running.values()) c.kill('SIGKILL');
-  process.exit(0);
+  closing = true;
+  for (const r of running.values()) if (!r.fed) { r.fed = true; r.child.stdin.end(r.abortInput ? bytes(r.abortInput) : Buffer.alloc(0)); }
+  exitWhenIdle();
 });
 `;
 
@@ -124,6 +132,10 @@ class ProcessSpawner {
     return child;
   }
 
+  pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** The channel keeps this process alive only while runs are pending. */
   private updateRef(): void {
     const channel = this.child?.channel as { ref?: () => void; unref?: () => void } | undefined;
@@ -132,7 +144,7 @@ class ProcessSpawner {
     else channel.unref?.();
   }
 
-  run(file: string, args: string[], options: RunOptions, input: Buffer | 'later' | undefined, done: Done): RunHandle {
+  run(file: string, args: string[], options: RunOptions, input: Buffer | 'later' | undefined, done: Done, abortInput?: Buffer): RunHandle {
     const child = this.ensure();
     const id = this.nextId++;
     this.pending.set(id, { done });
@@ -147,7 +159,7 @@ class ProcessSpawner {
         }
       });
     };
-    send({ type: 'run', id, file, args, options: { ...options, encoding: 'buffer', killSignal: 'SIGKILL' }, ...(Buffer.isBuffer(input) ? { input } : {}) });
+    send({ type: 'run', id, file, args, options: { ...options, encoding: 'buffer', killSignal: 'SIGKILL' }, ...(Buffer.isBuffer(input) ? { input } : {}), ...(abortInput ? { abortInput } : {}) });
     return {
       writeInput: (data) => send({ type: 'input', id, input: data }),
       kill: () => send({ type: 'kill', id }),
@@ -157,13 +169,22 @@ class ProcessSpawner {
 
 let shared: ProcessSpawner | null = null;
 
+/** Process id of the running helper, if any (tests). */
+export function helperPid(): number | undefined {
+  return shared?.pid();
+}
+
 /** Whether runs go through the helper (not when VOX_SPAWN_DIRECT=1). */
 export function helperEnabled(): boolean {
   return process.env.VOX_SPAWN_DIRECT !== '1';
 }
 
-/** Runs `file args` in the shared helper process. */
-export function spawnViaHelper(file: string, args: string[], options: RunOptions, input: Buffer | 'later' | undefined, done: Done): RunHandle {
+/**
+ * Runs `file args` in the shared helper process. With `input` 'later', `abortInput` is what the
+ * run gets if this process goes away before `writeInput` (e.g. `done\n` for fast-import, which
+ * then exits having written nothing).
+ */
+export function spawnViaHelper(file: string, args: string[], options: RunOptions, input: Buffer | 'later' | undefined, done: Done, abortInput?: Buffer): RunHandle {
   shared ??= new ProcessSpawner();
-  return shared.run(file, args, options, input, done);
+  return shared.run(file, args, options, input, done, abortInput);
 }
