@@ -18,7 +18,7 @@ import { formatCommitMessage, parseCommitMessage, type CommitMeta } from './chec
 import { rawDiff, relKey } from './checkpoint-diff';
 import { GITLINK_MODE } from './nested-repos';
 import { NESTED_CONCURRENCY, joinRel, settleLimit, type SnapshotNode } from './checkpoint-snapshot';
-import { CheckpointError, MAX_CHANGED_PATHS_IN_META, type ChangedFile, type NestedCheckpoint, type SkippedFile } from './checkpoint-types';
+import { CheckpointError, MAX_CHANGED_PATHS_IN_META, type ChangedFile, type NestedCheckpoint, type RepoPath, type SkippedFile } from './checkpoint-types';
 
 export interface CommittedNode {
   commit: string;
@@ -44,23 +44,44 @@ async function commitWithParents(repo: RepoInfo, tree: string, parents: string[]
   }
 }
 
-/** Changed paths of `node` (its raw diff), plus its children's (already computed) changes, prefixed. */
-function changesOf(diff: Awaited<ReturnType<typeof rawDiff>>, children: Array<{ node: SnapshotNode; meta: CommitMeta }>): { count: number; list: ChangedFile[] } {
-  const childKeys = new Set(children.map((c) => relKey(c.node.rel!.raw)));
-  const own = diff.filter((e) => !((e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE) && childKeys.has(relKey(e.raw))));
+/**
+ * A repository's own changed paths plus its nested repositories' (already computed) ones,
+ * prefixed with their paths: the total count and at most MAX_CHANGED_PATHS_IN_META entries.
+ */
+export function withNestedChanges(own: ChangedFile[], children: Array<{ rel: RepoPath; meta: CommitMeta }>): { count: number; list: ChangedFile[] } {
   let count = own.length;
-  const list: ChangedFile[] = own.slice(0, MAX_CHANGED_PATHS_IN_META).map((e) => ({ path: e.path, raw: e.raw, status: e.status }));
+  const list: ChangedFile[] = own.slice(0, MAX_CHANGED_PATHS_IN_META);
   for (const c of children) {
     count += c.meta.changedCount;
-    for (const ch of c.meta.changed) if (list.length < MAX_CHANGED_PATHS_IN_META) list.push({ ...joinRel(c.node.rel, ch), status: ch.status });
+    for (const ch of c.meta.changed) if (list.length < MAX_CHANGED_PATHS_IN_META) list.push({ ...joinRel(c.rel, ch), status: ch.status });
   }
   return { count, list };
 }
 
-function prefixed(node: SnapshotNode, children: Array<{ node: SnapshotNode; meta: CommitMeta }>, pick: (m: CommitMeta) => SkippedFile[]): SkippedFile[] {
-  const out = [...node.skipped];
-  for (const c of children) for (const s of pick(c.meta)) out.push({ ...joinRel(c.node.rel, s), bytes: s.bytes });
+/** Files a repository left out plus those its nested repositories left out, prefixed. */
+export function withNestedFiles(own: SkippedFile[], children: Array<{ rel: RepoPath; meta: CommitMeta }>, pick: (m: CommitMeta) => SkippedFile[]): SkippedFile[] {
+  const out = [...own];
+  for (const c of children) for (const s of pick(c.meta)) out.push({ ...joinRel(c.rel, s), bytes: s.bytes });
   return out;
+}
+
+/** A checkpoint's metadata. */
+export function checkpointMeta(header: CheckpointHeader, changes: { count: number; list: ChangedFile[] }, skipped: SkippedFile[], nested: NestedCheckpoint[]): CommitMeta {
+  return { kind: 'checkpoint', threadId: header.threadId, ordinal: header.ordinal, trigger: header.trigger, timeMs: header.timeMs, changedCount: changes.count, changed: changes.list, skipped, preserved: [], nested };
+}
+
+/** Changed paths of `node` (its raw diff, minus the gitlinks of nested repositories captured inside) and its children's. */
+function changesOf(diff: Awaited<ReturnType<typeof rawDiff>>, children: Array<{ node: SnapshotNode; meta: CommitMeta }>): { count: number; list: ChangedFile[] } {
+  const childKeys = new Set(children.map((c) => relKey(c.node.rel!.raw)));
+  const own = diff.filter((e) => !((e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE) && childKeys.has(relKey(e.raw))));
+  return withNestedChanges(
+    own.map((e) => ({ path: e.path, raw: e.raw, status: e.status })),
+    children.map((c) => ({ rel: c.node.rel!, meta: c.meta })),
+  );
+}
+
+function prefixed(node: SnapshotNode, children: Array<{ node: SnapshotNode; meta: CommitMeta }>, pick: (m: CommitMeta) => SkippedFile[]): SkippedFile[] {
+  return withNestedFiles(node.skipped, children.map((c) => ({ rel: c.node.rel!, meta: c.meta })), pick);
 }
 
 /**
@@ -92,19 +113,7 @@ export async function commitCheckpoint(node: SnapshotNode, header: CheckpointHea
     node: child,
     ...(await commitCheckpoint(child, header, prevNested.get(relKey(child.rel!.raw)) ?? null, [], false)),
   }));
-  const changes = changesOf(await ownDiff, children);
-  const meta: CommitMeta = {
-    kind: 'checkpoint',
-    threadId: header.threadId,
-    ordinal: header.ordinal,
-    trigger: header.trigger,
-    timeMs: header.timeMs,
-    changedCount: changes.count,
-    changed: changes.list,
-    skipped: prefixed(node, children, (m) => m.skipped),
-    preserved: [],
-    nested: [...children.map((c): NestedCheckpoint => ({ ...c.node.rel!, commit: c.commit })), ...reused],
-  };
+  const meta = checkpointMeta(header, changesOf(await ownDiff, children), prefixed(node, children, (m) => m.skipped), [...children.map((c): NestedCheckpoint => ({ ...c.node.rel!, commit: c.commit })), ...reused]);
   // Only the worktree's own checkpoints form a parent chain (browsable history); nested commits
   // stand alone, so deleting a nested ref on prune really frees its objects.
   const { commit } = await commitWithParents(node.repo, node.tree, prevCommit && isTop ? [prevCommit] : [], formatCommitMessage(meta), header.timeMs);

@@ -27,12 +27,12 @@ import { createTempIndex, emptyTree, headCommit, readCommit, setRef, type RepoIn
 import { formatCommitMessage, parseCommitMessage, type CommitMeta } from './checkpoint-refs';
 import { rawDiff, relKey, type RawDiffEntry } from './checkpoint-diff';
 import { GITLINK_MODE, MAX_NESTED_DEPTH, absBytes } from './nested-repos';
-import { joinRel, settleLimit, NESTED_CONCURRENCY } from './checkpoint-snapshot';
+import { settleLimit, NESTED_CONCURRENCY } from './checkpoint-snapshot';
 import { applyToIndex, changeMode, deferred, fastImportCommit, type Deferred, type FastImportCommit, type TreeChange } from './checkpoint-fastimport';
 import { FallBack, isAttributesPath, scanReported, scanStatus, toChanges, under, type Candidate } from './checkpoint-delta-scan';
 import { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING, dropWarmIndex, keepWarm, readWarm, warmFiles, type PendingEntry, type WarmNested, type WarmState } from './checkpoint-warm';
-import { MAX_CHANGED_PATHS_IN_META, repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint } from './checkpoint-types';
-import type { CheckpointHeader } from './checkpoint-commit';
+import { repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint } from './checkpoint-types';
+import { checkpointMeta, withNestedChanges, withNestedFiles, type CheckpointHeader } from './checkpoint-commit';
 import { maybeConsolidatePacks } from './checkpoint-packs';
 import { indexIdentity, indexReplacedSameEntries } from './index-file';
 
@@ -351,30 +351,13 @@ async function prepare(repo: RepoInfo, index: string, warm: WarmState, ctx: Delt
     for (const n of nested) if (n.gitlink) changes.push(n.gitlink);
     const own = composeChanges(d1, changes, before, new Set(nested.map((n) => relKey(n.rel))));
     const captured = nested.filter((n) => n.capture);
-    let count = own.length;
-    const list = own.slice(0, MAX_CHANGED_PATHS_IN_META);
-    for (const n of captured) {
-      count += n.capture!.meta.changedCount;
-      for (const ch of n.capture!.meta.changed) if (list.length < MAX_CHANGED_PATHS_IN_META) list.push({ ...joinRel(repoPath(n.rel), ch), status: ch.status });
-    }
-    const skipped = reported
-      ? warm.skipped.filter((k) => !reported.some((r) => r.equals(k.raw) || under(r, k.raw)) && !captured.some((n) => under(n.rel, k.raw)))
-      : [...scan.skipped];
-    for (const n of captured) for (const sk of n.capture!.meta.skipped) skipped.push({ ...joinRel(repoPath(n.rel), sk), bytes: sk.bytes });
+    const children = captured.map((n) => ({ rel: repoPath(n.rel), meta: n.capture!.meta }));
+    const changedList = withNestedChanges(own, children);
+    const ownSkipped = reported ? warm.skipped.filter((k) => !reported.some((r) => r.equals(k.raw) || under(r, k.raw)) && !captured.some((n) => under(n.rel, k.raw))) : scan.skipped;
+    const skipped = withNestedFiles(ownSkipped, children, (m) => m.skipped);
     const warnings = nested.filter((n) => !n.warm.repo).map((n) => `nested repository ${n.warm.rel.path} was left out: it cannot be entered`);
     for (const n of captured) warnings.push(...n.capture!.warnings);
-    const meta: CommitMeta = {
-      kind: 'checkpoint',
-      threadId: header.threadId,
-      ordinal: header.ordinal,
-      trigger: header.trigger,
-      timeMs: header.timeMs,
-      changedCount: count,
-      changed: list,
-      skipped,
-      preserved: [],
-      nested: [...captured.map((n): NestedCheckpoint => ({ ...repoPath(n.rel), commit: n.capture!.commit })), ...nested.flatMap((n) => (n.reused ? [{ path: n.reused.path, raw: n.reused.raw, commit: n.reused.commit }] : []))],
-    };
+    const meta = checkpointMeta(header, changedList, skipped, [...captured.map((n): NestedCheckpoint => ({ ...repoPath(n.rel), commit: n.capture!.commit })), ...nested.flatMap((n) => (n.reused ? [{ path: n.reused.path, raw: n.reused.raw, commit: n.reused.commit }] : []))]);
     const parent = ctx.isTop && prev.prevObj ? prev.prevCommit : null;
     // fast-import starts from the parent's tree; W replaces it unless they are the same.
     const baseTree = parent && prev.prevObj?.tree === warm.tree ? null : isEmptyTree(warm.tree) ? (parent ? 'empty' : null) : warm.tree;
