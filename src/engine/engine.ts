@@ -58,6 +58,7 @@ export class Engine {
       ...(auto
         ? {
             beforeMutatingTool: (info) => this.checkpoints.beforeMutatingTool(info),
+            afterMutatingTool: (info) => this.checkpoints.afterMutatingTool(info),
             onTurnEnd: (info) => this.checkpoints.onTurnEnd(info),
           }
         : {}),

@@ -30,6 +30,12 @@ export class EngineHost implements vscode.Disposable {
         if (e.affectsConfiguration('vox.approval') || e.affectsConfiguration('vox.openaiBaseUrl') || e.affectsConfiguration('vox.ollamaBaseUrl') || e.affectsConfiguration('vox.anthropicBaseUrl')) void this.restart();
         else if (e.affectsConfiguration('vox.model')) this.changed.fire();
       }),
+      // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
+      // checkpoint must look at the whole tree, not only at the paths the agent reported.
+      vscode.workspace.onDidSaveTextDocument(() => this.engine?.checkpoints.noteExternalChange()),
+      vscode.workspace.onDidCreateFiles(() => this.engine?.checkpoints.noteExternalChange()),
+      vscode.workspace.onDidDeleteFiles(() => this.engine?.checkpoints.noteExternalChange()),
+      vscode.workspace.onDidRenameFiles(() => this.engine?.checkpoints.noteExternalChange()),
     );
   }
 

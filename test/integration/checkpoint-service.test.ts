@@ -115,4 +115,52 @@ describe('checkpoints in the agent loop', function () {
     assert.deepEqual(engine.store.checkpoints(r.threadId), []);
     assert.equal(notices.filter((n) => /not a git repository/.test(n.message)).length, 1);
   });
+
+  it('between edit tools, captures look only at the paths the tools reported; a shell command, a user save or the turn end make them look at everything', async () => {
+    await setup(true, [
+      toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'one\n' } }]),
+      toolCallTurn([{ name: 'write_file', args: { path: 'b.txt', content: 'two\n' } }]),
+      toolCallTurn([{ name: 'run_command', args: { command: 'echo three > c.txt' } }]),
+      toolCallTurn([{ name: 'write_file', args: { path: 'd.txt', content: 'four\n' } }]),
+      toolCallTurn([{ name: 'write_file', args: { path: 'e.txt', content: 'five\n' } }]),
+      textTurn('done'),
+    ]);
+    const seen: Array<{ trigger: string; changedPaths?: Array<string | Buffer>; fast: boolean; tree: string }> = [];
+    const git = engine.checkpoints.git;
+    const original = git.captureCheckpoint.bind(git);
+    git.captureCheckpoint = async (opts) => {
+      const r = await original(opts);
+      seen.push({ trigger: opts.trigger.kind, ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}), fast: r.fast, tree: r.tree });
+      return r;
+    };
+    // A user save between the 4th and the 5th tool: that capture must look at everything.
+    let saves = 0;
+    const orig = engine.checkpoints.afterMutatingTool.bind(engine.checkpoints);
+    engine.checkpoints.afterMutatingTool = (info) => {
+      orig(info);
+      if (info.changedPaths?.includes('d.txt')) {
+        fs.writeFileSync(path.join(ws, 'user.txt'), 'saved by the user\n');
+        engine.checkpoints.noteExternalChange();
+        saves++;
+      }
+    };
+    const r = await engine.runner.startTurn({ prompt: 'edit things', model: model() }).done;
+    assert.equal(r.status, 'completed', r.error ?? '');
+    assert.equal(saves, 1);
+    assert.deepEqual(
+      seen.map((s) => `${s.trigger} ${s.changedPaths ? `reported[${s.changedPaths.join(',')}]` : 'whole tree'} fast=${s.fast}`),
+      [
+        'tool whole tree fast=false', // the first capture: nothing reported yet
+        'tool reported[a.txt] fast=true', // before b.txt: only write_file ran since
+        'tool reported[b.txt] fast=true', // before the shell command
+        'tool whole tree fast=false', // before d.txt: a shell command ran since
+        'tool whole tree fast=false', // before e.txt: the user saved a file
+        'turnEnd whole tree fast=false',
+      ],
+    );
+    // Every checkpoint holds what was on disk at its time (the reported ones included).
+    const cps = await engine.checkpoints.list(r.threadId);
+    const files = (c: { commit: string }) => gitOut(ws, ['ls-tree', '--name-only', c.commit]).split('\n').filter((f) => f !== '.gitignore').join(' ');
+    assert.deepEqual(cps.map(files), ['a.txt', 'a.txt', 'a.txt b.txt', 'a.txt b.txt c.txt', 'a.txt b.txt c.txt d.txt user.txt', 'a.txt b.txt c.txt d.txt e.txt user.txt']);
+  });
 });

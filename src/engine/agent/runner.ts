@@ -39,7 +39,7 @@ export interface AgentRunnerDeps {
    * killed command may still have changed files); not for denied calls. Must not throw. Variants
    * refresh their live diff stats here.
    */
-  afterMutatingTool?: (info: { threadId: string; runId: string; call: ToolCall }) => Promise<void> | void;
+  afterMutatingTool?: (info: { threadId: string; runId: string; call: ToolCall; changedPaths?: string[] }) => Promise<void> | void;
   /** Called when a turn ends, whatever its status. */
   onTurnEnd?: (info: { threadId: string; runId: string; status: RunStatus }) => Promise<void> | void;
 }
@@ -168,7 +168,7 @@ export class AgentRunner {
     const { store, streams } = this.deps;
     store.append({ type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson });
     streams.append(runId, 'toolCall', JSON.stringify({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson }));
-    let result: ToolResult;
+    let result: ToolResult | undefined;
     let itemStatus: 'completed' | 'denied' | 'failed' = 'completed';
     try {
       const tool = lookupTool(this.deps.tools, call.name);
@@ -186,7 +186,8 @@ export class AgentRunner {
           try {
             result = await tool.run(args, { workspaceRoot: this.deps.workspaceRoot, signal });
           } finally {
-            await this.deps.afterMutatingTool?.({ threadId, runId, call });
+            // The paths it changed, when it says (a tool that threw or does not say: unknown).
+            await this.deps.afterMutatingTool?.({ threadId, runId, call, ...(result?.changedPaths ? { changedPaths: result.changedPaths } : {}) });
           }
         } else {
           result = await tool.run(args, { workspaceRoot: this.deps.workspaceRoot, signal });

@@ -5,6 +5,13 @@
  * changed), and reports — never silently disables — captures that fail or exceed their budget.
  * Restores support three modes: files, thread (rewind the conversation; runs and their cost
  * stay recorded), or both.
+ *
+ * Between two captures, the paths the agent's own edit tools report are collected; a capture
+ * before the next tool passes them as `changedPaths` (the store then looks at nothing else, at a
+ * cost independent of the repository's size) only while that list is complete: any tool that
+ * does not report its paths (a shell command), a failed tool, a restore, an external change the
+ * host reports (`noteExternalChange`: the user saved a file) or REPORTED_PATHS_MAX_AGE_MS since
+ * the last capture makes the next capture look at the whole tree. Turn-end captures always do.
  */
 import type { VoxStore } from '../store/store';
 import type { ToolCall } from '../providers/types';
@@ -31,8 +38,13 @@ export interface RestoreOutcome {
   rewoundTo: string | null | undefined;
 }
 
+/** Longest time since the last capture for which reported paths alone are trusted (ms). */
+export const REPORTED_PATHS_MAX_AGE_MS = 60_000;
+
 export class CheckpointService {
   private readonly listeners = new Set<(n: CheckpointNotice) => void>();
+  /** Paths the agent's tools changed since the last capture, or null when not known completely. */
+  private reported: { paths: Set<string>; sinceMs: number } | null = null;
   /** Memo of the "is this a git repository" probe (null until probed). */
   private repoState: 'repo' | 'notRepo' | null = null;
 
@@ -60,7 +72,20 @@ export class CheckpointService {
 
   /** Hook for AgentRunner.beforeMutatingTool. Never throws: a failed capture is reported, the tool still runs. */
   async beforeMutatingTool(info: { threadId: string; runId: string; call: ToolCall }): Promise<void> {
-    await this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name);
+    const r = this.reported;
+    const changedPaths = r && Date.now() - r.sinceMs <= REPORTED_PATHS_MAX_AGE_MS ? [...r.paths] : undefined;
+    await this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name, changedPaths);
+  }
+
+  /** Hook for AgentRunner.afterMutatingTool: collects the paths the tool reports changing. */
+  afterMutatingTool(info: { changedPaths?: string[] }): void {
+    if (this.reported && info.changedPaths) for (const p of info.changedPaths) this.reported.paths.add(p);
+    else this.reported = null;
+  }
+
+  /** Something other than the agent's edit tools may have changed files (the user saved one). */
+  noteExternalChange(): void {
+    this.reported = null;
   }
 
   /** Hook for AgentRunner.onTurnEnd. */
@@ -68,9 +93,9 @@ export class CheckpointService {
     await this.captureQuietly(info.threadId, info.runId, 'turnEnd', null);
   }
 
-  private async captureQuietly(threadId: string, runId: string | null, trigger: 'tool' | 'turnEnd', toolName: string | null): Promise<void> {
+  private async captureQuietly(threadId: string, runId: string | null, trigger: 'tool' | 'turnEnd', toolName: string | null, changedPaths?: string[]): Promise<void> {
     try {
-      await this.capture(threadId, { runId, trigger, toolName });
+      await this.capture(threadId, { runId, trigger, toolName, ...(changedPaths ? { changedPaths } : {}) });
     } catch (e) {
       if (e instanceof CheckpointError && e.code === 'notARepository') return;
       this.notify({ level: 'error', message: `Checkpoint before ${toolName ?? 'turn end'} failed: ${(e as Error).message}` });
@@ -97,12 +122,21 @@ export class CheckpointService {
     const trigger = opts.trigger ?? 'manual';
     if (trigger !== 'manual' && !(await this.isRepository())) throw new CheckpointError('notARepository', `${this.workspaceRoot} is not a git repository`);
     this.store.getThread(threadId);
-    const receipt = await this.git.captureCheckpoint({
-      worktree: this.workspaceRoot,
-      threadId,
-      trigger: trigger === 'tool' ? { kind: 'tool', ...(opts.toolName ? { toolName: opts.toolName } : {}) } : { kind: trigger },
-      ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}),
-    });
+    const startedMs = Date.now();
+    let receipt: CheckpointReceipt;
+    try {
+      receipt = await this.git.captureCheckpoint({
+        worktree: this.workspaceRoot,
+        threadId,
+        trigger: trigger === 'tool' ? { kind: 'tool', ...(opts.toolName ? { toolName: opts.toolName } : {}) } : { kind: trigger },
+        ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}),
+      });
+    } catch (e) {
+      this.reported = null;
+      throw e;
+    }
+    // From here on, the agent's reported paths are the complete list again.
+    this.reported = { paths: new Set(), sinceMs: startedMs };
     this.repoState = 'repo';
     if (receipt.overBudget) {
       this.notify({ level: 'warning', message: `Checkpoint ${receipt.ordinal} took ${receipt.overBudget.tookMs} ms (budget ${receipt.overBudget.budgetMs} ms). Checkpoints stay on; consider ignoring large generated folders.` });
@@ -142,6 +176,7 @@ export class CheckpointService {
   async restore(threadId: string, ordinal: number, mode: RestoreMode): Promise<RestoreOutcome> {
     const row = this.store.checkpoints(threadId).find((c) => c.ordinal === ordinal);
     if (mode !== 'files' && !row) throw new CheckpointError('unknownCheckpoint', `checkpoint ${ordinal} of thread ${threadId} is not recorded in this store`);
+    if (mode !== 'thread') this.reported = null;
     const files = mode === 'thread' ? null : await this.git.restoreCheckpoint({ worktree: this.workspaceRoot, threadId, ordinal, mode: 'files' });
     let rewoundTo: string | null | undefined;
     if (mode !== 'files') {
@@ -153,6 +188,7 @@ export class CheckpointService {
   }
 
   undo(restorePoint: string): Promise<RestoreResult> {
+    this.reported = null;
     return this.git.undoRestore({ worktree: this.workspaceRoot, restorePoint });
   }
 
