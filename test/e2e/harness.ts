@@ -7,8 +7,9 @@
  * exit, SIGINT/SIGTERM and uncaught errors: code-server runs in its own process group, and the
  * whole group (server, extension host, pty host, file watcher) is killed.
  *
- * Used by test/e2e/run-e2e.mjs (UI checks + the in-extension-host suite) and by
- * scripts/start-vscode.mjs (the interactive "run Vox" path).
+ * Used by test/e2e/run-e2e.mjs (UI checks + the in-extension-host suite), the shared runner code
+ * (test/e2e/runner.mjs), the UI checks (test/e2e/ui-*.ts) and by scripts/start-vscode.mjs (the
+ * interactive "run Vox" path).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -1,5 +1,6 @@
 // Loads test/e2e/harness.ts (and the other TypeScript e2e modules) from plain .mjs scripts
-// (run-e2e.mjs, scripts/start-vscode.mjs) through tsx, without requiring `node --import tsx`.
+// (the e2e runners and runner.mjs, scripts/start-vscode.mjs) through tsx, without requiring
+// `node --import tsx`.
 // The project is CommonJS by default, so tsx may hand a module back as a CJS namespace (exports
 // under `default`): normalise that.
 import { tsImport } from 'tsx/esm/api';

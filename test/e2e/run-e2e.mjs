@@ -34,80 +34,20 @@
 //      variant's text in the workspace, HEAD/branch/index unchanged, worktrees removed).
 // Prints `N passed, N failed[, N skipped]`; writes {"passed","failed","skipped"} to
 // $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS (default 600000). Exit 1 on failure.
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSuite, REPO_ROOT } from './build-suite.mjs';
-import { loadChatUi, loadCheckpointsUi, loadHarness, loadVariantsUi } from './load-harness.mjs';
+import { loadHarness } from './load-harness.mjs';
+import { createRun, parseArgs } from './runner.mjs';
 
 const h = await loadHarness();
 
-const args = process.argv.slice(2);
-const flag = (f) => args.includes(f);
-const opt = (f) => {
-  const i = args.indexOf(f);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const { flag, opt } = parseArgs();
 const verbose = flag('--verbose');
 const chatOnly = flag('--chat-only');
-const counts = { passed: 0, failed: 0, skipped: 0 };
-const timings = [];
-const failures = [];
-const tRun = Date.now();
-
-async function timed(label, fn) {
-  const t0 = Date.now();
-  try {
-    return await fn();
-  } finally {
-    timings.push([label, Date.now() - t0]);
-  }
-}
-
-function record(name, ok, detail = '') {
-  if (ok === 'skip') {
-    counts.skipped++;
-    h.log(`SKIP ${name}${detail ? `: ${detail}` : ''}`);
-    return;
-  }
-  if (ok) counts.passed++;
-  else {
-    counts.failed++;
-    failures.push(`${name}${detail ? `: ${detail}` : ''}`);
-  }
-  h.log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-}
-
-/** Runs a check; an exception is one failure (with a screenshot when a page is given). */
-async function check(name, fn, page) {
-  try {
-    const r = await fn();
-    if (r === 'skip') record(name, 'skip');
-    else record(name, true);
-  } catch (e) {
-    record(name, false, (e && e.message) || String(e));
-    if (page) await h.screenshot(page, `e2e-FAILED-${name}`).catch(() => {});
-  }
-}
-
-function finish(code) {
-  timings.push(['total', Date.now() - tRun]);
-  process.stdout.write('\nTimings:\n' + timings.map(([l, ms]) => `  ${l.padEnd(34)} ${(ms / 1000).toFixed(1)} s`).join('\n') + '\n');
-  if (failures.length) process.stdout.write('\nFailures:\n' + failures.map((f) => `  - ${f}`).join('\n') + '\n');
-  const summary = `${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`;
-  process.stdout.write(`\n${summary}\n`);
-  if (process.env.VOX_TEST_COUNTS_FILE) fs.writeFileSync(process.env.VOX_TEST_COUNTS_FILE, JSON.stringify(counts));
-  process.exit(code ?? (counts.failed === 0 ? 0 : 1));
-}
-
-// A hard bound on the whole run: on expiry, kill everything and report what we have.
-const watchdog = setTimeout(() => {
-  record('whole run finished in time', false, `exceeded ${process.env.VOX_E2E_TIMEOUT_MS ?? 600000} ms`);
-  void h.cleanupAll().finally(() => finish(1));
-}, Number(process.env.VOX_E2E_TIMEOUT_MS ?? 600_000));
-watchdog.unref();
-h.installExitHooks();
+const run = createRun(h, { timeoutMs: Number(process.env.VOX_E2E_TIMEOUT_MS ?? 600_000), verbose });
+const { timed, record, check } = run;
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-e2e-run-'));
 const dirs = {
@@ -118,32 +58,14 @@ const dirs = {
 };
 const report = path.join(runRoot, 'ext-host-report.json');
 
-try {
+await run.main(runRoot, 'e2e run', async () => {
   // ---- Setup
-  const codeServerBin = await timed('code-server setup (check)', () => h.ensureCodeServer({ quiet: !verbose }));
-  h.log(`code-server: ${codeServerBin}`);
+  const codeServerBin = await run.ensureCodeServer();
 
   let extensionDir = REPO_ROOT;
   if (!flag('--dev')) {
-    let vsix = opt('--vsix') && path.resolve(opt('--vsix'));
-    if (!vsix) {
-      if (!fs.existsSync(path.join(REPO_ROOT, 'models', 'vox-demo.gguf'))) {
-        await timed('demo model', () => {
-          const r = spawnSync(process.execPath, ['scripts/make-demo-model.mjs'], { cwd: REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8' });
-          if (r.status !== 0) throw new Error(`make-demo-model failed: ${r.stderr}`);
-        });
-      }
-      vsix = path.join(REPO_ROOT, '.vox-sandbox', 'e2e', 'vox-e2e.vsix');
-      await timed('build + package VSIX', () => {
-        const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsix], { cwd: REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`package-vsix failed:\n${r.stderr?.slice(-4000)}`);
-      });
-    }
-    h.log(`VSIX: ${vsix} (${(fs.statSync(vsix).size / 1024 / 1024).toFixed(1)} MiB)`);
-    extensionDir = await timed('install VSIX (--install-extension)', () =>
-      h.installExtension({ codeServerBin, vsix, extensionsDir: dirs.extensions, userDataDir: dirs.userData, home: dirs.home }),
-    );
-    h.log(`installed: ${extensionDir}`);
+    const vsix = opt('--vsix') && path.resolve(opt('--vsix'));
+    extensionDir = await run.installVsix({ codeServerBin, dirs, vsix, out: 'vox-e2e.vsix' });
   } else if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'extension.js'))) {
     throw new Error('--dev needs a build: npm run build');
   }
@@ -162,7 +84,7 @@ try {
     }),
   );
   h.log(`code-server at ${server.url} (pid ${server.pid})`);
-  const session = await timed('launch chromium', () => h.launchBrowser({ onConsole: verbose ? (l) => h.log(`page ${l}`) : undefined }));
+  const session = await run.launchBrowser();
 
   // ---- 1. In-extension-host suite
   if (!flag('--no-host') && !chatOnly) {
@@ -243,72 +165,33 @@ try {
     }, page);
   }
 
-  // ---- 5. Chat UI: its own code-server session (fresh profile), after the first one is gone.
+  // ---- 5.–7. Chat, checkpoints and variants UI: each set in its own code-server session (fresh
+  // profile), after the first one is gone.
+  const uiOptions = {
+    codeServerBin,
+    extensionsDir: dirs.extensions,
+    devExtensionPath: flag('--dev') ? extensionDir : undefined,
+    browser: session.browser,
+    rootDir: runRoot,
+    updateDocsScreenshot: flag('--update-screenshot'),
+  };
+
+  // ---- 5. Chat UI
   if (!flag('--no-ui') && !flag('--no-chat')) {
     await timed('stop first code-server', () => server.stop());
-    const { runChatUiChecks } = await loadChatUi();
-    await timed('chat UI (all)', () =>
-      runChatUiChecks({
-        codeServerBin,
-        extensionsDir: dirs.extensions,
-        devExtensionPath: flag('--dev') ? extensionDir : undefined,
-        browser: session.browser,
-        rootDir: runRoot,
-        check,
-        timed,
-        updateDocsScreenshot: flag('--update-screenshot'),
-        verbose,
-      }),
-    );
+    await run.runUiSet('chat', uiOptions);
   }
 
   // ---- 6. Checkpoints in the Source Control view: agent edit → checkpoint → compare, restore, undo.
   if (!flag('--no-ui') && !flag('--no-checkpoints')) {
     if (flag('--no-chat')) await timed('stop first code-server', () => server.stop());
-    const { runCheckpointChecks } = await loadCheckpointsUi();
-    await timed('checkpoints UI (all)', () =>
-      runCheckpointChecks({
-        codeServerBin,
-        extensionsDir: dirs.extensions,
-        devExtensionPath: flag('--dev') ? extensionDir : undefined,
-        browser: session.browser,
-        rootDir: runRoot,
-        check,
-        timed,
-        updateDocsScreenshot: flag('--update-screenshot'),
-        verbose,
-      }),
-    );
+    await run.runUiSet('checkpoints', uiOptions);
   }
 
   // ---- 7. Variants in the Source Control view: two models → Vox Variants → diff → adopt.
   if (!flag('--no-ui') && !flag('--no-variants')) {
     await server.stop(); // no-op when a section above already stopped it
-    const { runVariantChecks } = await loadVariantsUi();
-    await timed('variants UI (all)', () =>
-      runVariantChecks({
-        codeServerBin,
-        extensionsDir: dirs.extensions,
-        devExtensionPath: flag('--dev') ? extensionDir : undefined,
-        browser: session.browser,
-        rootDir: runRoot,
-        check,
-        timed,
-        updateDocsScreenshot: flag('--update-screenshot'),
-        verbose,
-      }),
-    );
+    await run.runUiSet('variants', uiOptions);
   }
-
-  // ---- 4. Teardown + leak check
-  await timed('teardown', () => h.cleanupAll());
-  await h.sleep(300);
-  const leaked = h.processesMentioning(runRoot);
-  record('no code-server process left behind', leaked.length === 0, leaked.join(' | '));
-} catch (e) {
-  record('e2e run', false, (e && e.stack) || String(e));
-} finally {
-  await h.cleanupAll();
-  fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
-}
-finish();
+  // ---- 4. Teardown + leak check: run.main, after this.
+});

@@ -25,26 +25,57 @@
  * machine cannot turn a mid-stream check into an after-the-end one. Waits are condition-based
  * with bounded timeouts. Assistant texts are single markdown paragraphs with no markdown syntax,
  * so the rendered text (`innerText`) is the raw text and can be compared byte for byte.
+ *
+ * The session and screenshots are test/e2e/ui-session.ts's, the palette/side bar helpers
+ * test/e2e/ui-workbench.ts's; reading the webview's runs and the stored messages is
+ * test/e2e/ui-chat-stream.ts's.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import Database from 'better-sqlite3';
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeHold, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+import {
+  assert,
+  checkScreenshots,
+  EXTENSION_ID,
+  readmePicture,
+  startUiSession,
+  stateGuard,
+  timedOf,
+  uiDirs,
+  VOX_WEBVIEW,
+  type UiCheckOptions,
+  type UiSession,
+} from './ui-session';
+import {
+  sendInNewThread,
+  setApiKey,
+  widenSideBar,
+} from './ui-workbench';
+import {
+  assertSameBytes,
+  assertStreamedPrefixes,
+  growth,
+  READ_RECORDER_JS,
+  readStoredAnswer,
+  readStoredStream,
+  rendered,
+  runState,
+  slowChunks,
+  START_RECORDER_JS,
+  watch,
+  words,
+  type RunSample,
+} from './ui-chat-stream';
 
-const EXTENSION_ID = 'vox-dev.vox';
 const OPENAI_MODEL = 'openai:gpt-e2e';
 const API_KEY = 'sk-e2e-ui-0123456789';
 const OUT_FILE = 'e2e-out.txt';
 const OUT_CONTENT = 'written by vox e2e\n';
 /** Demo prompts tried before the demo check gives up on seeing a reply grow (see the check). */
 const DEMO_ATTEMPTS = 3;
-/** The picture the README shows (copied from test-results/ with `updateDocsScreenshot`). */
-export const DOCS_SCREENSHOT = path.join(h.REPO_ROOT, 'docs', 'screenshot-chat.png');
-/** Largest PNG accepted as the README picture. */
-const DOCS_SCREENSHOT_MAX_BYTES = 250 * 1024;
 
 /** The names run-e2e.mjs reports, in order. */
 export const CHAT_CHECKS = {
@@ -58,22 +89,8 @@ export const CHAT_CHECKS = {
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
 
-export interface ChatUiOptions {
-  codeServerBin: string;
-  /** Extensions dir holding the installed Vox (ignored with devExtensionPath). */
-  extensionsDir: string;
-  /** Load this folder as the extension under development instead (run-e2e --dev). */
-  devExtensionPath?: string;
-  browser: Browser;
-  /** Scratch directory (profile, HOME, workspace live under it); the caller removes it. */
-  rootDir: string;
-  /** run-e2e's named check: runs fn, counts pass/fail, screenshots `page` on failure. */
-  check: (name: string, fn: () => Promise<unknown>, page?: Page) => Promise<void>;
-  timed?: <T>(label: string, fn: () => Promise<T>) => Promise<T>;
-  /** Copy the chosen screenshot to docs/screenshot-chat.png (otherwise test-results/ only). */
-  updateDocsScreenshot?: boolean;
-  verbose?: boolean;
-}
+/** run-e2e's options (see UiCheckOptions); `updateDocsScreenshot` copies docs/screenshot-chat.png. */
+export type ChatUiOptions = UiCheckOptions;
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -85,52 +102,11 @@ function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-function snippet(s: string, at = 0, width = 60): string {
-  return JSON.stringify(s.slice(Math.max(0, at - width / 2), at + width / 2));
-}
-
-/** Throws naming the first differing byte when a and b are not the same UTF-8 bytes. */
-export function assertSameBytes(what: string, actual: string, expected: string): void {
-  const a = Buffer.from(actual, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  if (a.equals(b)) return;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const ca = Buffer.from(a.subarray(0, i)).toString('utf8').length;
-  throw new Error(
-    `${what}: ${a.length} vs ${b.length} bytes, first difference at byte ${i}: got ${snippet(actual, ca)}, expected ${snippet(expected, ca)}`,
-  );
-}
-
-const VOCAB = ['tokens', 'ünïcödé', '日本語', 'emoji 🚀', 'naïve', 'Zürich', 'arrive', 'in', 'order', '—', 'café', 'stream'];
-
-/**
- * A long single-paragraph answer streamed as `n` chunks: words (some non-ASCII, one astral) and
- * single spaces, no markdown syntax, so its rendered text equals the raw text.
- */
-export function slowChunks(tag: string, n: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(`${i === 0 ? `${tag}:` : ''} ${VOCAB[i % VOCAB.length]} w${i + 1}`);
-  return out;
-}
-
 /** The editor-tab check's answer (readable: its moment is the README picture). */
 const EDITOR_TAB_ANSWER =
   'Vox streams this answer into the side bar and into an editor tab at the same time. Both views subscribe to ' +
   'the same turn and each receives every token exactly once, in order, from the chunk it last saw. Hide a view, ' +
   'reload it or open another tab: the text picks up where it left off and ends identical to the stored message.';
-
-/** `text` as word chunks (each but the first with its leading space). */
-function words(text: string): string[] {
-  return text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
-}
-
-/** What the rendered text of `chunks` looks like: markdown trims the paragraph. */
-const rendered = (chunks: string[]): string => chunks.join('').trim();
 
 /** Fake-server hold before text chunk `k` (0-based; event 0 is the role chunk). */
 function holdBeforeChunk(k: number, release: Promise<unknown>, reached: Deferred<void>): FakeHold {
@@ -154,196 +130,44 @@ async function discardPending(fake: FakeServer): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Screenshots
 
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /**
  * The README picture: the editor-tab check's mid-stream moment (the same thread streaming in the
- * side bar and in an editor tab). test-results/screenshot-chat.png; --update-screenshot copies it
- * to docs/screenshot-chat.png.
+ * side bar and in an editor tab). test-results/screenshot-chat.png, at most 250 KiB;
+ * --update-screenshot copies it to docs/screenshot-chat.png.
  */
-const README_SHOT = 'screenshot-chat';
-
-/** Drags the side bar's edge so the chat gets a readable width (cosmetic: screenshots only). */
-async function widenSideBar(page: Page, to = 520): Promise<void> {
-  const bar = await page.locator('.part.sidebar').boundingBox();
-  if (!bar || bar.width >= to) return;
-  const x = bar.x + bar.width;
-  const y = bar.y + bar.height / 2;
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  await page.mouse.move(x + (to - bar.width), y, { steps: 8 });
-  await page.mouse.up();
-  const after = await page.locator('.part.sidebar').boundingBox();
-  h.log(`chat UI: side bar ${Math.round(bar.width)} px -> ${Math.round(after?.width ?? 0)} px wide`);
-}
+const README = readmePicture('screenshot-chat', 250 * 1024);
+export const DOCS_SCREENSHOT = README.docsFile;
 
 // ---------------------------------------------------------------------------------------------
 // The webview, seen from the page
 
-/** Vox's webviews; which one is the side bar view and which the editor tab is told by where they sit. */
-const VOX_WEBVIEW = `extensionId=${EXTENSION_ID}`;
+/** Vox's webviews (VOX_WEBVIEW): which one is the side bar view and which the editor tab is told by where they sit. */
 const SIDEBAR = '.part.sidebar';
 const EDITOR = '.part.editor';
-
-/** One run (the last `article.run`) as the webview renders it. */
-export interface RunSample {
-  at: number;
-  runs: number;
-  /** The assistant text blocks' rendered text, joined. */
-  text: string;
-  blocks: number;
-  /** data-status of the run's footer: running | completed | cancelled | failed | interrupted. */
-  status: string | null;
-  /** The composer shows Stop (a run is active in this view). */
-  stop: boolean;
-  title: string;
-  userMessages: string[];
-}
-
-const RUN_STATE_FN = `() => {
-  const runs = document.querySelectorAll('article.run');
-  const run = runs[runs.length - 1];
-  const blocks = run ? Array.from(run.querySelectorAll('.message.assistant')) : [];
-  return {
-    runs: runs.length,
-    text: blocks.map((b) => b.innerText).join(''),
-    blocks: blocks.length,
-    status: run ? (run.querySelector('footer.run-status')?.getAttribute('data-status') ?? null) : null,
-    stop: !!document.querySelector('vscode-button.stop'),
-    title: document.querySelector('h1.title')?.textContent ?? '',
-    userMessages: Array.from(document.querySelectorAll('.message.user .plain')).map((e) => e.textContent ?? ''),
-  };
-}`;
-const RUN_STATE_JS = `(${RUN_STATE_FN})()`;
-
-/**
- * Records every rendered state of the last run from inside the webview (a MutationObserver), so
- * a short reply that streams between two polls is still seen growing. Read with READ_RECORDER_JS.
- */
-const START_RECORDER_JS = `(() => {
-  const read = ${RUN_STATE_FN};
-  const rec = [];
-  let last = '';
-  window.__voxRecorder?.disconnect();
-  const obs = new MutationObserver(() => {
-    const s = read();
-    const key = s.status + '|' + s.runs + '|' + s.text;
-    if (key !== last) { last = key; rec.push({ ...s, at: Date.now() }); }
-  });
-  obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-  window.__voxRecorder = obs;
-  window.__voxRecorded = rec;
-})()`;
-const READ_RECORDER_JS = `(() => { window.__voxRecorder?.disconnect(); return window.__voxRecorded ?? []; })()`;
-
-async function runState(frame: Frame): Promise<RunSample> {
-  const s = (await frame.evaluate(RUN_STATE_JS)) as Omit<RunSample, 'at'>;
-  return { ...s, at: Date.now() };
-}
-
-/** Samples `frame` every `everyMs` until `done(sample)`; returns every sample (the last satisfied `done`). */
-async function watch(frame: Frame, what: string, timeoutMs: number, done: (s: RunSample) => boolean, everyMs = 50): Promise<RunSample[]> {
-  const samples: RunSample[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await runState(frame);
-    samples.push(s);
-    if (done(s)) return samples;
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not reached after ${timeoutMs} ms (last: status=${s.status} runs=${s.runs} text=${snippet(s.text, s.text.length, 80)})`);
-    }
-    await h.sleep(everyMs);
-  }
-}
-
-/** Texts seen while the run was running, distinct, in order. */
-function growth(samples: RunSample[]): string[] {
-  const out: string[] = [];
-  for (const s of samples) if (s.status === 'running' && s.text.length > 0 && s.text !== out[out.length - 1]) out.push(s.text);
-  return out;
-}
-
-/** Every text shown while running is a prefix of the final text, and never shrinks. */
-function assertStreamedPrefixes(what: string, samples: RunSample[], final: string): void {
-  let last = '';
-  for (const t of growth(samples)) {
-    if (!final.startsWith(t)) throw new Error(`${what}: text shown mid-stream is not a prefix of the final text (duplicated or lost tokens?): ${snippet(t, t.length, 80)}`);
-    if (t.length < last.length) throw new Error(`${what}: text shrank mid-stream from ${last.length} to ${t.length} characters`);
-    last = t;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The stored messages (SQLite under the profile's globalStorage), read-only
-
-interface StoredMessage { threadId: string; content: string; status: string }
-
-function readStoredAnswer(dbFile: string, threadTitle: string): StoredMessage {
-  assert(fs.existsSync(dbFile), `no store at ${dbFile}`);
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    const thread = db.prepare('SELECT id FROM threads WHERE title = ? AND deleted = 0 ORDER BY created_at DESC LIMIT 1').get(threadTitle) as { id: string } | undefined;
-    assert(thread, `no thread titled ${JSON.stringify(threadTitle)} in ${dbFile}`);
-    const msg = db
-      .prepare("SELECT content, status FROM messages WHERE thread_id = ? AND role = 'assistant' ORDER BY created_at DESC, rowid DESC LIMIT 1")
-      .get(thread.id) as { content: string; status: string } | undefined;
-    assert(msg, `thread ${thread.id} has no assistant message`);
-    return { threadId: thread.id, content: msg.content, status: msg.status };
-  } finally {
-    db.close();
-  }
-}
-
-/** The text chunks the engine has stored (turn_chunks) for the last run of a thread, joined. */
-function readStoredStream(dbFile: string, threadTitle: string): string {
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    const run = db
-      .prepare('SELECT r.id FROM runs r JOIN threads t ON t.id = r.thread_id WHERE t.title = ? AND t.deleted = 0 ORDER BY t.created_at DESC, r.ordinal DESC LIMIT 1')
-      .get(threadTitle) as { id: string } | undefined;
-    assert(run, `no run in a thread titled ${JSON.stringify(threadTitle)}`);
-    const rows = db.prepare("SELECT data FROM turn_chunks WHERE turn_id = ? AND kind = 'text' ORDER BY seq").all(run.id) as { data: string }[];
-    return rows.map((r) => r.data).join('');
-  } finally {
-    db.close();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The checks
 
 export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
-  const timed = o.timed ?? (<T>(_l: string, fn: () => Promise<T>) => fn());
-  const dirs = {
-    home: path.join(o.rootDir, 'chat-home'),
-    userData: path.join(o.rootDir, 'chat-user-data'),
-    workspace: path.join(o.rootDir, 'chat-workspace'),
-    extensions: o.devExtensionPath ? path.join(o.rootDir, 'chat-extensions') : o.extensionsDir,
-  };
+  const timed = timedOf(o);
+  const dirs = uiDirs(o, 'chat');
   const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
-  const shots: Record<string, string> = {};
   const state = { view: false, model: false };
+  const requireState = stateGuard(state, (k) => CHAT_CHECKS[k], '; ');
   let fake: FakeServer | undefined;
-  let server: h.CodeServer | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page | undefined;
+  let session: UiSession | undefined;
   /** Releases every hold a check set up, so a failed check never leaves the fake server waiting. */
   const releases: (() => void)[] = [];
 
-  const shot = async (name: string): Promise<void> => {
-    shots[name] = await h.screenshot(page!, name);
-  };
+  const shot = (name: string): Promise<void> => session!.shot(name);
   /** The sidebar chat's content frame (blank-webview retry included); the error lists the webviews seen. */
   const sidebar = async (): Promise<Frame> => {
     try {
-      return (await h.waitForWebview(page!, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+      return (await h.waitForWebview(session!.page, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
     } catch (e) {
-      const srcs = await page!.$$eval('iframe.webview', (els) => els.map((el) => el.getAttribute('src') ?? '')).catch(() => []);
+      const srcs = await session!.page.$$eval('iframe.webview', (els) => els.map((el) => el.getAttribute('src') ?? '')).catch(() => []);
       throw new Error(`${(e as Error).message}; webview iframes: ${srcs.map((s) => s.replace(/^.*\?/, '?')).join(' | ') || 'none'}`);
     }
-  };
-  const requireState = (...keys: (keyof typeof state)[]): void => {
-    const missing = keys.filter((k) => !state[k]);
-    if (missing.length) throw new Error(`not run: an earlier step failed (${missing.map((k) => CHAT_CHECKS[k]).join('; ')})`);
   };
   /** Pushes a check's script; afterwards releases its holds and drops what it did not use. */
   const scripted = async <T>(responses: FakeResponse[], fn: () => Promise<T>): Promise<T> => {
@@ -359,7 +183,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
       for (const r of releases.splice(0)) r();
       if (!ok) {
         // Stop whatever the failed check left running, then drop its unused responses.
-        await h.runCommand(page!, 'Vox: Stop', 10_000).catch(() => {});
+        await h.runCommand(session!.page, 'Vox: Stop', 10_000).catch(() => {});
         await discardPending(fake!);
       }
       if (o.verbose) h.log(`fake server: ${fake!.requests.length - before} request(s) in this check`);
@@ -375,10 +199,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
   /** New thread in `frame`, prompt typed into the composer and sent with the Send button. */
   const send = async (frame: Frame, prompt: string): Promise<void> => {
-    await frame.locator('vscode-button.new-thread').click({ timeout: 10_000 });
-    await frame.locator('section.empty').waitFor({ timeout: 10_000 });
-    await frame.locator('vscode-textarea textarea').fill(prompt, { timeout: 10_000 });
-    await frame.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+    await sendInNewThread(frame, prompt);
     await watch(frame, `the prompt ${JSON.stringify(prompt)} shows as a thread with a run`, 20_000, (s) => s.runs > 0 && s.userMessages.includes(prompt));
   };
 
@@ -395,56 +216,35 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     try {
       fake = await startFakeOpenAI({ responses: [] });
       h.createSampleWorkspace(dirs.workspace);
-      fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-      fs.writeFileSync(
-        path.join(dirs.userData, 'User', 'settings.json'),
-        JSON.stringify(
-          {
-            ...h.QUIET_WORKBENCH_SETTINGS,
-            'vox.model': 'local:demo',
-            'vox.models': [OPENAI_MODEL],
-            'vox.openaiBaseUrl': fake.baseUrl,
-            'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
-          },
-          null,
-          2,
-        ),
-      );
-      server = await timed('chat UI: start code-server', () =>
-        h.startCodeServer({
-          codeServerBin: o.codeServerBin,
-          workspace: dirs.workspace,
-          home: dirs.home,
-          userDataDir: dirs.userData,
-          extensionsDir: dirs.extensions,
-          verbose: o.verbose,
-        }),
-      );
-      context = await o.browser.newContext({ viewport: { width: 1280, height: 800 } });
-      page = await context.newPage();
+      session = await startUiSession(o, {
+        label: 'chat UI',
+        dirs,
+        settings: {
+          'vox.model': 'local:demo',
+          'vox.models': [OPENAI_MODEL],
+          'vox.openaiBaseUrl': fake.baseUrl,
+          'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
+        },
+      });
     } catch (e) {
       // Every check fails with the reason rather than the run losing count of them.
       const why = `the chat UI session did not start: ${(e as Error).message}`;
       for (const name of Object.values(CHAT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
       return;
     }
-    if (o.verbose) page.on('console', (m) => h.log(`chat page [${m.type()}] ${m.text()}`));
-    const p = page;
-    const srv = server;
+    const { page: p, shots, openWorkbench } = session;
     const fk = fake;
 
     // ---- 1. The view, the demo banner
     await o.check(CHAT_CHECKS.view, () =>
       timed(CHAT_CHECKS.view, async () => {
-        const t0 = Date.now();
-        const since = (): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-        const payload: [string, string][] | undefined = o.devExtensionPath ? [['extensionDevelopmentPath', srv.remoteUri(o.devExtensionPath)]] : undefined;
-        await h.openWorkbench(p, srv.workbenchUrl({ folder: dirs.workspace, payload }));
-        h.log(`chat UI: workbench ready after ${since()}`);
+        const since = await openWorkbench();
         await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
         const view = await sidebar();
         h.log(`chat UI: Vox view rendered after ${since()}`);
-        await widenSideBar(p);
+        // A readable width for the chat (cosmetic: screenshots only).
+        const widened = await widenSideBar(p, 520);
+        if (widened) h.log(`chat UI: side bar ${Math.round(widened.from)} px -> ${Math.round(widened.to)} px wide`);
         const banner = view.locator('section.demo-banner');
         await banner.waitFor({ state: 'visible', timeout: 30_000 });
         h.log(`chat UI: demo banner after ${since()}`);
@@ -492,13 +292,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     await o.check(CHAT_CHECKS.model, () =>
       timed(CHAT_CHECKS.model, async () => {
         requireState('view');
-        const widget = p.locator('.quick-input-widget');
-        await h.runCommand(p, 'Vox: Set API Key', 30_000, { opensQuickInput: true });
-        await widget.locator('.quick-input-list .label-name', { hasText: /^anthropic$/ }).waitFor({ timeout: 10_000 });
-        await h.answerQuickInput(p, 'openai');
-        await widget.locator('.quick-input-message', { hasText: 'openai API key' }).waitFor({ timeout: 10_000 });
-        await h.answerQuickInput(p, API_KEY);
-        await p.locator('.notifications-toasts', { hasText: 'Vox: openai key saved.' }).waitFor({ timeout: 15_000 });
+        // The provider pick lists every provider (anthropic first), then asks for openai's key.
+        await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
 
         const view = await sidebar();
         await view.locator('.model-row select').selectOption(OPENAI_MODEL, { timeout: 10_000 });
@@ -620,7 +415,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
           assert(opened.status === 'running', `the turn was ${opened.status} when the tab opened it (not mid-stream)`);
           assertSameBytes('the tab\'s text when it opened the thread vs the sidebar\'s', opened.text, upToHold);
           await shot('e2e-editor-tab');
-          await shot(README_SHOT);
+          await shot(README.shot);
 
           h1.release();
           const ended = (s: RunSample): boolean => s.status !== null && s.status !== 'running';
@@ -697,25 +492,12 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8. Screenshots: artifacts + the README picture
     await o.check(CHAT_CHECKS.screenshots, async () => {
-      const wanted = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final', README_SHOT];
-      const missing = wanted.filter((n) => !shots[n] || !fs.existsSync(shots[n]!));
-      assert(missing.length === 0, `missing screenshots: ${missing.join(', ')}`);
-      for (const n of wanted) {
-        const png = fs.readFileSync(shots[n]!);
-        assert(png.subarray(0, 8).equals(PNG_MAGIC), `${shots[n]} is not a PNG`);
-      }
-      const readme = fs.readFileSync(shots[README_SHOT]!);
-      assert(readme.length <= DOCS_SCREENSHOT_MAX_BYTES, `${shots[README_SHOT]} is ${readme.length} bytes (> ${DOCS_SCREENSHOT_MAX_BYTES})`);
-      if (o.updateDocsScreenshot) {
-        fs.mkdirSync(path.dirname(DOCS_SCREENSHOT), { recursive: true });
-        fs.copyFileSync(shots[README_SHOT]!, DOCS_SCREENSHOT);
-        h.log(`README picture updated: ${DOCS_SCREENSHOT} (${readme.length} bytes)`);
-      }
+      const taken = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
+      checkScreenshots(o, shots, taken, README);
     }, p);
   } finally {
     for (const r of releases.splice(0)) r();
-    if (context) await context.close().catch(() => {});
-    if (server) await server.stop();
+    if (session) await session.close();
     if (fake) await fake.close().catch(() => {});
   }
 }

@@ -5,9 +5,9 @@
  * OpenAI-compatible servers (test/support/fake-openai-server.ts) on 127.0.0.1.
  *
  * The two variants run at the same time, so the order of their model requests is not fixed: a
- * small router in front of the fake servers sends each request to the script of the model it
- * names (`muse-alpha` → one fake server, `muse-beta` → another), so variant #0 and variant #1
- * deterministically write different text to notes.txt with `write_file`.
+ * small router (test/e2e/model-router.ts) in front of the fake servers sends each request to the
+ * script of the model it names (`muse-alpha` → one fake server, `muse-beta` → another), so
+ * variant #0 and variant #1 deterministically write different text to notes.txt with `write_file`.
  *
  * The issue's requirement: the README shows the variants workflow with a picture from this run.
  * Called by test/e2e/run-e2e.mjs (and run-checkpoints-e2e.mjs); every check below is one named,
@@ -30,16 +30,45 @@
  *   5. screenshots are PNGs, the README picture is small enough (copied to
  *      docs/screenshot-variants.png with `updateDocsScreenshot`).
  *
- * Waits are condition-based with bounded timeouts; git is run from this process, read-only.
+ * The session, screenshots and git helpers are test/e2e/ui-session.ts's, the workbench helpers
+ * test/e2e/ui-workbench.ts's. Waits are condition-based with bounded timeouts; git is run from
+ * this process, read-only.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { startModelRouter, type ModelRouter } from './model-router';
+import {
+  AGENT_EDITS_SETTINGS,
+  assert,
+  assertRepoUnchanged,
+  checkScreenshots,
+  createNotesWorkspace,
+  git,
+  readmePicture,
+  startUiSession,
+  stateGuard,
+  timedOf,
+  uiDirs,
+  userRepoState,
+  type UiCheckOptions,
+  type UiSession,
+} from './ui-session';
+import {
+  clickInlineAction,
+  collapsePane,
+  errorToasts,
+  exactly,
+  expandPane,
+  sideBarPane,
+  toast,
+  treeRow,
+  waitForDiff,
+  waitForEditorTab,
+  widenSideBar,
+} from './ui-workbench';
 
 const NOTES = 'notes.txt';
 const ORIGINAL = 'original\n';
@@ -51,12 +80,9 @@ const MODELS = [
 ] as const;
 /** The variant the checks open and adopt (index into MODELS = the variant's index). */
 const ADOPT = 1;
-/** The picture the README shows (copied from test-results/ with `updateDocsScreenshot`). */
-export const DOCS_SCREENSHOT = path.join(h.REPO_ROOT, 'docs', 'screenshot-variants.png');
-/** Largest PNG accepted as the README picture. */
-const DOCS_SCREENSHOT_MAX_BYTES = 300 * 1024;
-/** test-results/<README_SHOT>.png is what `updateDocsScreenshot` copies to the docs. */
-const README_SHOT = 'screenshot-variants';
+/** The picture the README shows (test-results/screenshot-variants.png; docs/ with `updateDocsScreenshot`). */
+const README = readmePicture('screenshot-variants', 300 * 1024);
+export const DOCS_SCREENSHOT = README.docsFile;
 
 const variantLabel = (i: number): string => `#${i} ${MODELS[i]!.ref}`;
 
@@ -69,68 +95,11 @@ export const VARIANT_CHECKS = {
   screenshots: 'variants UI: screenshots in test-results/ and the README picture',
 } as const;
 
-export interface VariantUiOptions {
-  codeServerBin: string;
-  /** Extensions dir holding the installed Vox (ignored with devExtensionPath). */
-  extensionsDir: string;
-  /** Load this folder as the extension under development instead. */
-  devExtensionPath?: string;
-  browser: Browser;
-  /** Scratch directory (profile, HOME, workspace live under it); the caller removes it. */
-  rootDir: string;
-  /** The runner's named check: runs fn, counts pass/fail, screenshots `page` on failure. */
-  check: (name: string, fn: () => Promise<unknown>, page?: Page) => Promise<void>;
-  timed?: <T>(label: string, fn: () => Promise<T>) => Promise<T>;
-  /** Copy the README picture to docs/screenshot-variants.png (otherwise test-results/ only). */
-  updateDocsScreenshot?: boolean;
-  verbose?: boolean;
-}
+/** The runner's options (see UiCheckOptions); `updateDocsScreenshot` copies docs/screenshot-variants.png. */
+export type VariantUiOptions = UiCheckOptions;
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-const exactly = (s: string): RegExp => new RegExp(`^\\s*${escapeRegExp(s)}\\s*$`);
-
-/** Runs git in `cwd` (from this process, never through the extension); throws on a non-zero exit. */
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'user.name=Vox E2E', '-c', 'user.email=e2e@vox.invalid', ...args], { cwd, encoding: 'utf8', timeout: 15_000 });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} (exit ${r.status ?? r.signal}): ${r.stderr.trim()}`);
-  return r.stdout;
-}
-
-/** What the user's repository looks like to them: variants and adoption must not change it. */
-interface UserRepoState {
-  head: string;
-  branch: string;
-  index: string;
-  stash: string;
-}
-
-function userRepoState(ws: string): UserRepoState {
-  return {
-    head: git(ws, 'rev-parse', 'HEAD').trim(),
-    branch: git(ws, 'symbolic-ref', '--short', 'HEAD').trim(),
-    index: git(ws, 'ls-files', '-s'),
-    stash: git(ws, 'stash', 'list'),
-  };
-}
-
-function assertRepoUnchanged(before: UserRepoState, now: UserRepoState): void {
-  assert(now.branch === before.branch, `branch changed: ${before.branch} -> ${now.branch}`);
-  assert(now.head === before.head, `HEAD moved: ${before.head} -> ${now.head}`);
-  assert(now.index === before.index, `the index changed:\n${before.index}\n->\n${now.index}`);
-  assert(now.stash === before.stash, `git stash list changed: ${JSON.stringify(now.stash)}`);
-}
 
 /** `git worktree list --porcelain` as paths (the main worktree first). */
 function worktreePaths(ws: string): string[] {
@@ -148,92 +117,8 @@ const readFileOr = (file: string): string | undefined => {
   }
 };
 
-/** The sample workspace plus a committed notes.txt. */
-function createWorkspace(dir: string): void {
-  h.createSampleWorkspace(dir);
-  fs.writeFileSync(path.join(dir, NOTES), ORIGINAL);
-  git(dir, 'add', NOTES);
-  git(dir, 'commit', '-q', '-m', 'Add notes');
-  assert(git(dir, 'status', '--porcelain') === '', 'the sample workspace is not clean after its commits');
-}
-
-// ---------------------------------------------------------------------------------------------
-// A router in front of one fake server per model
-
-interface ModelRouter {
-  /** Hand this to `vox.openaiBaseUrl` (ends in `/v1`). */
-  baseUrl: string;
-  /** Requests that named no known model (answered 404). */
-  unrouted: string[];
-  close(): Promise<void>;
-}
-
-/**
- * Forwards each request to the fake server of the model its JSON body names. The variants' turns
- * run concurrently, so one shared script queue would hand out answers in a racy order; per model
- * queues make "variant #i writes text i" deterministic.
- */
-async function startModelRouter(backends: Record<string, FakeServer>): Promise<ModelRouter> {
-  const unrouted: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      let model: unknown;
-      try {
-        model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
-      } catch {
-        model = undefined;
-      }
-      const backend = typeof model === 'string' ? backends[model] : undefined;
-      if (!backend) {
-        unrouted.push(`${req.method} ${req.url} model=${String(model)}`);
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify({ error: { message: `router: no fake server for model ${String(model)}`, type: 'invalid_request_error', param: null, code: 'model_not_found' } }));
-      }
-      const target = new URL(backend.baseUrl);
-      const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) };
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      });
-      up.on('error', (e) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`router: ${e.message}`);
-      });
-      res.on('close', () => up.destroy());
-      up.end(body);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    unrouted,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // The variants tree, seen from the page
-
-/** The "Vox Variants" pane in the side bar (a view pane of the Source Control container). */
-function variantsPane(page: Page): Locator {
-  return page.locator('.part.sidebar .pane', { has: page.locator('.pane-header h3.title', { hasText: exactly('Vox Variants') }) }).first();
-}
-
-/** The first tree row whose label is exactly `label`. */
-function treeRow(pane: Locator, label: string): Locator {
-  return pane.locator('.monaco-list-row', { has: pane.page().locator('.label-name', { hasText: exactly(label) }) }).first();
-}
 
 /** The pane's visible rows as "label — description", for error messages. */
 async function rowTexts(pane: Locator): Promise<string[]> {
@@ -254,91 +139,26 @@ async function rowDescription(row: Locator): Promise<string> {
   return ((await row.locator('.label-description').first().textContent({ timeout: 2_000 })) ?? '').trim();
 }
 
-/** Clicks an inline action of a row: hovering the row reveals its action bar. */
-async function clickInlineAction(row: Locator, title: string): Promise<void> {
-  const action = row.locator(`.actions .action-label[aria-label^="${title}"]`).first();
-  await row.hover({ timeout: 5_000 });
-  try {
-    await action.waitFor({ state: 'visible', timeout: 5_000 });
-  } catch {
-    const have = await row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? '')).catch(() => []);
-    throw new Error(`row has no visible inline action "${title}" (actions: ${have.join(' | ') || 'none'})`);
-  }
-  await action.click({ timeout: 5_000 });
-}
-
-/** Collapses a view pane of the side bar by its title (no-op when collapsed or absent). */
-async function collapsePane(page: Page, title: string): Promise<void> {
-  const header = page.locator('.part.sidebar .pane-header', { has: page.locator('h3.title', { hasText: exactly(title) }) }).first();
-  if ((await header.count()) === 0 || (await header.getAttribute('aria-expanded')) !== 'true') return;
-  // The title, not the header's middle: the header also holds the view's action buttons.
-  await header.locator('h3.title').click({ timeout: 5_000 });
-  await h.waitFor(`the ${title} pane to collapse`, 5_000, async () => (await header.getAttribute('aria-expanded')) === 'false', 100);
-}
-
-/** Drags the side bar's edge to `to` px so the tree's descriptions fit (cosmetic: screenshots). */
-async function widenSideBar(page: Page, to: number): Promise<void> {
-  const bar = await page.locator('.part.sidebar').boundingBox();
-  if (!bar || bar.width >= to) return;
-  const x = bar.x + bar.width;
-  const y = bar.y + bar.height / 2;
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  await page.mouse.move(x + (to - bar.width), y, { steps: 8 });
-  await page.mouse.up();
-}
-
-/** Text of one side of the open diff editor (Monaco renders spaces as U+00A0). */
-async function diffSide(page: Page, side: 'original' | 'modified'): Promise<string> {
-  const t = await page.locator(`.part.editor .monaco-diff-editor .editor.${side} .view-lines`).first().innerText({ timeout: 2_000 });
-  return t.replace(/\u00a0/g, ' ');
-}
-
 /** No hover highlight and no focus outline (a collapsed pane's header keeps one) in a picture. */
 async function settleForPicture(page: Page): Promise<void> {
   await page.mouse.move(5, 5);
   await page.evaluate('document.activeElement instanceof HTMLElement && document.activeElement.blur()').catch(() => {});
 }
 
-/** A notification toast containing `text`. */
-function toast(page: Page, text: string | RegExp): Locator {
-  return page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
-}
-
-/** Visible error toasts, for error messages (a failed command shows "Vox: …" there). */
-async function errorToasts(page: Page): Promise<string[]> {
-  return (await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
-}
-
 // ---------------------------------------------------------------------------------------------
 // The checks
 
 export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
-  const timed = o.timed ?? (<T>(_l: string, fn: () => Promise<T>) => fn());
-  const dirs = {
-    home: path.join(o.rootDir, 'var-home'),
-    userData: path.join(o.rootDir, 'var-user-data'),
-    workspace: path.join(o.rootDir, 'var-workspace'),
-    extensions: o.devExtensionPath ? path.join(o.rootDir, 'var-extensions') : o.extensionsDir,
-  };
+  const timed = timedOf(o);
+  const dirs = uiDirs(o, 'var');
   const ws = dirs.workspace;
-  const shots: Record<string, string> = {};
   const state = { started: false, view: false };
+  const requireState = stateGuard(state);
   const fakes: FakeServer[] = [];
   let router: ModelRouter | undefined;
-  let server: h.CodeServer | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page | undefined;
+  let session: UiSession | undefined;
   /** Worktree of variant i (from `git worktree list`, by its `variant-<i>` folder). */
   const worktrees: string[] = [];
-
-  const requireState = (...keys: (keyof typeof state)[]): void => {
-    const missing = keys.filter((k) => !state[k]);
-    if (missing.length) throw new Error(`not run: an earlier step failed (${missing.join(', ')})`);
-  };
-  const shot = async (name: string): Promise<void> => {
-    shots[name] = await h.screenshot(page!, name);
-  };
 
   try {
     // ---- Session: fake servers + router, workspace, settings, code-server, browser context
@@ -354,50 +174,25 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
       backends[m.wire] = fk;
     }
     router = await startModelRouter(backends);
-    createWorkspace(ws);
+    createNotesWorkspace(ws, NOTES, ORIGINAL);
     const base = userRepoState(ws);
-    fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-    fs.writeFileSync(
-      path.join(dirs.userData, 'User', 'settings.json'),
-      JSON.stringify(
-        {
-          ...h.QUIET_WORKBENCH_SETTINGS,
-          'vox.model': MODELS[0].ref,
-          'vox.models': MODELS.map((m) => m.ref),
-          'vox.openaiBaseUrl': router.baseUrl,
-          'vox.approval': { read: 'auto', write: 'auto', execute: 'ask' },
-          // The diff stays side by side at this window size (cosmetic: the screenshots).
-          'diffEditor.useInlineViewWhenSpaceIsLimited': false,
-        },
-        null,
-        2,
-      ),
-    );
-    server = await timed('variants UI: start code-server', () =>
-      h.startCodeServer({
-        codeServerBin: o.codeServerBin,
-        workspace: ws,
-        home: dirs.home,
-        userDataDir: dirs.userData,
-        extensionsDir: dirs.extensions,
-        verbose: o.verbose,
-      }),
-    );
-    context = await o.browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    if (o.verbose) page.on('console', (m) => h.log(`variants page [${m.type()}] ${m.text()}`));
-    const p = page;
-    const srv = server;
+    session = await startUiSession(o, {
+      label: 'variants UI',
+      dirs,
+      settings: {
+        'vox.model': MODELS[0].ref,
+        'vox.models': MODELS.map((m) => m.ref),
+        'vox.openaiBaseUrl': router.baseUrl,
+        ...AGENT_EDITS_SETTINGS,
+      },
+    });
+    const { page: p, shots, shot, openWorkbench } = session;
     const rt = router;
 
     // ---- 1. Start the variants from the command palette
     await o.check(VARIANT_CHECKS.start, () =>
       timed(VARIANT_CHECKS.start, async () => {
-        const t0 = Date.now();
-        const since = (): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-        const payload: [string, string][] | undefined = o.devExtensionPath ? [['extensionDevelopmentPath', srv.remoteUri(o.devExtensionPath)]] : undefined;
-        await h.openWorkbench(p, srv.workbenchUrl({ folder: ws, payload }));
-        h.log(`variants UI: workbench ready after ${since()}`);
+        const since = await openWorkbench();
         assert(worktreePaths(ws).length === 1, `worktrees exist before the variants: ${worktreePaths(ws).join(', ')}`);
 
         // The command starts the engine, then asks for the prompt in an input box.
@@ -472,19 +267,11 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
       timed(VARIANT_CHECKS.view, async () => {
         requireState('started');
         // The start command focuses the view itself; the palette is the fallback.
-        const pane = variantsPane(p);
-        if (!(await pane.isVisible())) {
+        if (!(await sideBarPane(p, 'Vox Variants').isVisible())) {
           h.log('variants UI: Vox Variants not on screen after the start; focusing it from the palette');
           await h.runCommand(p, 'Source Control: Focus on Vox Variants View', 20_000);
         }
-        try {
-          await pane.waitFor({ state: 'visible', timeout: 20_000 });
-        } catch {
-          const titles = await p.locator('.part.sidebar .pane-header h3.title').allTextContents().catch(() => []);
-          throw new Error(`no "Vox Variants" pane in the side bar (panes: ${titles.join(' | ') || 'none'})`);
-        }
-        const header = pane.locator('.pane-header').first();
-        if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click({ timeout: 5_000 });
+        const pane = await expandPane(p, 'Vox Variants');
         // Room for the tree and its descriptions (cosmetic: the picture).
         for (const other of ['Vox Checkpoints', 'Graph']) await collapsePane(p, other).catch((e: unknown) => h.log(`variants UI: ${String(e)}`));
         await widenSideBar(p, 430);
@@ -521,29 +308,19 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
     await o.check(VARIANT_CHECKS.diff, () =>
       timed(VARIANT_CHECKS.diff, async () => {
         requireState('started', 'view');
-        const pane = variantsPane(p);
+        const pane = sideBarPane(p, 'Vox Variants');
         await clickInlineAction(treeRow(pane, variantLabel(ADOPT)), 'Open Variant Diff');
         const title = `Variant #${ADOPT} (${MODELS[ADOPT].ref}) vs base`;
-        const tab = p.locator('.part.editor .tab', { hasText: `Variant #${ADOPT}` }).first();
-        try {
-          await tab.waitFor({ state: 'visible', timeout: 15_000 });
-        } catch {
-          const tabs = await p.locator('.part.editor .tab').allTextContents().catch(() => []);
-          throw new Error(`no editor tab titled "${title}" (tabs: ${tabs.map((t) => t.trim()).join(' | ') || 'none'}; toasts: ${(await errorToasts(p)).join(' | ') || 'none'})`);
-        }
+        const tab = await waitForEditorTab(p, `Variant #${ADOPT}`, title, async () => `; toasts: ${(await errorToasts(p)).join(' | ') || 'none'}`);
         const tabText = ((await tab.textContent()) ?? '').trim();
         assert(tabText.includes(title), `the diff tab is titled ${JSON.stringify(tabText)}, expected ${JSON.stringify(title)}`);
-        await p.locator('.part.editor .monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15_000 });
         const want = MODELS[ADOPT].content.trim().split('\n');
-        let sides = { original: '', modified: '' };
-        try {
-          await h.waitFor('both sides of the diff', 15_000, async () => {
-            sides = { original: await diffSide(p, 'original'), modified: await diffSide(p, 'modified') };
-            return sides.original.includes(ORIGINAL.trim()) && want.every((l) => sides.modified.includes(l));
-          }, 200);
-        } catch {
-          throw new Error(`the diff shows ${JSON.stringify(sides.original)} ↔ ${JSON.stringify(sides.modified)}, expected "original" ↔ ${JSON.stringify(MODELS[ADOPT].content)}`);
-        }
+        const sides = await waitForDiff(
+          p,
+          (d) => d.original.includes(ORIGINAL.trim()) && want.every((l) => d.modified.includes(l)),
+          `"original" ↔ ${JSON.stringify(MODELS[ADOPT].content)}`,
+          15_000,
+        );
         assert(!sides.modified.includes(ORIGINAL.trim()), 'the variant side of the diff still shows "original"');
         for (const other of MODELS.filter((_, i) => i !== ADOPT)) assert(!sides.modified.includes(other.content.trim()), `the diff shows ${other.ref}'s text`);
         // The file in the diff is the variant's own (in its worktree), not the main workspace's.
@@ -552,7 +329,7 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
         await settleForPicture(p);
         await h.sleep(300); // the diff decorations settle (cosmetic)
         await shot('e2e-variants-diff');
-        shots[README_SHOT] = await h.screenshot(p, README_SHOT);
+        await shot(README.shot);
       }), p);
 
     // ---- 4. Adopt variant #1 (inline action + the confirmation dialog)
@@ -560,7 +337,7 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
       timed(VARIANT_CHECKS.adopt, async () => {
         requireState('started', 'view');
         await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-        const pane = variantsPane(p);
+        const pane = sideBarPane(p, 'Vox Variants');
         await clickInlineAction(treeRow(pane, variantLabel(ADOPT)), 'Adopt Variant');
         const dialog = p.locator('.monaco-dialog-box').first();
         try {
@@ -607,21 +384,11 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
 
     // ---- 5. Screenshots: artifacts + the README picture
     await o.check(VARIANT_CHECKS.screenshots, async () => {
-      const wanted = ['e2e-variants-pick', 'e2e-variants', 'e2e-variants-diff', 'e2e-variants-adopt-confirm', 'e2e-variants-adopted', README_SHOT];
-      const missing = wanted.filter((n) => !shots[n] || !fs.existsSync(shots[n]!));
-      assert(missing.length === 0, `missing screenshots: ${missing.join(', ')}`);
-      for (const n of wanted) assert(fs.readFileSync(shots[n]!).subarray(0, 8).equals(PNG_MAGIC), `${shots[n]} is not a PNG`);
-      const readme = fs.readFileSync(shots[README_SHOT]!);
-      assert(readme.length <= DOCS_SCREENSHOT_MAX_BYTES, `${shots[README_SHOT]} is ${readme.length} bytes (> ${DOCS_SCREENSHOT_MAX_BYTES})`);
-      if (o.updateDocsScreenshot) {
-        fs.mkdirSync(path.dirname(DOCS_SCREENSHOT), { recursive: true });
-        fs.copyFileSync(shots[README_SHOT]!, DOCS_SCREENSHOT);
-        h.log(`README picture updated: ${DOCS_SCREENSHOT} (${readme.length} bytes)`);
-      }
+      const taken = ['e2e-variants-pick', 'e2e-variants', 'e2e-variants-diff', 'e2e-variants-adopt-confirm', 'e2e-variants-adopted'];
+      checkScreenshots(o, shots, taken, README);
     }, p);
   } finally {
-    if (context) await context.close().catch(() => {});
-    if (server) await server.stop();
+    if (session) await session.close();
     if (router) await router.close().catch(() => {});
     for (const f of fakes) await f.close().catch(() => {});
   }

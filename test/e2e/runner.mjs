@@ -1,0 +1,173 @@
+// What the code-server e2e runners share (test/e2e/run-e2e.mjs, run-checkpoints-e2e.mjs): the
+// argument helpers, the tally of named checks (PASS/FAIL/SKIP lines, timings, the closing
+// `N passed, N failed[, N skipped]` line and $VOX_TEST_COUNTS_FILE), the watchdog that bounds the
+// whole run, code-server/Chromium setup, building + installing the VSIX, the sets of UI checks
+// (test/e2e/ui-{chat,checkpoints,variants}.ts) and the teardown with its leak check.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadChatUi, loadCheckpointsUi, loadVariantsUi } from './load-harness.mjs';
+
+/** `flag('--x')`: present; `opt('--x')`: the argument after it. */
+export function parseArgs(args = process.argv.slice(2)) {
+  return {
+    flag: (f) => args.includes(f),
+    opt: (f) => {
+      const i = args.indexOf(f);
+      return i >= 0 ? args[i + 1] : undefined;
+    },
+  };
+}
+
+/** The sets of UI checks, each in its own code-server session: the label it is timed under, its runner. */
+const UI_SETS = {
+  chat: { label: 'chat UI (all)', load: async () => (await loadChatUi()).runChatUiChecks },
+  checkpoints: { label: 'checkpoints UI (all)', load: async () => (await loadCheckpointsUi()).runCheckpointChecks },
+  variants: { label: 'variants UI (all)', load: async () => (await loadVariantsUi()).runVariantChecks },
+};
+
+/**
+ * One run: starts the watchdog (on expiry after `timeoutMs`: one failure, everything killed, the
+ * summary printed) and installs the harness's exit hooks. `h` is test/e2e/harness.ts;
+ * `labelWidth`/`clipLabels` lay out the timings table.
+ */
+export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clipLabels = false }) {
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const timings = [];
+  const failures = [];
+  const tRun = Date.now();
+
+  async function timed(label, fn) {
+    const t0 = Date.now();
+    try {
+      return await fn();
+    } finally {
+      timings.push([label, Date.now() - t0]);
+    }
+  }
+
+  function record(name, ok, detail = '') {
+    if (ok === 'skip') {
+      counts.skipped++;
+      h.log(`SKIP ${name}${detail ? `: ${detail}` : ''}`);
+      return;
+    }
+    if (ok) counts.passed++;
+    else {
+      counts.failed++;
+      failures.push(`${name}${detail ? `: ${detail}` : ''}`);
+    }
+    h.log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+  }
+
+  /** Runs a check; an exception is one failure (with a screenshot when a page is given). */
+  async function check(name, fn, page) {
+    try {
+      const r = await fn();
+      if (r === 'skip') record(name, 'skip');
+      else record(name, true);
+    } catch (e) {
+      record(name, false, (e && e.message) || String(e));
+      if (page) await h.screenshot(page, `e2e-FAILED-${name}`).catch(() => {});
+    }
+  }
+
+  let finished = false;
+  function finish(code) {
+    if (finished) return;
+    finished = true;
+    timings.push(['total', Date.now() - tRun]);
+    const label = (l) => (clipLabels ? l.padEnd(labelWidth).slice(0, labelWidth) : l.padEnd(labelWidth));
+    process.stdout.write('\nTimings:\n' + timings.map(([l, ms]) => `  ${label(l)} ${(ms / 1000).toFixed(1)} s`).join('\n') + '\n');
+    if (failures.length) process.stdout.write('\nFailures:\n' + failures.map((f) => `  - ${f}`).join('\n') + '\n');
+    const summary = `${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`;
+    process.stdout.write(`\n${summary}\n`);
+    if (process.env.VOX_TEST_COUNTS_FILE) fs.writeFileSync(process.env.VOX_TEST_COUNTS_FILE, JSON.stringify(counts));
+    process.exit(code ?? (counts.failed === 0 ? 0 : 1));
+  }
+
+  // A hard bound on the whole run: on expiry, kill everything and report what we have.
+  const watchdog = setTimeout(() => {
+    record('whole run finished in time', false, `exceeded ${timeoutMs} ms`);
+    void h.cleanupAll().finally(() => finish(1));
+  }, timeoutMs);
+  watchdog.unref();
+  h.installExitHooks();
+
+  return {
+    counts,
+    timed,
+    record,
+    check,
+    finish,
+
+    /** scripts/setup-code-server.sh (idempotent); returns the code-server binary. */
+    async ensureCodeServer() {
+      const bin = await timed('code-server setup (check)', () => h.ensureCodeServer({ quiet: !verbose }));
+      h.log(`code-server: ${bin}`);
+      return bin;
+    },
+
+    /** Debian Chromium, headless (the page console mirrored with --verbose). */
+    launchBrowser() {
+      return timed('launch chromium', () => h.launchBrowser({ onConsole: verbose ? (l) => h.log(`page ${l}`) : undefined }));
+    },
+
+    /**
+     * Installs a VSIX with `code-server --install-extension` into dirs.extensions and returns the
+     * installed folder. Without `vsix`: generates the demo model when missing, then builds and
+     * packs .vox-sandbox/e2e/<out> (scripts/package-vsix.mjs).
+     */
+    async installVsix({ codeServerBin, dirs, vsix, out }) {
+      if (!vsix) {
+        if (!fs.existsSync(path.join(h.REPO_ROOT, 'models', 'vox-demo.gguf'))) {
+          await timed('demo model', () => {
+            const r = spawnSync(process.execPath, ['scripts/make-demo-model.mjs'], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8' });
+            if (r.status !== 0) throw new Error(`make-demo-model failed: ${r.stderr}`);
+          });
+        }
+        vsix = path.join(h.REPO_ROOT, '.vox-sandbox', 'e2e', out);
+        await timed('build + package VSIX', () => {
+          const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsix], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8', timeout: 240_000 });
+          if (r.status !== 0) throw new Error(`package-vsix failed (exit ${r.status ?? r.signal}):\n${r.stderr?.slice(-4000)}`);
+        });
+      }
+      h.log(`VSIX: ${vsix} (${(fs.statSync(vsix).size / 1024 / 1024).toFixed(1)} MiB)`);
+      const installed = await timed('install VSIX (--install-extension)', () =>
+        h.installExtension({ codeServerBin, vsix, extensionsDir: dirs.extensions, userDataDir: dirs.userData, home: dirs.home }),
+      );
+      h.log(`installed: ${installed}`);
+      return installed;
+    },
+
+    /**
+     * Runs one set of UI checks ('chat', 'checkpoints' or 'variants'; test/e2e/ui-session.ts's
+     * UiCheckOptions plus this run's check, timed and verbose), timed as "<set> UI (all)".
+     */
+    async runUiSet(name, options) {
+      const set = UI_SETS[name];
+      const runChecks = await set.load();
+      await timed(set.label, () => runChecks({ ...options, check, timed, verbose }));
+    },
+
+    /**
+     * Runs `body`, then tears down and checks that no process mentions `runRoot`; an exception
+     * is the failure `failureLabel`. Always cleans up, removes runRoot and prints the summary.
+     */
+    async main(runRoot, failureLabel, body) {
+      try {
+        await body();
+        await timed('teardown', () => h.cleanupAll());
+        await h.sleep(300);
+        const leaked = h.processesMentioning(runRoot);
+        record('no code-server process left behind', leaked.length === 0, leaked.join(' | '));
+      } catch (e) {
+        record(failureLabel, false, (e && e.stack) || String(e));
+      } finally {
+        await h.cleanupAll();
+        fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
+      }
+      finish();
+    },
+  };
+}
