@@ -831,7 +831,7 @@ async function main(): Promise<void> {
     voxRestore.note = `${[...restoredCounts].join('/')} paths restored (restore point first)`;
     shadowRestore.note = 'Roo; Cline runs reset --hard alone';
 
-    const rows = [spawnFloor, status, voxFull, plain, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
+    const rows = [spawnFloor, status, voxFirst, voxFull, plain, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
     const W = Math.max(...rows.map((r) => r.label.length));
     const cols = (a: string, b: string, c2: string, d: string, e: string, f: string, g2: string, h: string): string =>
       `${a.padEnd(W)}  ${b.padStart(9)}  ${c2.padStart(13)}  ${d.padStart(8)}  ${e.padStart(5)}  ${f.padStart(8)}  ${g2.padEnd(24)}  ${h}`;
@@ -863,16 +863,16 @@ async function main(): Promise<void> {
     const fullRatio = median(voxFull.samples) / statusMs;
     const fastRatio = median(voxFast.samples) / statusMs;
     const worstRatio = Math.max(fullRatio, fastRatio);
-    const statusGitMs = status.gitMs ?? Number.NaN;
     const voxDisk = Math.max(voxFull.disk, voxFast.disk);
     const diskShare = voxDisk / c.trackedBytes;
     const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');
     console.log('');
     console.log('Goal: Vox within 1.3× of git status on any checkpoint; no full copy on disk; changedPaths capture < 0.5× status');
+    const firstRatio = median(voxFirst.samples) / statusMs;
     console.log(
-      `  within 1.3×:   full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)} ` +
-        `(time inside git: full ${fmtRatio((voxFull.gitMs ?? Number.NaN) / statusGitMs)}, changedPaths ${fmtRatio((voxFast.gitMs ?? Number.NaN) / statusGitMs)} of status's; ` +
-        `${voxFull.procs ?? '?'} and ${voxFast.procs ?? '?'} git processes at ~${fmtMs(median(spawnFloor.samples))} ms per process start here)`,
+      `  within 1.3×:   full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)} for every capture after a worktree's first; ` +
+        `the first (and the first after a restore), a full snapshot, ${fmtRatio(firstRatio)} → ${mark(firstRatio <= GOAL_CAPTURE_VS_STATUS)} ` +
+        `(${voxFull.procs ?? '?'} and ${voxFast.procs ?? '?'} git processes, started by a helper process; "in git" counts fast-import from its start, while it waits for its input)`,
     );
     console.log(
       `  no full copy:  Vox adds ${fmtBytes(voxDisk)} per checkpoint (${(diskShare * 100).toFixed(3)}% of the tracked bytes; + one ${fmtBytes(warm).slice(1)} warm index per worktree) ` +
