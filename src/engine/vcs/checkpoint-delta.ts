@@ -1,24 +1,24 @@
 /**
- * Incremental capture from the warm index (SPEC §4.2: a cost proportional to what changed).
+ * Incremental capture from the warm state (SPEC §4.2: a cost proportional to what changed).
  *
- * A copy of the repository's warm index (`checkpoint-warm.ts`, the exact index of the last
- * captured tree W) finds what changed since W, in one of two ways:
+ * The repository's warm index (`checkpoint-warm.ts`: an index file W0 plus a journal of changes,
+ * together the last captured tree W) tells what changed since W, in one of two ways
+ * (`checkpoint-delta-scan.ts`):
  *   - status mode (every capture without `changedPaths`): one `git status --porcelain=v2 -z
- *     -uall` on the copy, with git's untracked cache enabled on it (directories whose mtime did
- *     not change are not read again) and optional locks allowed (refreshed stat data and the
- *     cache are written back into the copy). Gitlinks are ignored there; nested repositories are
- *     captured inside themselves, recursively, by the same mechanism;
+ *     -uall` on a copy of the index file, with git's untracked cache on; the journal's paths are
+ *     compared too. Gitlinks are ignored there; nested repositories are captured inside
+ *     themselves, recursively, by the same mechanism (their scans run alongside);
  *   - reported mode (`changedPaths`, from the agent's own edit tools; the caller guarantees
- *     nothing else changed): one `ls-files -s -c -o --exclude-standard` limited to those paths
- *     tells tracked entries from untracked and ignored ones — no walk at all.
- * The changed paths are then hashed, committed by fast-import on top of W and applied to the
- * copy (`checkpoint-fastimport.ts`), which becomes the new warm index. The commit's "files
- * changed" is relative to the thread's previous checkpoint P: the diff P→W (nothing when P's
- * tree is W, the usual case) composed with the changes W→new.
+ *     nothing else changed): the index file read directly for just those paths, one
+ *     `check-ignore` for paths not in W — no walk at all.
+ * The changes are committed by fast-import on top of W (`checkpoint-fastimport.ts`) and
+ * journaled. The commit's "files changed" is relative to the thread's previous checkpoint P:
+ * the diff P→W (nothing when P is the last capture, the usual case) composed with W→new.
  *
  * Anything unusual returns null and the caller takes the full snapshot instead (which decides,
  * and reports real failures): no warm state, a new nested repository, an unmerged entry, a
- * special file, an over-cap file that is tracked, an unreadable file, a reported directory.
+ * special file, a file in W now over the size cap, an unreadable file, a reported directory, a
+ * failed fast-import.
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';

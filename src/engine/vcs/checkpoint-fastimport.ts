@@ -2,20 +2,21 @@
  * Writing a checkpoint from a known list of changes, without a full-index write-tree (SPEC §4.2).
  *
  * The incremental capture (`checkpoint-delta.ts`) knows exactly which paths differ from the warm
- * index's tree. From that list, three git processes run side by side instead of a chain:
- *   - `hash-object -w --stdin-paths` stores the changed regular files as blobs (with the
- *     repository's clean filters and end-of-line rules, exactly as `git add` would);
- *   - `fast-import` starts from the previous tree (`M 040000 <tree> ""` replaces the root), applies
- *     the changes, writes the new trees, the commit (parent, identity, date, message) and the ref,
- *     and prints the commit and root tree ids (`get-mark`, `ls`) — one process instead of
- *     `write-tree` (which rewrites the whole index) + `commit-tree` + `update-ref`;
- *   - `update-index -z --index-info` applies the same entries to the temporary index, which then
- *     describes the new tree and becomes the warm index. Entries written this way carry no stat
- *     data, so the next status re-hashes just those files once and can never trust stale content.
- * Symlinks are stored by fast-import (`inline`) with the blob id computed here, so the index entry
- * matches. Every path is passed C-quoted (fast-import and `--stdin-paths` both unquote), so names
- * with newlines, quotes, backslashes or non-UTF-8 bytes work. Small imports are written as a pack
- * (`fastimport.unpackLimit=0`: no `unpack-objects` child); git's own `gc --auto` consolidates packs.
+ * tree W. One `fast-import` process (started early, fed when the list is ready) starts from the
+ * previous tree (`from <parent>`, or `M 040000 <W> ""` to replace the root), applies the changes,
+ * writes the blobs, the new trees, the commit (parent, identity, date, message) and the ref, and
+ * prints the commit and root tree ids (`get-mark`, `ls`) — one process instead of `write-tree`
+ * (which rewrites the whole index) + `commit-tree` + `update-ref`. File contents travel inline,
+ * their ids computed here; when git might convert content (attributes, autocrlf), a
+ * `hash-object -w --stdin-paths` (`startHasher`) stores them as `git add` would and fast-import
+ * gets the ids. `applyToIndex` writes the same entries into an index (`update-index -z
+ * --index-info`, no stat data, so the next status re-hashes those files once).
+ *
+ * Every path is passed C-quoted (fast-import and `--stdin-paths` both unquote), so names with
+ * newlines, quotes, backslashes or non-UTF-8 bytes work. The objects go into one small pack
+ * (`fastimport.unpackLimit=0`: no `unpack-objects` child, no loose file per object), which
+ * `checkpoint-packs.ts` consolidates. A fast-import that fails leaves its crash report in the git
+ * dir; it is removed here.
  */
 import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';

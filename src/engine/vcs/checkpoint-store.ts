@@ -3,13 +3,16 @@
  * refs, at a cost proportional to what changed, without ever touching HEAD, branches, the real
  * index, the stash or (on capture) the working tree, and without losing a byte on restore.
  *
- *   capture   snapshot (`checkpoint-snapshot.ts`: temp copy of the real index, `add -A` minus
- *             over-cap untracked files and commit-less nested repositories, `write-tree`), then
- *             `commit-tree` with the thread's previous checkpoint as parent and
- *             `update-ref refs/vox/checkpoints/<encoded thread>/<ordinal>` (`checkpoint-commit.ts`);
- *             nested repositories are checkpointed inside themselves under the same ref name and
- *             listed with their commit ids in the outer metadata. With `changedPaths`, the warm
- *             index is used instead (`checkpoint-warm.ts`).
+ *   capture   incremental from the repository's warm state when there is one
+ *             (`checkpoint-delta.ts`: status or the reported paths, fast-import, a journal),
+ *             else the full snapshot (`checkpoint-snapshot.ts`: temp copy of the real index,
+ *             `add -A` minus over-cap untracked files and commit-less nested repositories,
+ *             `write-tree`; then `commit-tree` with the thread's previous checkpoint as parent and
+ *             a create-only `update-ref refs/vox/checkpoints/<encoded thread>/<ordinal>`,
+ *             `checkpoint-commit.ts`), which leaves the warm state behind. Nested repositories are
+ *             checkpointed inside themselves under the same ref name and listed with their commit
+ *             ids in the outer metadata. The last checkpoint of each thread is remembered, so a
+ *             capture needs no ref listing (a stale memory is caught by git and retried).
  *   restore   restore point first (`refs/vox/restore-points/<stamp>`), then git's two-tree switch
  *             on a temporary index (`checkpoint-restore.ts`); `undoRestore` restores a restore
  *             point the same way (leaving a new restore point).
