@@ -667,6 +667,7 @@ async function main(): Promise<void> {
     const spawnFloor = row('0  git --version (one process start)');
     const status = row('1  git status --porcelain (floor)');
     const voxFirst = row('2f Vox capture, first in a worktree (full snapshot)', 'user repo');
+    const voxPrepare = row('2w Vox warm-up at turn start (background, no checkpoint)', 'user repo');
     const voxFull = row('2  Vox capture, full (status on the warm index)', 'user repo');
     const plain = row('2p the same plumbing, bare (no store extras)', 'user repo');
     const voxFast = row('3  Vox capture, changedPaths (warm index)', 'user repo');
@@ -732,12 +733,22 @@ async function main(): Promise<void> {
     dirty(w);
     await measure(voxFirst, false, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-first' }));
     // Once more, timed, after forgetting the warm indexes (as a restore does).
-    for (const gitDir of [path.join(root, '.git'), path.join(root, g.nestedRel, '.git')]) {
-      for (const n of fs.readdirSync(gitDir).filter((x) => x.startsWith('vox-warm-index'))) fs.rmSync(path.join(gitDir, n));
-    }
+    const forgetWarm = (): void => {
+      for (const gitDir of [path.join(root, '.git'), path.join(root, g.nestedRel, '.git')]) {
+        for (const n of fs.readdirSync(gitDir).filter((x) => x.startsWith('vox-warm-index'))) fs.rmSync(path.join(gitDir, n));
+      }
+    };
+    forgetWarm();
     dirty(w);
     await measure(voxFirst, true, () => store.captureCheckpoint({ ...capture, worktree: root, threadId: 'bench-first-2' }));
-    voxFirst.note = 'once per worktree (and after a restore): builds the warm index';
+    voxFirst.note = 'without the warm-up below: once per worktree (and after a restore)';
+    // What the agent loop does instead: the warm-up runs when a turn starts (while the model
+    // thinks), so the turn's first checkpoint is an incremental one (row 2).
+    forgetWarm();
+    await measure(voxPrepare, false, () => store.prepareWarm(root));
+    forgetWarm();
+    await measure(voxPrepare, true, () => store.prepareWarm(root));
+    voxPrepare.note = 'the first checkpoint after it is incremental (row 2)';
     for (let r = -WARMUP_ROUNDS; r < opts.runs; r++) {
       const t = r >= 0;
       await measure(spawnFloor, t, () => git(root, ['--version']));
@@ -831,7 +842,7 @@ async function main(): Promise<void> {
     voxRestore.note = `${[...restoredCounts].join('/')} paths restored (restore point first)`;
     shadowRestore.note = 'Roo; Cline runs reset --hard alone';
 
-    const rows = [spawnFloor, status, voxFirst, voxFull, plain, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
+    const rows = [spawnFloor, status, voxFirst, voxPrepare, voxFull, plain, voxFast, readTree, shadowFirst, shadowNext, stash, voxRestore, voxUndo, shadowRestore, shadowBack];
     const W = Math.max(...rows.map((r) => r.label.length));
     const cols = (a: string, b: string, c2: string, d: string, e: string, f: string, g2: string, h: string): string =>
       `${a.padEnd(W)}  ${b.padStart(9)}  ${c2.padStart(13)}  ${d.padStart(8)}  ${e.padStart(5)}  ${f.padStart(8)}  ${g2.padEnd(24)}  ${h}`;
@@ -870,8 +881,9 @@ async function main(): Promise<void> {
     console.log('Goal: Vox within 1.3× of git status on any checkpoint; no full copy on disk; changedPaths capture < 0.5× status');
     const firstRatio = median(voxFirst.samples) / statusMs;
     console.log(
-      `  within 1.3×:   full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)} for every capture after a worktree's first; ` +
-        `the first (and the first after a restore), a full snapshot, ${fmtRatio(firstRatio)} → ${mark(firstRatio <= GOAL_CAPTURE_VS_STATUS)} ` +
+      `  within 1.3×:   full capture ${fmtRatio(fullRatio)}, changedPaths capture ${fmtRatio(fastRatio)} → ${mark(worstRatio <= GOAL_CAPTURE_VS_STATUS)} for every capture once the warm state exists ` +
+        `(the agent loop builds it in the background when a turn starts and after a restore: ${fmtMs(median(voxPrepare.samples))} ms); ` +
+        `a capture that has to build it itself (a full snapshot) ${fmtRatio(firstRatio)} → ${mark(firstRatio <= GOAL_CAPTURE_VS_STATUS)} ` +
         `(${voxFull.procs ?? '?'} and ${voxFast.procs ?? '?'} git processes, started by a helper process; "in git" counts fast-import from its start, while it waits for its input)`,
     );
     console.log(

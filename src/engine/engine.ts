@@ -59,6 +59,7 @@ export class Engine {
         ? {
             beforeMutatingTool: (info) => this.checkpoints.beforeMutatingTool(info),
             afterMutatingTool: (info) => this.checkpoints.afterMutatingTool(info),
+            onTurnStart: () => this.checkpoints.prepare(),
             onTurnEnd: (info) => this.checkpoints.onTurnEnd(info),
           }
         : {}),
@@ -68,6 +69,7 @@ export class Engine {
   async dispose(): Promise<void> {
     await this.variants.cancelAll();
     this.runner.cancelAll();
+    await this.checkpoints.settle();
     await this.models.dispose();
     this.store.close();
   }

@@ -235,4 +235,24 @@ describe('incremental checkpoint capture (real git)', function () {
     assert.equal(gitOut(repo, ['rev-parse', `${ok.commit}^{tree}`]), ok.tree);
     assert.equal(gitOut(repo, ['show', `refs/vox/test/x:dir/"q" \\ \n.txt`]), 'inline');
   });
+
+  it('prepareWarm builds the warm state without a checkpoint, so even a thread\'s first capture is incremental', async () => {
+    const repo = initRepo(path.join(tmp, 'w'), { 'a.txt': 'a\n', '.gitignore': '*.log\n' });
+    initRepo(path.join(repo, 'sub'), { 's.txt': 's\n' });
+    fs.writeFileSync(path.join(repo, 'untracked.txt'), 'u\n');
+    fs.writeFileSync(path.join(repo, 'sub', 'new.txt'), 'n\n');
+    const store = new GitPlumbingCheckpointStore();
+    const before = userState(repo);
+    assert.equal(await store.prepareWarm(repo), true);
+    assert.equal(await store.prepareWarm(repo), false, 'already warm');
+    assert.equal(gitBuf(repo, ['for-each-ref', 'refs/vox']).length, 0, 'no checkpoint made');
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a2\n');
+    const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' } });
+    assert.equal(r.incremental, true);
+    assert.deepEqual(r.changed.map((c) => `${c.status} ${c.path}`).sort(), ['added sub/new.txt', 'added untracked.txt', 'modified a.txt'], 'first checkpoint: against HEAD, nested included');
+    assert.equal(gitOut(path.join(repo, 'sub'), ['show', `${r.ref}:new.txt`]), 'n');
+    assert.equal(r.tree, await fullTree(repo));
+    assert.deepEqual(userState(repo), before);
+    await assert.rejects(store.prepareWarm(path.join(tmp)), /not inside a git work tree|not a directory/);
+  });
 });

@@ -125,12 +125,12 @@ describe('checkpoints in the agent loop', function () {
       toolCallTurn([{ name: 'write_file', args: { path: 'e.txt', content: 'five\n' } }]),
       textTurn('done'),
     ]);
-    const seen: Array<{ trigger: string; changedPaths?: Array<string | Buffer>; fast: boolean; tree: string }> = [];
+    const seen: Array<{ trigger: string; changedPaths?: Array<string | Buffer>; fast: boolean; incremental: boolean; tree: string }> = [];
     const git = engine.checkpoints.git;
     const original = git.captureCheckpoint.bind(git);
     git.captureCheckpoint = async (opts) => {
       const r = await original(opts);
-      seen.push({ trigger: opts.trigger.kind, ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}), fast: r.fast, tree: r.tree });
+      seen.push({ trigger: opts.trigger.kind, ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}), fast: r.fast, incremental: r.incremental, tree: r.tree });
       return r;
     };
     // A user save between the 4th and the 5th tool: that capture must look at everything.
@@ -158,9 +158,36 @@ describe('checkpoints in the agent loop', function () {
         'turnEnd whole tree fast=false',
       ],
     );
+    // The warm state was prepared when the turn started (or by the first capture): every later
+    // capture is incremental.
+    assert.deepEqual(seen.slice(1).map((x) => x.incremental), [true, true, true, true, true]);
     // Every checkpoint holds what was on disk at its time (the reported ones included).
     const cps = await engine.checkpoints.list(r.threadId);
     const files = (c: { commit: string }) => gitOut(ws, ['ls-tree', '--name-only', c.commit]).split('\n').filter((f) => f !== '.gitignore').join(' ');
     assert.deepEqual(cps.map(files), ['a.txt', 'a.txt', 'a.txt b.txt', 'a.txt b.txt c.txt', 'a.txt b.txt c.txt d.txt user.txt', 'a.txt b.txt c.txt d.txt e.txt user.txt']);
+  });
+
+  it('prepares the warm state when a turn starts and after a restore, so those checkpoints are incremental', async () => {
+    await setup(true, [toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'changed\n' } }]), textTurn('done')]);
+    const kinds: boolean[] = [];
+    const git = engine.checkpoints.git;
+    const original = git.captureCheckpoint.bind(git);
+    git.captureCheckpoint = async (opts) => {
+      const r = await original(opts);
+      kinds.push(r.incremental);
+      return r;
+    };
+    await engine.checkpoints.prepare();
+    assert.equal(await git.prepareWarm(ws), false, 'already prepared');
+    const r = await engine.runner.startTurn({ prompt: 'change a', model: model() }).done;
+    assert.equal(r.status, 'completed', r.error ?? '');
+    assert.deepEqual(kinds, [true, true], 'the turn\'s first checkpoint did not pay for a full snapshot');
+    await engine.checkpoints.restore(r.threadId, 1, 'files');
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'original\n');
+    await engine.checkpoints.settle();
+    const after = await engine.checkpoints.capture(r.threadId, { trigger: 'manual' });
+    assert.equal(after.incremental, true, 'warm state rebuilt after the restore');
+    assert.equal(gitOut(ws, ['show', `${after.commit}:a.txt`]), 'original');
+    assert.equal(gitOut(ws, ['status', '--porcelain']), '', 'the user\'s index and status untouched');
   });
 });

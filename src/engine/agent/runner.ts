@@ -40,6 +40,11 @@ export interface AgentRunnerDeps {
    * refresh their live diff stats here.
    */
   afterMutatingTool?: (info: { threadId: string; runId: string; call: ToolCall; changedPaths?: string[] }) => Promise<void> | void;
+  /**
+   * Called when a turn starts, before the first model call; not awaited (checkpoints prepare
+   * their warm state here while the model thinks). Must not throw.
+   */
+  onTurnStart?: (info: { threadId: string; runId: string }) => void;
   /** Called when a turn ends, whatever its status. */
   onTurnEnd?: (info: { threadId: string; runId: string; status: RunStatus }) => Promise<void> | void;
 }
@@ -110,6 +115,11 @@ export class AgentRunner {
     const itemId = () => derive('item', [['run', runId], ['n', String(itemOrdinal)]]);
     let status: Exclude<RunStatus, 'running'> = 'completed';
     let error: string | null = null;
+    try {
+      this.deps.onTurnStart?.({ threadId, runId });
+    } catch {
+      // A hook must not stop the turn.
+    }
     try {
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);

@@ -12,6 +12,8 @@
  * does not report its paths (a shell command), a failed tool, a restore, an external change the
  * host reports (`noteExternalChange`: the user saved a file) or REPORTED_PATHS_MAX_AGE_MS since
  * the last capture makes the next capture look at the whole tree. Turn-end captures always do.
+ * When a turn starts, the warm state is prepared in the background if there is none (`prepare`),
+ * so the first checkpoint of a turn does not pay for a full snapshot.
  */
 import type { VoxStore } from '../store/store';
 import type { ToolCall } from '../providers/types';
@@ -43,6 +45,10 @@ export const REPORTED_PATHS_MAX_AGE_MS = 60_000;
 
 export class CheckpointService {
   private readonly listeners = new Set<(n: CheckpointNotice) => void>();
+  /** The "is this a git repository" probe in flight. */
+  private probing: Promise<void> | null = null;
+  /** Background preparations in flight. */
+  private readonly background = new Set<Promise<void>>();
   /** Paths the agent's tools changed since the last capture, or null when not known completely. */
   private reported: { paths: Set<string>; sinceMs: number } | null = null;
   /** Memo of the "is this a git repository" probe (null until probed). */
@@ -88,6 +94,27 @@ export class CheckpointService {
     this.reported = null;
   }
 
+  /**
+   * Hook for AgentRunner.onTurnStart: builds the repository's warm state in the background (a
+   * full snapshot, no checkpoint) when there is none — at a thread's first turn or after a
+   * restore — so the turn's first checkpoint is an incremental one. Returns the work (tests wait
+   * for it); failures are ignored (the capture itself then takes the full snapshot and reports).
+   */
+  prepare(): Promise<void> {
+    const job = (async () => {
+      if (!(await this.isRepository().catch(() => false))) return;
+      await this.git.prepareWarm(this.workspaceRoot);
+    })().catch(() => undefined);
+    this.background.add(job);
+    void job.finally(() => this.background.delete(job));
+    return job;
+  }
+
+  /** Waits for background preparation (engine shutdown: no temporary index is left behind). */
+  async settle(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background]);
+  }
+
   /** Hook for AgentRunner.onTurnEnd. */
   async onTurnEnd(info: { threadId: string; runId: string }): Promise<void> {
     await this.captureQuietly(info.threadId, info.runId, 'turnEnd', null);
@@ -102,18 +129,23 @@ export class CheckpointService {
     }
   }
 
-  /** True when the workspace is inside a git repository (probed once, re-probed after a miss on manual capture). */
+  /** True when the workspace is inside a git repository (probed once — concurrent callers share the probe — and re-probed after a miss on manual capture). */
   async isRepository(): Promise<boolean> {
     if (this.repoState === null) {
-      try {
-        await this.git.listRestorePoints(this.workspaceRoot);
-        this.repoState = 'repo';
-      } catch (e) {
-        if (e instanceof CheckpointError && e.code === 'notARepository') {
-          this.repoState = 'notRepo';
-          this.notify({ level: 'warning', message: `Checkpoints are off: ${this.workspaceRoot} is not a git repository (run \`git init\` to get them).` });
-        } else throw e;
-      }
+      this.probing ??= (async () => {
+        try {
+          await this.git.listRestorePoints(this.workspaceRoot);
+          this.repoState = 'repo';
+        } catch (e) {
+          if (e instanceof CheckpointError && e.code === 'notARepository') {
+            this.repoState = 'notRepo';
+            this.notify({ level: 'warning', message: `Checkpoints are off: ${this.workspaceRoot} is not a git repository (run \`git init\` to get them).` });
+          } else throw e;
+        } finally {
+          this.probing = null;
+        }
+      })();
+      await this.probing;
     }
     return this.repoState === 'repo';
   }
@@ -184,12 +216,16 @@ export class CheckpointService {
       this.store.append({ type: 'thread.rewound', threadId, toMessageId: rewoundTo });
     }
     this.store.append({ type: 'checkpoint.restored', threadId, ordinal, mode, restorePoint: files?.restorePoint ?? null, changedCount: files?.changed.length ?? 0 });
+    // The restore dropped the warm state: rebuild it now rather than in the next checkpoint.
+    if (files) void this.prepare();
     return { mode, files, rewoundTo };
   }
 
-  undo(restorePoint: string): Promise<RestoreResult> {
+  async undo(restorePoint: string): Promise<RestoreResult> {
     this.reported = null;
-    return this.git.undoRestore({ worktree: this.workspaceRoot, restorePoint });
+    const r = await this.git.undoRestore({ worktree: this.workspaceRoot, restorePoint });
+    void this.prepare();
+    return r;
   }
 
   list(threadId: string) {

@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from './workspace-lease';
 import { emptyTree, headCommit, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './checkpoint-repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './checkpoint-refs';
-import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
+import { disposeSnapshot, joinRel, snapshotRepo, type SnapshotNode } from './checkpoint-snapshot';
 import { commitCheckpoint, commitRestorePoint, type CheckpointHeader } from './checkpoint-commit';
 import { applyRestore, planRestore, preserveObstacles } from './checkpoint-restore';
 import { dropWarmIndex, keepWarmSnapshot, readWarm } from './checkpoint-warm';
@@ -53,6 +53,7 @@ import {
   type RestoreOptions,
   type RestorePointInfo,
   type RestoreResult,
+  type SkippedFile,
 } from './checkpoint-types';
 
 export * from './checkpoint-types';
@@ -77,6 +78,11 @@ export interface CheckpointStoreOptions {
   captureBudgetMs?: number;
   /** Wall clock for metadata and restore point names (tests pass a manual clock). */
   now?: () => number;
+}
+
+/** Over-cap files a snapshot left out, nested ones with their path from the top. */
+function skippedOf(node: SnapshotNode): SkippedFile[] {
+  return [...node.skipped, ...node.children.flatMap((c) => skippedOf(c).map((s) => ({ ...joinRel(c.rel, s), bytes: s.bytes })))];
 }
 
 function collectWarnings(node: SnapshotNode, out: string[] = []): string[] {
@@ -201,6 +207,29 @@ export class GitPlumbingCheckpointStore {
     } finally {
       await disposeSnapshot(node);
     }
+  }
+
+  /**
+   * Builds the warm state (a full snapshot of the worktree and its nested repositories, kept as
+   * their warm indexes; no checkpoint is made) when there is none, so the next capture is
+   * incremental. Returns false when there already was one.
+   */
+  async prepareWarm(worktree: string): Promise<boolean> {
+    const repo = await this.repoOf(worktree);
+    return this.leases.withWorkspaceLease(repo.root, async () => {
+      if (await readWarm(repo)) return false;
+      try {
+        const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
+        try {
+          await keepWarmSnapshot(node, null, new Map(), skippedOf(node), 0);
+        } finally {
+          await disposeSnapshot(node);
+        }
+        return true;
+      } catch (err) {
+        throw toCheckpointError(err, `preparing checkpoints in ${repo.root}`);
+      }
+    });
   }
 
   private async repoOf(worktree: string): Promise<RepoInfo> {
