@@ -151,12 +151,15 @@ export class CheckpointService {
   }
 
   async capture(threadId: string, opts: { runId?: string | null; trigger?: 'tool' | 'turnEnd' | 'manual'; toolName?: string | null; changedPaths?: string[] } = {}): Promise<CheckpointReceipt> {
+    // Paths reported from now on belong to the next capture. This happens before anything is
+    // awaited, so a tool finishing meanwhile (another thread's) is never dropped; the caller read
+    // this capture's `changedPaths` in the same tick.
+    this.reported = { paths: new Set(), sinceMs: Date.now() };
     const trigger = opts.trigger ?? 'manual';
-    if (trigger !== 'manual' && !(await this.isRepository())) throw new CheckpointError('notARepository', `${this.workspaceRoot} is not a git repository`);
-    this.store.getThread(threadId);
-    const startedMs = Date.now();
     let receipt: CheckpointReceipt;
     try {
+      if (trigger !== 'manual' && !(await this.isRepository())) throw new CheckpointError('notARepository', `${this.workspaceRoot} is not a git repository`);
+      this.store.getThread(threadId);
       receipt = await this.git.captureCheckpoint({
         worktree: this.workspaceRoot,
         threadId,
@@ -164,11 +167,10 @@ export class CheckpointService {
         ...(opts.changedPaths ? { changedPaths: opts.changedPaths } : {}),
       });
     } catch (e) {
+      // No capture: what was reported before it is not covered by any checkpoint.
       this.reported = null;
       throw e;
     }
-    // From here on, the agent's reported paths are the complete list again.
-    this.reported = { paths: new Set(), sinceMs: startedMs };
     this.repoState = 'repo';
     if (receipt.overBudget) {
       this.notify({ level: 'warning', message: `Checkpoint ${receipt.ordinal} took ${receipt.overBudget.tookMs} ms (budget ${receipt.overBudget.budgetMs} ms). Checkpoints stay on; consider ignoring large generated folders.` });
