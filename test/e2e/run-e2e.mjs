@@ -129,9 +129,16 @@ await run.main(runRoot, 'e2e run', async () => {
     await check('"Vox: Show Logs" shows the Vox output channel', async () => {
       if (!ready) throw new Error('workbench not ready');
       await timed('UI: Vox: Show Logs', async () => {
-        await h.runCommand(page, 'Vox: Show Logs');
         const panel = page.locator('.part.panel');
-        await panel.waitFor({ state: 'visible', timeout: 15_000 });
+        // The palette sometimes loses the Enter while it is still filtering (seen once in CI:
+        // the extension active, no panel): showing the logs is idempotent, so run it again.
+        for (let attempt = 1; ; attempt++) {
+          await h.runCommand(page, 'Vox: Show Logs');
+          const shown = await panel.waitFor({ state: 'visible', timeout: 8_000 }).then(() => true, () => false);
+          if (shown) break;
+          if (attempt === 3) throw new Error('the Output panel did not open after "Vox: Show Logs" (3 attempts)');
+          h.log(`"Vox: Show Logs" opened no panel (attempt ${attempt}); again`);
+        }
         // The Output view shows the "Vox" channel: its picker selects "Vox" and the text holds
         // the extension's log ("Vox activated in … ms").
         await h.waitFor('the Vox channel in the Output panel', 20_000, async () => {
