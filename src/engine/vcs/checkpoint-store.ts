@@ -159,7 +159,8 @@ export class GitPlumbingCheckpointStore {
       const delta = opts.changedPaths && !reported ? null : await captureDelta(repo, { head, maxUntrackedBytes: this.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, fullNested: (r, rel, prev, depth) => this.captureFull(r, rel, head, prev, depth) });
       const { header, prevCommit } = await head;
       const result = delta ?? (await this.captureFull(repo, null, head, prevCommit, 0));
-      this.rememberLast(`${repo.root}\0${opts.threadId}`, { ordinal: header.ordinal, commit: result.commit });
+      // An explicitly chosen ordinal need not be the thread's last: only automatic ones are remembered.
+      if (opts.ordinal === undefined) this.rememberLast(`${repo.root}\0${opts.threadId}`, { ordinal: header.ordinal, commit: result.commit });
       const tookMs = Math.round(performance.now() - started);
       return {
         ref: header.ref,
