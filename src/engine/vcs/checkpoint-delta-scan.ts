@@ -36,7 +36,7 @@ const ATTRIBUTES_FILE = '.gitattributes';
  * page-cached syscalls of microseconds each, where a chain of promise round trips through the
  * thread pool costs milliseconds apiece.
  */
-function lstatOrNull(p: Buffer): fs.Stats | null {
+export function lstatOrNull(p: Buffer | string): fs.Stats | null {
   try {
     return fs.lstatSync(p);
   } catch {

@@ -29,7 +29,7 @@ import { rawDiff, relKey, type RawDiffEntry } from './checkpoint-diff';
 import { GITLINK_MODE, MAX_NESTED_DEPTH, absBytes } from './nested-repos';
 import { settleLimit, NESTED_CONCURRENCY } from './checkpoint-snapshot';
 import { applyToIndex, changeMode, deferred, fastImportCommit, type Deferred, type FastImportCommit, type TreeChange } from './checkpoint-fastimport';
-import { FallBack, isAttributesPath, scanReported, scanStatus, toChanges, under, type Candidate } from './checkpoint-delta-scan';
+import { FallBack, isAttributesPath, lstatOrNull, scanReported, scanStatus, toChanges, under, type Candidate } from './checkpoint-delta-scan';
 import { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING, dropWarmIndex, keepWarm, readWarm, warmFiles, type PendingEntry, type WarmNested, type WarmState } from './checkpoint-warm';
 import { repoPath, type ChangeStatus, type ChangedFile, type NestedCheckpoint } from './checkpoint-types';
 import { checkpointMeta, withNestedChanges, withNestedFiles, type CheckpointHeader } from './checkpoint-commit';
@@ -92,14 +92,6 @@ export function composeChanges(d1: RawDiffEntry[], changes: TreeChange[], before
 }
 
 /** Metadata reads here are synchronous (see `checkpoint-delta-scan.ts`). */
-function lstatOrNull(p: Buffer | string): fs.Stats | null {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-
 function readTextOr(p: Buffer, fallback: string): string {
   try {
     return fs.readFileSync(p, 'utf8');

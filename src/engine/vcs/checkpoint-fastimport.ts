@@ -166,6 +166,8 @@ export async function fastImportCommit(repo: RepoInfo, spec: Promise<FastImportC
 
 /** Name prefix of the report fast-import leaves in the git dir when it dies. */
 const CRASH_REPORT_PREFIX = 'fast_import_crash_';
+/** Slack on "written since the run started" for file systems with coarse mtimes (ms). */
+const CRASH_REPORT_MTIME_SLACK_MS = 1000;
 
 /** Removes crash reports fast-import wrote since `sinceMs` (ours; the user's repository stays clean). */
 async function removeCrashReports(repo: RepoInfo, sinceMs: number): Promise<void> {
@@ -174,7 +176,7 @@ async function removeCrashReports(repo: RepoInfo, sinceMs: number): Promise<void
     if (!name.startsWith(CRASH_REPORT_PREFIX)) continue;
     const file = path.join(repo.gitDir, name);
     const st = await fsp.stat(file).catch(() => null);
-    if (st && st.mtimeMs >= sinceMs - 1000) await fsp.rm(file, { force: true });
+    if (st && st.mtimeMs >= sinceMs - CRASH_REPORT_MTIME_SLACK_MS) await fsp.rm(file, { force: true });
   }
 }
 
