@@ -51,7 +51,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, packMaintenanceIdle, packMaintenanceStats } from '../src/engine/vcs/checkpoint-store';
+import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, packMaintenanceIdle, packMaintenanceStats } from '../src/engine/checkpoints/git-checkpoints';
 import { seededRandom } from '../test/support/manual-clock';
 
 // ---------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Engine } from '../engine/engine';
-import { createManagedWorktree, listManagedWorktrees, removeManagedWorktree } from '../engine/vcs/worktrees';
-import type { RestoreMode } from '../engine/checkpoints/checkpoint-service';
+import { createManagedWorktree, listManagedWorktrees, removeManagedWorktree } from '../engine/worktrees/worktrees';
+import type { RestoreMode } from '../engine/checkpoints/service';
 import { parseArgs, UsageError } from './args';
 
 /** Thread used by `vox checkpoint` when `--thread` is not given. */

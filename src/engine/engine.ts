@@ -3,14 +3,14 @@
  * to the store and replaying evicted ones from it), the tools, the approval policy and gate,
  * the model resolver and the agent runner. The CLI and the VS Code extension both build this.
  */
-import { ApprovalGate, ApprovalPolicy } from './agent/approval';
+import { ApprovalGate, ApprovalPolicy } from './approvals/approval';
 import { AgentRunner } from './agent/runner';
-import { createDefaultTools } from './agent/tools/index';
+import { createDefaultTools } from './tools/index';
 import { ModelResolver, type ProviderConfig } from './providers/resolve';
 import { VoxStore } from './store/store';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
-import { CheckpointService } from './checkpoints/checkpoint-service';
-import { VariantPool } from './variants/variant-pool';
+import { CheckpointService } from './checkpoints/service';
+import { VariantPool } from './variants/pool';
 
 export interface EngineOptions {
   dbPath: string;

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineHost } from './engine-host';
-import type { FileDiffStat } from '../engine/vcs/checkpoint-store';
+import type { FileDiffStat } from '../engine/checkpoints/git-checkpoints';
 
 export const CHECKPOINT_SCHEME = 'vox-checkpoint';
 

@@ -9,7 +9,7 @@ import type { CheckpointRow } from '../engine/store/store';
 import type { EngineHost } from './engine-host';
 import { guardedCommand } from './guarded-command';
 import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
-import type { RestoreMode } from '../engine/checkpoints/checkpoint-service';
+import type { RestoreMode } from '../engine/checkpoints/service';
 
 export const CHECKPOINTS_VIEW_ID = 'vox.checkpoints';
 /** Days offered by "Prune old checkpoints" as the age limit. */

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Engine } from '../engine/engine';
-import { ApprovalPolicy } from '../engine/agent/approval';
+import { ApprovalPolicy } from '../engine/approvals/approval';
 import { DEFAULT_MODEL_REF } from '../engine/providers/resolve';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import type { ModelChoice } from '../engine/session/client-session';

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { VariantGroup } from '../engine/variants/variant-group';
+import type { VariantGroup } from '../engine/variants/group';
 import type { VariantInfo } from '../engine/variants/types';
 import { MAX_VARIANTS } from '../engine/variants/types';
 import type { EngineHost } from './engine-host';

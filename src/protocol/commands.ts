@@ -3,8 +3,8 @@
  * at the boundary by `commandEnvelope`; an unknown command type survives decoding as
  * `{ kind: 'unknown' }` so the engine can answer "unsupported" instead of crashing.
  */
-import { forwardCompatible } from '../engine/ids/envelope';
-import { int, literal, nullable, object, optional, refine, str, type Infer } from '../engine/ids/validators';
+import { forwardCompatible } from './wire/envelope';
+import { int, literal, nullable, object, optional, refine, str, type Infer } from './wire/validators';
 
 /** Longest prompt accepted from a client, in UTF-16 code units (~1 MB of text). */
 export const MAX_PROMPT_CHARS = 1_000_000;

@@ -4,8 +4,8 @@
  * through `updateEnvelope` (and each event through `eventEnvelope`), so an older webview keeps
  * working against a newer engine: unknown variants are kept, not fatal.
  */
-import { forwardCompatible } from '../engine/ids/envelope';
-import { arrayOf, bool, int, literal, nullable, object, optional, str, unknownValue, type Infer } from '../engine/ids/validators';
+import { forwardCompatible } from './wire/envelope';
+import { arrayOf, bool, int, literal, nullable, object, optional, str, unknownValue, type Infer } from './wire/validators';
 
 const role = literal('user', 'assistant', 'system');
 const seqTime = { seq: int, time: int };

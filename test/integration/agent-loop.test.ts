@@ -6,9 +6,9 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApprovalGate, ApprovalPolicy } from '../../src/engine/agent/approval';
+import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner, type ResolvedModel } from '../../src/engine/agent/runner';
-import { createDefaultTools } from '../../src/engine/agent/tools/index';
+import { createDefaultTools } from '../../src/engine/tools/index';
 import { OpenAICompatibleProvider } from '../../src/engine/providers/openai';
 import { VoxStore } from '../../src/engine/store/store';
 import { TurnStreamRegistry, type TurnChunk } from '../../src/engine/stream/turn-stream-registry';

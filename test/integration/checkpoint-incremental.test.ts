@@ -1,5 +1,5 @@
 /**
- * The incremental capture (src/engine/vcs/checkpoint-delta*.ts) against real git: every
+ * The incremental capture (src/engine/checkpoints/capture/delta.ts and scan.ts) against real git: every
  * checkpoint it writes holds exactly what a full snapshot of the same working tree holds; the
  * journal on the warm index adds up to the captured tree and is applied once it is long; clean
  * filters are honoured; a stale "last checkpoint" (another store captured the thread) and a
@@ -10,9 +10,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, WARM_MAX_PENDING, packMaintenanceIdle } from '../../src/engine/vcs/checkpoint-store';
+import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, WARM_MAX_PENDING, packMaintenanceIdle } from '../../src/engine/checkpoints/git-checkpoints';
 import { commitSnapshot, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userState } from '../support/git-fixtures';
-import { fastImportCommit } from '../../src/engine/vcs/checkpoint-fastimport';
+import { fastImportCommit } from '../../src/engine/checkpoints/capture/fast-import';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const T = 'thread:incremental-test';

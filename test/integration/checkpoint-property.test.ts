@@ -27,7 +27,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/vcs/checkpoint-store';
+import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/checkpoints/git-checkpoints';
 import { commitSnapshot, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userStateFingerprint, type Entry } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { seededRandom } from '../support/manual-clock';

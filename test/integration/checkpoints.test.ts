@@ -8,8 +8,8 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointError, GitPlumbingCheckpointStore, checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '../../src/engine/vcs/checkpoint-store';
-import { WorkspaceLeaseMap } from '../../src/engine/vcs/workspace-lease';
+import { CheckpointError, GitPlumbingCheckpointStore, checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '../../src/engine/checkpoints/git-checkpoints';
+import { WorkspaceLeaseMap } from '../../src/engine/platform/workspace-lease';
 import { bytesPath, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userState } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 

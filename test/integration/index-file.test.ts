@@ -1,12 +1,12 @@
 /**
- * The direct index reader (src/engine/vcs/index-file.ts) against real git: every index version it
+ * The direct index reader (src/engine/git/index-file.ts) against real git: every index version it
  * accepts gives exactly what `git ls-files -s` says; what it does not handle is refused (null),
  * never misread.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readIndexEntries } from '../../src/engine/vcs/index-file';
+import { readIndexEntries } from '../../src/engine/git/index-file';
 import { gitBuf, initRepo } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 

@@ -1,5 +1,5 @@
 /**
- * Git through the process helper (src/engine/vcs/process-spawner.ts, used by `gitRaw`): the same
+ * Git through the process helper (src/engine/platform/process-spawner.ts, used by `gitRaw`): the same
  * results and typed errors as a direct `execFile` — bytes in and out, exit codes, input given
  * later, timeouts, cancellation, a missing binary — under concurrency; an idle helper never keeps
  * a process alive; a helper that dies fails the runs in flight and the next run starts a new one;
@@ -10,8 +10,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GitError, gitRaw } from '../../src/engine/vcs/git';
-import { helperPid, spawnViaHelper } from '../../src/engine/vcs/process-spawner';
+import { GitError, gitRaw } from '../../src/engine/git/git';
+import { helperPid, spawnViaHelper } from '../../src/engine/platform/process-spawner';
 import { gitOut, initRepo } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
@@ -128,8 +128,8 @@ describe('the process helper itself', function () {
     // A separate Node process: one git call (the process must then exit by itself), and a
     // fast-import started with input that never comes, then an exit.
     const script = `
-      const { gitRaw } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'engine', 'vcs', 'git.ts'))});
-      const { helperPid } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'engine', 'vcs', 'process-spawner.ts'))});
+      const { gitRaw } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'engine', 'git', 'git.ts'))});
+      const { helperPid } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'engine', 'platform', 'process-spawner.ts'))});
       (async () => {
         await gitRaw(['status'], { cwd: ${JSON.stringify(repo)} });
         console.log('helper ' + helperPid());

@@ -10,11 +10,11 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApprovalPolicy } from '../../src/engine/agent/approval';
+import { ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { Engine } from '../../src/engine/engine';
 import { deriveSubagentFromTask } from '../../src/engine/ids/ids';
 import { ModelResolver } from '../../src/engine/providers/resolve';
-import { listManagedWorktrees } from '../../src/engine/vcs/worktrees';
+import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
 import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
 import { startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';

@@ -17,9 +17,9 @@ import {
   slugify,
   WorktreeError,
   type WorktreeErrorCode,
-} from '../../src/engine/vcs/worktrees';
-import { workspaceLeases } from '../../src/engine/vcs/workspace-lease';
-import { removeTreeNoFollow } from '../../src/engine/vcs/safe-remove';
+} from '../../src/engine/worktrees/worktrees';
+import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
+import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
 import { commitAll, gitSync, makeRepo, makeSandbox, sleep, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 
 async function rejectsWith<T>(p: Promise<T>, code: WorktreeErrorCode): Promise<WorktreeError> {

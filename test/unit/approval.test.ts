@@ -12,8 +12,8 @@ import {
   DEFAULT_APPROVAL_MODES,
   type ApprovalRequest,
   type ApprovalSettled,
-} from '../../src/engine/agent/approval';
-import { ToolError } from '../../src/engine/agent/tools/types';
+} from '../../src/engine/approvals/approval';
+import { ToolError } from '../../src/engine/tools/types';
 
 const req = (callId: string, toolClass: ApprovalRequest['toolClass'] = 'write'): ApprovalRequest => ({
   callId,

@@ -16,9 +16,9 @@ import {
   parseCommitMessage,
   restorePointRef,
   validateThreadId,
-} from '../../src/engine/vcs/checkpoint-refs';
-import { gitlinksFromStage } from '../../src/engine/vcs/nested-repos';
-import { CheckpointError, MAX_THREAD_ID_LENGTH, repoPath } from '../../src/engine/vcs/checkpoint-types';
+} from '../../src/engine/checkpoints/refs';
+import { gitlinksFromStage } from '../../src/engine/checkpoints/nested-repos';
+import { CheckpointError, MAX_THREAD_ID_LENGTH, repoPath } from '../../src/engine/checkpoints/types';
 
 function code(fn: () => unknown): string {
   try {

@@ -1,10 +1,10 @@
 /**
- * Tests for src/engine/ids/envelope.ts and validators.ts: known / unknown variants, typed errors
+ * Tests for src/protocol/wire/envelope.ts and validators.ts: known / unknown variants, typed errors
  * with paths, byte-exact re-encoding of unknown variants, and validator type inference (checked
  * by `tsc`; the `Expect<Equal<…>>` lines fail to compile if inference regresses).
  */
 import assert from 'node:assert/strict';
-import { EnvelopeError, ForwardCompatibleEnvelope, forwardCompatible, type EnvelopeErrorCode } from '../../src/engine/ids/envelope';
+import { EnvelopeError, ForwardCompatibleEnvelope, forwardCompatible, type EnvelopeErrorCode } from '../../src/protocol/wire/envelope';
 import {
   ValidationError,
   arrayOf,
@@ -21,7 +21,7 @@ import {
   str,
   unknownValue,
   type Infer,
-} from '../../src/engine/ids/validators';
+} from '../../src/protocol/wire/validators';
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;

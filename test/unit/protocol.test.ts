@@ -1,6 +1,6 @@
 /** The protocol boundary: commands and updates decode through the forward-compatible envelope. */
 import { strict as assert } from 'node:assert';
-import { EnvelopeError } from '../../src/engine/ids/envelope';
+import { EnvelopeError } from '../../src/protocol/wire/envelope';
 import { commandEnvelope, MAX_PROMPT_CHARS } from '../../src/protocol/commands';
 import { eventEnvelope, updateEnvelope } from '../../src/protocol/updates';
 

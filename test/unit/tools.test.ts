@@ -1,5 +1,5 @@
 /**
- * Tests for the agent's built-in tools (src/engine/agent/tools/*) on real temporary directories,
+ * Tests for the agent's built-in tools (src/engine/tools/*) on real temporary directories,
  * always going through `createDefaultTools` → `parseArgs` → `run` as the agent loop does: happy
  * paths, bad input, every cap, apply_edit's matching and line-ending rules, atomic writes, and
  * run_command's streaming, timeouts, process-group kill, output tail and cancellation.
@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createDefaultTools, lookupTool, parseToolArgs, toolSpecs, ARGS_PREVIEW_CHARS } from '../../src/engine/agent/tools/index';
-import { READ_FILE_MAX_BYTES, TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/agent/tools/read-file';
+import { createDefaultTools, lookupTool, parseToolArgs, toolSpecs, ARGS_PREVIEW_CHARS } from '../../src/engine/tools/index';
+import { READ_FILE_MAX_BYTES, TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/tools/read-file';
 import { TOOL_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
-import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/agent/tools/list-files';
-import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/agent/tools/search-text';
-import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } from '../../src/engine/agent/tools/run-command';
-import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/agent/tools/types';
+import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/tools/list-files';
+import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/tools/search-text';
+import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } from '../../src/engine/tools/run-command';
+import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const tools = createDefaultTools();

@@ -1,5 +1,5 @@
 /**
- * Tests for src/engine/ids/wire-interning.ts: lossless id interning and the live body deduper.
+ * Tests for src/protocol/wire/interning.ts: lossless id interning and the live body deduper.
  */
 import assert from 'node:assert/strict';
 import {
@@ -14,7 +14,7 @@ import {
   isIdListKey,
   loadXxh64,
   type WireInterningErrorCode,
-} from '../../src/engine/ids/wire-interning';
+} from '../../src/protocol/wire/interning';
 import { deriveRunFromThreadOrdinal } from '../../src/engine/ids/ids';
 
 function throwsWire(fn: () => unknown, code: WireInterningErrorCode): void {

@@ -1,5 +1,5 @@
 /**
- * Tests for src/engine/agent/tools/workspace-path.ts on a real temporary directory: every escape
+ * Tests for src/engine/tools/workspace-path.ts on a real temporary directory: every escape
  * route (`..`, absolute paths, NUL, Windows separators, drive letters, symlinked files and
  * directories, dangling symlinks, symlink loops) is refused with `pathEscape`, writes into `.git`
  * are refused, and ordinary nested or not-yet-existing paths resolve to the right place.
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveInWorkspace } from '../../src/engine/agent/tools/workspace-path';
-import { ToolError } from '../../src/engine/agent/tools/types';
+import { resolveInWorkspace } from '../../src/engine/tools/workspace-path';
+import { ToolError } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 async function refused(p: Promise<unknown>, code = 'pathEscape', pattern?: RegExp): Promise<ToolError> {

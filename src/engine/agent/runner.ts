@@ -10,10 +10,10 @@ import type { ChatMessage, ModelProvider, ToolCall, ToolSpec, Usage } from '../p
 import { isProviderError } from '../providers/types';
 import type { VoxStore } from '../store/store';
 import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
-import type { AgentTool, ToolResult } from './tools/types';
-import { ToolError } from './tools/types';
-import type { ApprovalGate, ApprovalPolicy } from './approval';
-import { lookupTool } from './tools/index';
+import type { AgentTool, ToolResult } from '../tools/types';
+import { ToolError } from '../tools/types';
+import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
+import { lookupTool } from '../tools/index';
 import { buildHistory } from './history';
 import type { RunStatus } from '../../protocol/events';
 

@@ -5,7 +5,7 @@
  * subscriptions replay events from a seq then stream live ones; turn subscriptions replay chunks
  * and then stream new ones through a ChunkBatcher, so only new chunks travel, batched.
  */
-import { EnvelopeError } from '../ids/envelope';
+import { EnvelopeError } from '../../protocol/wire/envelope';
 import { commandEnvelope, type CommandOf, type CommandType } from '../../protocol/commands';
 import type { EngineUpdate } from '../../protocol/updates';
 import type { StoredEvent } from '../../protocol/events';

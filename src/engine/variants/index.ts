@@ -5,7 +5,7 @@
  * This module re-exports the whole API.
  */
 export * from './types';
-export { VariantPool, type VariantPoolDeps, type StartVariantsOptions } from './variant-pool';
-export { VariantGroup, type VariantRunnerDeps, type VariantPlan } from './variant-group';
-export { snapshotVariant, parseRawNumstat, sameStats, type SnapshotOptions, type VariantSnapshot } from './variant-diff';
-export { applyToWorkspace, pathsNamedIn } from './variant-apply';
+export { VariantPool, type VariantPoolDeps, type StartVariantsOptions } from './pool';
+export { VariantGroup, type VariantRunnerDeps, type VariantPlan } from './group';
+export { snapshotVariant, parseRawNumstat, sameStats, type SnapshotOptions, type VariantSnapshot } from './diff';
+export { applyToWorkspace, pathsNamedIn } from './apply';

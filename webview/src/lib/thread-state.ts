@@ -16,8 +16,8 @@
  */
 import { eventEnvelope } from '../../../src/protocol/updates';
 import type { ItemKind, ItemStatus, MessageStatus, Role, RunStatus, UsageTotals } from '../../../src/protocol/events';
-import { arrayOf, object, optional, str, type Infer } from '../../../src/engine/ids/validators';
-import type { ForwardCompatibleEnvelope } from '../../../src/engine/ids/envelope';
+import { arrayOf, object, optional, str, type Infer } from '../../../src/protocol/wire/validators';
+import type { ForwardCompatibleEnvelope } from '../../../src/protocol/wire/envelope';
 
 /** A decoded stored event, as `eventEnvelope` produces it. */
 export type WireEvent = typeof eventEnvelope extends ForwardCompatibleEnvelope<infer T> ? T : never;

@@ -1,0 +1,143 @@
+/**
+ * The warm per-repository index behind incremental captures (SPEC §4.2).
+ *
+ * After every capture, the temporary index (which then describes the captured tree exactly) is
+ * kept as `<git-dir>/vox-warm-index`, with a sidecar JSON naming that tree, the nested
+ * repositories (with the commits they were captured at) and the over-cap files that were left
+ * out. Nested repositories keep their own warm index in their own git dir. The next capture of
+ * the repository starts from a copy of it (`capture/delta.ts`), so git's stat data and
+ * untracked cache are warm and the change list is relative to a known tree.
+ *
+ * The sidecar is only trusted when it parses and the index file exists; restores delete both
+ * (the working tree then no longer matches), and any capture that cannot use them falls back to
+ * the full snapshot, which writes them afresh.
+ */
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { removeIndexFile, type RepoInfo } from '../repo';
+import { pathFromJson, pathToJson } from '../refs';
+import type { SnapshotNode } from './snapshot';
+import type { RepoPath, SkippedFile } from '../types';
+
+/** File name (in the repository's git dir) of the warm index. */
+export const WARM_INDEX_NAME = 'vox-warm-index';
+/** File name (in the repository's git dir) of the warm index's sidecar. */
+export const WARM_SIDECAR_NAME = 'vox-warm-index.json';
+/** Captures trusting reported `changedPaths` allowed in a row before one that looks at everything. */
+export const WARM_MAX_FAST_CAPTURES = 100;
+/**
+ * Most entries journaled on top of the warm index before a capture applies them to it (each is
+ * one file an incremental capture re-reads; applying costs an index rewrite).
+ */
+export const WARM_MAX_PENDING = 256;
+/** Version of the sidecar format (older sidecars are ignored). */
+const SIDECAR_VERSION = 3;
+
+/** A change of the captured tree not yet applied to the warm index file (null: deleted). */
+export interface PendingEntry {
+  rel: RepoPath;
+  entry: { mode: string; sha: string } | null;
+}
+
+/** A nested repository as the warm state remembers it. */
+export interface WarmNested {
+  rel: RepoPath;
+  /** Commit it was last captured at (null when unknown or not captured inside). */
+  commit: string | null;
+  /** The repository, or null when it could not be entered (left out). */
+  repo: RepoInfo | null;
+}
+
+export interface WarmState {
+  /** Tree last captured: the warm index file's entries with `pending` applied. */
+  tree: string;
+  /** Changes since the index file was last written (paths from this repository's root). */
+  pending: PendingEntry[];
+  /** The checkpoint commit made from it (its tree is `tree`; its metadata lists `nested`). */
+  commit: string | null;
+  /** Captures in a row that trusted reported paths. */
+  fastRuns: number;
+  nested: WarmNested[];
+  /** Over-cap files the last capture left out (paths from this repository's root). */
+  skipped: SkippedFile[];
+  /** Whether the tree may hold a `.gitattributes` file (content conversion possible). */
+  attributes: boolean;
+}
+
+interface SidecarJson {
+  v: number;
+  tree: string;
+  commit: string | null;
+  fastRuns: number;
+  nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null }>;
+  skipped: Array<{ p?: string; b?: string; bytes: number }>;
+  attributes?: boolean;
+  pending: Array<{ p?: string; b?: string; mode?: string; sha?: string }>;
+}
+
+export function warmFiles(repo: RepoInfo): { index: string; sidecar: string } {
+  return { index: path.join(repo.gitDir, WARM_INDEX_NAME), sidecar: path.join(repo.gitDir, WARM_SIDECAR_NAME) };
+}
+
+/** Forgets the warm index (after a restore, or when it cannot be trusted). */
+export async function dropWarmIndex(repo: RepoInfo): Promise<void> {
+  const f = warmFiles(repo);
+  await fsp.rm(f.sidecar, { force: true });
+  await removeIndexFile(f.index);
+}
+
+/**
+ * Keeps `indexFile` (a temporary index that, with `state.pending` applied, describes
+ * `state.tree`) as the warm index of `repo`; null keeps the current index file.
+ */
+export async function keepWarm(repo: RepoInfo, indexFile: string | null, state: WarmState): Promise<void> {
+  const f = warmFiles(repo);
+  try {
+    await fsp.rm(f.sidecar, { force: true });
+    if (indexFile) await fsp.rename(indexFile, f.index);
+    const json: SidecarJson = {
+      v: SIDECAR_VERSION,
+      tree: state.tree,
+      commit: state.commit,
+      fastRuns: state.fastRuns,
+      nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })),
+      skipped: state.skipped.map((k) => ({ ...pathToJson(k.raw), bytes: k.bytes })),
+      attributes: state.attributes,
+      pending: state.pending.map((e) => ({ ...pathToJson(e.rel.raw), ...(e.entry ?? {}) })),
+    };
+    await fsp.writeFile(f.sidecar, JSON.stringify(json));
+  } catch {
+    await dropWarmIndex(repo);
+  }
+}
+
+/** Keeps a full snapshot's indexes (this repository's and every nested one's) as warm indexes. */
+export async function keepWarmSnapshot(node: SnapshotNode, commit: string | null, nestedCommits: Map<string, string>, skipped: SkippedFile[], fastRuns: number): Promise<void> {
+  const nested: WarmNested[] = [
+    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, repo: c.repo })),
+    ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
+  ];
+  await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes });
+  for (const c of node.children) await keepWarmSnapshot(c, nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, new Map(), c.skipped, 0);
+}
+
+/** The warm state of `repo`, or null when there is none that can be trusted. */
+export async function readWarm(repo: RepoInfo): Promise<WarmState | null> {
+  try {
+    // Synchronous: one small page-cached file, read on every capture.
+    const s = JSON.parse(fs.readFileSync(warmFiles(repo).sidecar, 'utf8')) as SidecarJson;
+    if (s.v !== SIDECAR_VERSION || typeof s.tree !== 'string' || !Array.isArray(s.nested) || !Array.isArray(s.skipped) || !Array.isArray(s.pending) || typeof s.fastRuns !== 'number') return null;
+    return {
+      tree: s.tree,
+      commit: typeof s.commit === 'string' ? s.commit : null,
+      fastRuns: s.fastRuns,
+      nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo })),
+      skipped: s.skipped.map((k) => ({ ...pathFromJson(k), bytes: k.bytes })),
+      attributes: s.attributes !== false,
+      pending: s.pending.map((e) => ({ rel: pathFromJson(e), entry: typeof e.mode === 'string' && typeof e.sha === 'string' ? { mode: e.mode, sha: e.sha } : null })),
+    };
+  } catch {
+    return null;
+  }
+}

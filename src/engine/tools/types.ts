@@ -1,0 +1,53 @@
+/**
+ * Contract for the agent's tools: how a tool declares itself to the model, which approval class
+ * it belongs to, how it parses its (untrusted) JSON arguments, and what it returns.
+ */
+import type { ToolSpec } from '../providers/types';
+
+/** Approval classes: the policy decides per class whether a call is asked or automatic. */
+export type ToolClass = 'read' | 'write' | 'execute';
+
+export interface ToolContext {
+  /** Absolute, canonical workspace root. Tools must never act outside it. */
+  workspaceRoot: string;
+  signal: AbortSignal;
+  /** Live output (e.g. run_command stdout/stderr) as it arrives. */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface ToolResult {
+  /** Text returned to the model. */
+  content: string;
+  isError?: boolean;
+  /** Workspace-relative paths this call changed (write tools), for checkpoints and the UI. */
+  changedPaths?: string[];
+}
+
+export interface AgentTool<A = unknown> {
+  spec: ToolSpec;
+  toolClass: ToolClass;
+  /** True when the tool can change files or run arbitrary code. */
+  mutating: boolean;
+  /** Parses and validates the model's raw JSON arguments; throws `ToolError('invalidArguments')`. */
+  parseArgs(argumentsJson: string): A;
+  run(args: A, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export type ToolErrorCode =
+  | 'invalidArguments'
+  | 'unknownTool'
+  | 'pathEscape'
+  | 'notFound'
+  | 'timeout'
+  | 'tooLarge'
+  | 'io'
+  | 'denied'
+  | 'cancelled'
+  | 'editMismatch';
+
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(readonly code: ToolErrorCode, message: string) {
+    super(message);
+  }
+}

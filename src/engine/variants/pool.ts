@@ -1,0 +1,199 @@
+/**
+ * VariantPool ("muse pool", SPEC §4.3): the entry point that validates a variants request and
+ * starts it as a `VariantGroup` (./group). One pool per engine; it keeps the groups it
+ * started until they end, so the UI (the "Vox Variants" view) can list them.
+ *
+ * `startVariants` checks everything before it changes anything — 1..MAX_VARIANTS model refs, each
+ * resolvable (`invalidModels` lists every bad one with its reason; more than MAX_VARIANTS is
+ * `tooManyVariants`), a non-empty prompt, a git work tree (`notARepository`) with a commit to start
+ * from (`noCommits`), no leftover worktree or thread under the ids it is about to use
+ * (`alreadyExists`) — then records one child thread per variant and returns the group with every
+ * variant `creating`; worktrees are created and agent loops started in parallel from there.
+ *
+ * Ids are deterministic: the pool id is given or allocated (`muse:<uuid>`); variant i's thread is
+ * `deriveSubagentFromTask(parentThreadId ?? poolId, "<poolId>/variant-<i>")`; its worktree is
+ * `.vox/worktrees/muse/<slug of parentThreadId ?? poolId>/variant-<i>` (`museVariantLocation`).
+ * Every variant starts from the main workspace's HEAD commit at the time of the request; the
+ * user's uncommitted edits are not copied into the variants (they stay in the main tree, where
+ * adoption applies the variant's patch on top of them).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ResolvedModel } from '../agent/runner';
+import { createDefaultTools } from '../tools/index';
+import type { AgentTool } from '../tools/types';
+import type { Engine } from '../engine';
+import { allocate, deriveSubagentFromTask } from '../ids/ids';
+import { StoreError } from '../store/errors';
+import { gitRaw } from '../git/git';
+import { WorktreeError, managedWorktreePath, museVariantLocation, resolveRepository } from '../worktrees/worktrees';
+import { VariantGroup, type VariantPlan, type VariantRunnerDeps } from './group';
+import { MAX_VARIANTS, MIN_VARIANTS, VARIANT_GIT_TIMEOUT_MS, VARIANT_TITLE_PROMPT_CHARS, VariantError } from './types';
+
+export interface VariantPoolDeps extends Omit<VariantRunnerDeps, 'createTools'> {
+  /** Turns a model ref into a provider; throws (typed) for a bad or unusable ref. */
+  resolveModel: (ref: string) => ResolvedModel;
+  /** Default: `createDefaultTools`. */
+  createTools?: () => Map<string, AgentTool>;
+}
+
+export interface StartVariantsOptions {
+  /** Any directory inside the main workspace's git work tree. */
+  repoRoot: string;
+  prompt: string;
+  /** 1..MAX_VARIANTS model refs, one variant each (the same ref may repeat). */
+  models: readonly string[];
+  /** The thread the variants branch from (their threads derive from it); none for a fresh pool. */
+  parentThreadId?: string;
+  /** Pool id for deterministic replays; default a fresh `muse:<uuid>`. */
+  poolId?: string;
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class VariantPool {
+  private readonly groups = new Map<string, VariantGroup>();
+  /** `<repoRoot>\0<worktree group>` of every group started here and not ended: one pool per thread. */
+  private readonly owners = new Set<string>();
+  private readonly deps: VariantRunnerDeps & { resolveModel: (ref: string) => ResolvedModel };
+
+  constructor(deps: VariantPoolDeps) {
+    this.deps = { ...deps, createTools: deps.createTools ?? createDefaultTools };
+  }
+
+  /** A pool sharing the engine's store, streams, gate, policy and model resolver. */
+  static forEngine(engine: Engine, overrides: Partial<VariantPoolDeps> = {}): VariantPool {
+    return new VariantPool({
+      store: engine.store,
+      streams: engine.streams,
+      gate: engine.gate,
+      policy: engine.policy,
+      resolveModel: (ref) => engine.models.resolve(ref),
+      ...overrides,
+    });
+  }
+
+  /** Validates, records the variant threads and starts the group; see the file header. */
+  async startVariants(opts: StartVariantsOptions): Promise<VariantGroup> {
+    const models = this.checkModelCount(opts.models);
+    if (typeof opts.prompt !== 'string' || opts.prompt.trim().length === 0) throw new VariantError('invalidPrompt', 'the prompt for the variants is empty');
+    const resolved = this.resolveModels(models);
+
+    let repoRoot: string;
+    try {
+      repoRoot = (await resolveRepository(opts.repoRoot)).root;
+    } catch (e) {
+      const code = e instanceof WorktreeError && e.code === 'notARepository' ? 'notARepository' : 'gitFailed';
+      throw new VariantError(code, `variants need a git repository: ${describe(e)}`, { path: opts.repoRoot, cause: e });
+    }
+    const head = await gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repoRoot, okExitCodes: [1, 128], timeoutMs: VARIANT_GIT_TIMEOUT_MS });
+    const base = head.stdout.toString('utf8').trim();
+    if (head.exitCode !== 0 || !base) {
+      throw new VariantError('noCommits', `${repoRoot} has no commits yet: variants start from a commit (make a first commit)`, { path: repoRoot });
+    }
+
+    const poolId = opts.poolId ?? allocate('muse');
+    const owner = opts.parentThreadId ?? poolId;
+    if (opts.parentThreadId !== undefined) this.assertThread(opts.parentThreadId);
+    const plans: VariantPlan[] = models.map((model, index) => {
+      const loc = museVariantLocation(owner, index);
+      return {
+        index, model, resolved: resolved[index]!, group: loc.group, slug: loc.slug,
+        threadId: deriveSubagentFromTask(owner, `${poolId}/variant-${index}`),
+        worktreePath: managedWorktreePath(repoRoot, loc),
+      };
+    });
+    const ownerKey = `${repoRoot}\0${plans[0]!.group}`;
+    if (this.owners.has(ownerKey)) {
+      throw new VariantError('alreadyExists', `variants of ${owner} are already running; adopt or discard them first`, { path: path.dirname(plans[0]!.worktreePath) });
+    }
+    for (const p of plans) {
+      if (fs.existsSync(p.worktreePath)) {
+        throw new VariantError('alreadyExists', `${p.worktreePath} already exists (a variant pool of this thread is still there); adopt or discard it first`, { path: p.worktreePath, index: p.index });
+      }
+      if (this.threadExists(p.threadId)) throw new VariantError('alreadyExists', `thread ${p.threadId} already exists (pool id ${poolId} was used before)`, { index: p.index });
+    }
+
+    const n = plans.length;
+    const title = (p: VariantPlan) => `Variant ${p.index + 1}/${n} (${p.model}): ${cutPrompt(opts.prompt)}`;
+    this.deps.store.append(...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p) })));
+
+    const group = new VariantGroup({ poolId, repoRoot, base, prompt: opts.prompt, plans, deps: this.deps });
+    this.groups.set(poolId, group);
+    this.owners.add(ownerKey);
+    const forget = () => {
+      if (!group.variants.every((v) => v.status === 'adopted' || v.status === 'discarded')) return;
+      this.groups.delete(poolId);
+      this.owners.delete(ownerKey);
+    };
+    group.onDidChange(forget);
+    return group;
+  }
+
+  /** The groups started by this pool that still have variants (not all adopted/discarded). */
+  list(): VariantGroup[] {
+    return [...this.groups.values()];
+  }
+
+  get(poolId: string): VariantGroup | undefined {
+    return this.groups.get(poolId);
+  }
+
+  /** Stops every agent loop of every group (worktrees stay). */
+  async cancelAll(): Promise<void> {
+    await Promise.all([...this.groups.values()].map((g) => g.cancelAll()));
+  }
+
+  private checkModelCount(models: readonly string[]): string[] {
+    if (!Array.isArray(models) || models.length < MIN_VARIANTS) {
+      throw new VariantError('invalidModels', `give ${MIN_VARIANTS} to ${MAX_VARIANTS} model refs, one per variant (got ${Array.isArray(models) ? models.length : 'none'})`);
+    }
+    if (models.length > MAX_VARIANTS) {
+      throw new VariantError('tooManyVariants', `at most ${MAX_VARIANTS} variants can run at once (got ${models.length} models)`);
+    }
+    return [...models];
+  }
+
+  private resolveModels(models: string[]): ResolvedModel[] {
+    const problems: Array<{ index: number; ref: string; message: string }> = [];
+    const out = models.map((ref, index) => {
+      if (typeof ref !== 'string' || ref.trim() === '') {
+        problems.push({ index, ref: String(ref), message: 'the model ref is empty' });
+        return undefined;
+      }
+      try {
+        return this.deps.resolveModel(ref);
+      } catch (e) {
+        problems.push({ index, ref, message: describe(e) });
+        return undefined;
+      }
+    });
+    if (problems.length > 0) {
+      const list = problems.map((p) => `#${p.index} ${JSON.stringify(p.ref)}: ${p.message}`).join('; ');
+      throw new VariantError('invalidModels', `cannot use ${problems.length === 1 ? 'this model' : 'these models'} for variants — ${list}`, { models: problems });
+    }
+    return out as ResolvedModel[];
+  }
+
+  private threadExists(threadId: string): boolean {
+    try {
+      this.deps.store.getThread(threadId);
+      return true;
+    } catch (e) {
+      if (e instanceof StoreError && e.code === 'notFound') return false;
+      throw e;
+    }
+  }
+
+  private assertThread(threadId: string): void {
+    if (!this.threadExists(threadId)) throw new VariantError('unknownThread', `parent thread ${threadId} does not exist`);
+  }
+}
+
+function cutPrompt(prompt: string): string {
+  const oneLine = prompt.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(oneLine); // never cut a surrogate pair
+  return chars.length <= VARIANT_TITLE_PROMPT_CHARS ? oneLine : `${chars.slice(0, VARIANT_TITLE_PROMPT_CHARS).join('')}…`;
+}
