@@ -1,5 +1,6 @@
 /**
- * `vox model …`: where the local models live and how to get a real one.
+ * `vox model …`: where the local models live and how to get a real one. These work on files and
+ * the network only (no engine, no database), so they are not protocol commands.
  *   vox model path                 prints the demo model path and whether it exists
  *   vox model list                 recommended GGUF models for machines that are online
  *   vox model download [N|URL] [--dest DIR]
@@ -9,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { demoModelPath, DEMO_MODEL_NOTICE } from '../engine/model/demo-model';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
-import { parseArgs, UsageError } from './args';
+import { print } from './output';
 
 /** Minimum interval between progress lines on a non-terminal stderr (ms). */
 const PROGRESS_LINE_INTERVAL_MS = 2_000;
@@ -18,22 +19,25 @@ function mb(n: number): string {
   return `${(n / 1_048_576).toFixed(1)} MB`;
 }
 
-export async function runModelCommand(argv: string[], root: string): Promise<number> {
-  const [sub, ...rest] = argv;
+export class ModelUsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export async function runModelCommand(sub: string, which: string | undefined, flags: { dest?: string; json?: boolean }, root: string): Promise<number> {
   if (sub === 'path') {
     const p = demoModelPath(root);
-    process.stdout.write(`${p}${fs.existsSync(p) ? '' : ' (missing: run `npm run model`)'}\n${DEMO_MODEL_NOTICE}\n`);
+    const exists = fs.existsSync(p);
+    print(flags, `${p}${exists ? '' : ' (missing: run `npm run model`)'}\n${DEMO_MODEL_NOTICE}`, { path: p, exists, notice: DEMO_MODEL_NOTICE });
     return 0;
   }
   if (sub === 'list') {
-    RECOMMENDED_MODELS.forEach((m, i) => process.stdout.write(`${i + 1}. ${m.name} (~${mb(m.approxBytes)}): ${m.description}\n   ${m.url}\n`));
+    print(flags, RECOMMENDED_MODELS.map((m, i) => `${i + 1}. ${m.name} (~${mb(m.approxBytes)}): ${m.description}\n   ${m.url}`).join('\n'), RECOMMENDED_MODELS);
     return 0;
   }
   if (sub === 'download') {
-    const { positional, flags } = parseArgs(rest, { dest: 'string' });
-    const which = positional[0] ?? '1';
-    const url = /^https?:\/\//.test(which) ? which : RECOMMENDED_MODELS[Number(which) - 1]?.url;
-    if (!url) throw new UsageError(`no recommended model ${which}; see \`vox model list\``);
+    const pick = which ?? '1';
+    const url = /^https?:\/\//.test(pick) ? pick : RECOMMENDED_MODELS[Number(pick) - 1]?.url;
+    if (!url) throw new ModelUsageError(`no recommended model ${pick}; see \`vox model list\``);
     const destDir = String(flags.dest ?? path.dirname(demoModelPath(root)));
     const destPath = path.join(destDir, decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model.gguf'));
     const ac = new AbortController();
@@ -50,8 +54,8 @@ export async function runModelCommand(argv: string[], root: string): Promise<num
         process.stderr.write(`${tty ? '\r' : ''}downloading ${mb(got)}${total ? ` of ${mb(total)}` : ''}${pct}${tty ? '' : '\n'}`);
       },
     });
-    process.stderr.write(`\nsaved ${result.path} (${mb(result.bytes)}, sha256 ${result.sha256})\nuse it with: vox chat --model local:${destPath} "…"\n`);
+    print(flags, `\nsaved ${result.path} (${mb(result.bytes)}, sha256 ${result.sha256})\nuse it with: vox chat --model local:${destPath} "…"`, result);
     return 0;
   }
-  throw new UsageError(`vox model needs path, list or download`);
+  throw new ModelUsageError('vox model needs path, list or download');
 }

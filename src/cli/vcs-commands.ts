@@ -1,120 +1,150 @@
 /**
- * `vox checkpoint …` and `vox worktree …`: checkpoints and managed worktrees from scripts and CI.
- *   vox checkpoint capture [--thread T] [--cwd D] [--json]
- *   vox checkpoint list    [--thread T] [--cwd D] [--json]
- *   vox checkpoint diff FROM [TO|working] [--thread T] [--cwd D] [--json]   (FROM/TO: ordinals or refs)
- *   vox checkpoint restore ORDINAL [--thread T] [--mode files|thread|both] [--cwd D] [--json]
- *   vox checkpoint undo [RESTORE_POINT_REF] [--cwd D] [--json]               (default: the newest)
- *   vox worktree create SLUG [--base REF] [--branch NAME] [--cwd D] [--json]
- *   vox worktree list [--cwd D] [--json]
- *   vox worktree remove PATH [--force] [--cwd D] [--json]
- * The thread defaults to `cli` (created on first use) so plain scripts need no thread.
+ * `vox checkpoint …` and `vox worktree …`: checkpoints and managed worktrees from scripts and CI,
+ * through the protocol. The thread defaults to `cli` (created on first use) so plain scripts need
+ * no thread. FROM/TO of `diff` are ordinals of the thread or refs; `working` is the working tree.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { Engine } from '../engine/engine';
-import { createManagedWorktree, listManagedWorktrees, removeManagedWorktree } from '../engine/worktrees/worktrees';
-import type { RestoreMode } from '../engine/checkpoints/service';
-import { parseArgs, UsageError } from './args';
+import { Option, type Command } from 'commander';
+import type { EngineClient } from '../client/engine-client';
+import { withClient } from './connect';
+import { print, type Flags } from './output';
 
 /** Thread used by `vox checkpoint` when `--thread` is not given. */
 export const CLI_THREAD_ID = 'cli';
-const MODES: readonly RestoreMode[] = ['files', 'thread', 'both'];
+export const RESTORE_MODES = ['files', 'thread', 'both'] as const;
 
-type Out = (human: string, json: unknown) => void;
+type CpFlags = Flags & { thread?: string; cwd?: string };
 
-function out(flags: Record<string, string | boolean>): Out {
-  return (human, json) => process.stdout.write(flags.json ? JSON.stringify(json, (_k, v: unknown) => (Buffer.isBuffer(v) ? undefined : v), 2) + '\n' : human + '\n');
+function checkpoints<T extends CpFlags>(fn: (client: EngineClient, threadId: string, flags: T) => Promise<void>) {
+  return (flags: T) => withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false }, async ({ client }) => {
+    await fn(client, flags.thread ?? CLI_THREAD_ID, flags);
+    return 0;
+  });
 }
 
-function ensureThread(engine: Engine, threadId: string): void {
-  try {
-    engine.store.getThread(threadId);
-  } catch {
-    engine.store.append({ type: 'thread.created', threadId, title: threadId === CLI_THREAD_ID ? 'Checkpoints from the CLI' : threadId });
-  }
+async function ensureThread(client: EngineClient, threadId: string): Promise<void> {
+  await client.call('createThread', { threadId, title: threadId === CLI_THREAD_ID ? 'Checkpoints from the CLI' : threadId });
 }
 
-function ordinalArg(v: string | undefined, what: string): number {
-  if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`${what} must be a checkpoint ordinal (a number), got ${v ?? 'nothing'}`);
+/** An ordinal of the thread becomes its ref; anything else is taken as a ref. */
+async function refOf(client: EngineClient, threadId: string, v: string): Promise<string> {
+  if (!/^\d+$/.test(v)) return v;
+  const { checkpoints: rows } = await client.call('listCheckpoints', { threadId });
+  return rows.find((c) => c.ordinal === Number(v))?.ref ?? `refs/vox/checkpoints/unknown/${v}`;
+}
+
+const common = (c: Command) => c.option('--thread <id>', 'thread (default: cli)').option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON');
+
+export function registerCheckpointCommands(program: Command, run: (p: Promise<number>) => void): void {
+  const cp = program.command('checkpoint').description('checkpoints of the workspace in hidden git refs (HEAD, branch, index and stash untouched)');
+  common(cp.command('capture').description('capture the workspace now as the thread\'s next checkpoint')).action((o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      await ensureThread(client, threadId);
+      const r = await client.call('captureCheckpoint', { threadId });
+      print(flags, `checkpoint #${r.ordinal} ${r.ref} (${r.changedCount} changed, ${r.skipped.length} skipped, ${r.tookMs} ms)${r.overBudgetMs !== null ? ' [over budget]' : ''}`, r);
+    })(o)),
+  );
+  common(cp.command('list').description('the thread\'s checkpoints, oldest first')).action((o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      const rows = (await client.call('listCheckpoints', {})).checkpoints.filter((c) => c.threadId === threadId);
+      const what = (c: (typeof rows)[number]) => (c.trigger === 'tool' && c.toolName ? `tool:${c.toolName}` : c.trigger);
+      print(flags, rows.map((c) => `#${c.ordinal}\t${new Date(c.createdAt).toISOString()}\t${what(c)}\t${c.changedCount} changed\t${c.ref}`).join('\n') || '(no checkpoints)', rows);
+    })(o)),
+  );
+  common(cp.command('diff').description('per-file changes between two checkpoints (ordinals or refs), or one and the working tree').argument('<from>').argument('[to]', 'a checkpoint, or "working"', 'working')).action(
+    (from: string, to: string, o: CpFlags) =>
+      run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+        const { files } = await client.call('diffCheckpoints', { from: await refOf(client, threadId, from), to: to === 'working' ? 'working' : await refOf(client, threadId, to) });
+        print(flags, files.map((f) => `${f.binary ? '-\t-' : `${f.additions}\t${f.deletions}`}\t${f.status}\t${f.path}`).join('\n') || '(no differences)', files);
+      })(o)),
+  );
+  common(cp.command('files').description('the files a checkpoint changed').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      const r = await client.call('listCheckpointFiles', { threadId, ordinal: ordinalArg(program, ordinal) });
+      print(flags, r.files.map((f) => `${f.status}\t${f.path}`).join('\n') || '(no files)', r);
+    })(o)),
+  );
+  common(cp.command('show').description('print a file as a checkpoint saw it').argument('<ordinal-or-ref>').argument('<path>')).action((at: string, file: string, o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      const r = await client.call('readCheckpointFile', { ref: await refOf(client, threadId, at), path: file });
+      if (flags.json) print(flags, '', r);
+      else process.stdout.write(Buffer.from(r.dataBase64, 'base64'));
+    })(o)),
+  );
+  common(
+    cp.command('restore').description('restore a checkpoint: files (a restore point is saved first), thread, or both').argument('<ordinal>')
+      .addOption(new Option('--mode <mode>', 'what to restore').choices(RESTORE_MODES).default('files')),
+  ).action((ordinal: string, o: CpFlags & { mode: (typeof RESTORE_MODES)[number] }) =>
+    run(checkpoints<CpFlags & { mode: (typeof RESTORE_MODES)[number] }>(async (client, threadId, flags) => {
+      const n = ordinalArg(program, ordinal);
+      const r = await client.call('restoreCheckpoint', { threadId, ordinal: n, mode: flags.mode });
+      print(flags, `restored #${n} (${flags.mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
+    })(o)),
+  );
+  common(cp.command('undo').description('undo a restore (default: the newest restore point)').argument('[restore-point]')).action((point: string | undefined, o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, _t, flags) => {
+      const r = await client.call('undoRestore', point ? { restorePoint: point } : {});
+      print(flags, `undid ${r.undone}: ${r.files.changed.length} file(s) changed; new restore point ${r.files.restorePoint}`, r);
+    })(o)),
+  );
+  common(cp.command('restore-points').description('restore points, newest first')).action((o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, _t, flags) => {
+      const { restorePoints } = await client.call('listRestorePoints', {});
+      print(flags, restorePoints.map((p) => `${new Date(p.timeMs).toISOString()}\t${p.ref}`).join('\n') || '(no restore points)', restorePoints);
+    })(o)),
+  );
+  common(cp.command('prune').description('delete old checkpoint refs (git\'s gc reclaims the space)').option('--keep-last <n>', 'keep the newest N per thread').option('--older-than-days <d>', 'only checkpoints older than this')).action(
+    (o: CpFlags & { keepLast?: string; olderThanDays?: string }) =>
+      run(checkpoints<typeof o>(async (client, _t, flags) => {
+        const keepLast = flags.keepLast !== undefined ? countArg(program, flags.keepLast, '--keep-last') : undefined;
+        const days = flags.olderThanDays !== undefined ? countArg(program, flags.olderThanDays, '--older-than-days') : undefined;
+        const r = await client.call('pruneCheckpoints', {
+          ...(flags.thread ? { threadId: flags.thread } : {}),
+          ...(keepLast !== undefined ? { keepLast } : {}),
+          ...(days !== undefined ? { olderThanMs: days * 86_400_000, restorePointsOlderThanMs: days * 86_400_000 } : {}),
+        });
+        print(flags, `deleted ${r.deletedRefs.length} ref(s); ${(r.reclaimableBytes / 1_048_576).toFixed(1)} MB reclaimable by git's gc`, r);
+      })(o)),
+  );
+}
+
+type WtFlags = Flags & { cwd?: string };
+const wtCommon = (c: Command) => c.option('--cwd <dir>', 'repository (default: the current directory)').option('--json', 'print JSON');
+const worktrees = <T extends WtFlags>(fn: (client: EngineClient, flags: T) => Promise<void>) => (flags: T) =>
+  withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false }, async ({ client }) => {
+    await fn(client, flags);
+    return 0;
+  });
+
+export function registerWorktreeCommands(program: Command, run: (p: Promise<number>) => void): void {
+  const wt = program.command('worktree').description('managed worktrees under .vox/worktrees (symbolic links never followed on removal)');
+  wtCommon(wt.command('create').description('create a worktree (detached, or on a new --branch)').argument('<slug>').option('--base <ref>', 'commit to start from (default HEAD)').option('--branch <name>', 'create this branch')).action(
+    (slug: string, o: WtFlags & { base?: string; branch?: string }) =>
+      run(worktrees<typeof o>(async (client, flags) => {
+        const r = await client.call('createWorktree', { slug, ...(flags.base ? { base: flags.base } : {}), ...(flags.branch ? { branch: flags.branch } : {}) });
+        print(flags, `${r.worktree.path}${r.env?.copied.length ? ` (copied ${r.env.copied.join(', ')})` : ''}`, { ...r.worktree, env: r.env });
+      })(o)),
+  );
+  wtCommon(wt.command('list').description('the managed worktrees')).action((o: WtFlags) =>
+    run(worktrees<WtFlags>(async (client, flags) => {
+      const { worktrees: list } = await client.call('listWorktrees', {});
+      print(flags, list.map((w) => `${w.path}\t${w.branch ?? (w.head ? w.head.slice(0, 12) : '(unborn)')}${w.locked ? '\tlocked' : ''}${w.prunable ? '\tprunable' : ''}`).join('\n') || '(no managed worktrees)', list);
+    })(o)),
+  );
+  wtCommon(wt.command('remove').description('remove a managed worktree (refused when it has changes, unless --force)').argument('<path>').option('--force', 'remove even with changes')).action(
+    (p: string, o: WtFlags & { force?: boolean }) =>
+      run(worktrees<typeof o>(async (client, flags) => {
+        const r = await client.call('removeWorktree', { path: p, ...(flags.force ? { force: true } : {}) });
+        print(flags, `removed ${r.path}`, r);
+      })(o)),
+  );
+}
+
+function ordinalArg(program: Command, v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1) program.error(`the checkpoint ordinal must be a positive number, got ${v}`, { exitCode: 2, code: 'vox.badOrdinal' });
   return Number(v);
 }
 
-export async function runCheckpointCommand(argv: string[], open: (cwd: string) => Engine): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { positional, flags } = parseArgs(rest, { thread: 'string', cwd: 'string', json: 'boolean', mode: 'string' });
-  const engine = open(String(flags.cwd ?? process.cwd()));
-  const say = out(flags);
-  const threadId = String(flags.thread ?? CLI_THREAD_ID);
-  const refOf = (v: string) => (/^\d+$/.test(v) ? engine.store.checkpoints(threadId).find((c) => c.ordinal === Number(v))?.ref ?? `refs/vox/checkpoints/unknown/${v}` : v);
-  try {
-    if (sub === 'capture') {
-      ensureThread(engine, threadId);
-      const r = await engine.checkpoints.capture(threadId, { trigger: 'manual' });
-      say(`checkpoint #${r.ordinal} ${r.ref} (${r.changedCount} changed, ${r.skipped.length} skipped, ${Math.round(r.tookMs)} ms)${r.overBudget ? ' [over budget]' : ''}`, r);
-      return 0;
-    }
-    if (sub === 'list') {
-      const rows = engine.store.checkpoints(threadId);
-      const infos = rows.length > 0 ? await engine.checkpoints.list(threadId) : [];
-      say(infos.map((c) => `#${c.ordinal}\t${new Date(c.timeMs).toISOString()}\t${c.trigger.kind}${c.trigger.kind === 'tool' && c.trigger.toolName ? `:${c.trigger.toolName}` : ''}\t${c.changedCount} changed\t${c.ref}`).join('\n') || '(no checkpoints)', infos);
-      return 0;
-    }
-    if (sub === 'diff') {
-      const [from, to = 'working'] = positional;
-      if (!from) throw new UsageError('vox checkpoint diff needs FROM (an ordinal or a ref)');
-      const stats = await engine.checkpoints.diff(refOf(from), to === 'working' ? 'working' : refOf(to));
-      say(stats.map((f) => `${f.binary ? '-\t-' : `${f.additions}\t${f.deletions}`}\t${f.status}\t${f.path}`).join('\n') || '(no differences)', stats);
-      return 0;
-    }
-    if (sub === 'restore') {
-      const ordinal = ordinalArg(positional[0], 'restore ORDINAL');
-      const mode = String(flags.mode ?? 'files') as RestoreMode;
-      if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
-      const r = await engine.checkpoints.restore(threadId, ordinal, mode);
-      say(`restored #${ordinal} (${mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
-      return 0;
-    }
-    if (sub === 'undo') {
-      let point = positional[0];
-      if (!point) {
-        const points = await engine.checkpoints.git.listRestorePoints(engine.workspaceRoot);
-        point = points.sort((a, b) => b.timeMs - a.timeMs)[0]?.ref;
-        if (!point) throw new UsageError('there is no restore point to undo');
-      }
-      const r = await engine.checkpoints.undo(point);
-      say(`undid ${point}: ${r.changed.length} file(s) changed; new restore point ${r.restorePoint}`, r);
-      return 0;
-    }
-    throw new UsageError('vox checkpoint needs capture, list, diff, restore or undo');
-  } finally {
-    await engine.dispose();
-  }
-}
-
-export async function runWorktreeCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { positional, flags } = parseArgs(rest, { cwd: 'string', json: 'boolean', base: 'string', branch: 'string', force: 'boolean' });
-  const cwd = fs.realpathSync(String(flags.cwd ?? process.cwd()));
-  const say = out(flags);
-  if (sub === 'create') {
-    const slug = positional[0];
-    if (!slug) throw new UsageError('vox worktree create needs a SLUG');
-    const wt = await createManagedWorktree({ repoRoot: cwd, slug, ...(flags.base ? { baseRef: String(flags.base) } : {}), ...(flags.branch ? { branch: String(flags.branch), detach: false } : {}) });
-    say(`${wt.path}${wt.env?.copied.length ? ` (copied ${wt.env.copied.join(', ')})` : ''}`, wt);
-    return 0;
-  }
-  if (sub === 'list') {
-    const list = await listManagedWorktrees(cwd);
-    say(list.map((w) => `${w.path}\t${w.branch ?? (w.head ? w.head.slice(0, 12) : '(unborn)')}${w.locked ? '\tlocked' : ''}${w.prunable ? '\tprunable' : ''}`).join('\n') || '(no managed worktrees)', list);
-    return 0;
-  }
-  if (sub === 'remove') {
-    const p = positional[0];
-    if (!p) throw new UsageError('vox worktree remove needs a PATH');
-    const r = await removeManagedWorktree({ repoRoot: cwd, path: path.resolve(cwd, p), force: !!flags.force });
-    say(`removed ${r.path}`, r);
-    return 0;
-  }
-  throw new UsageError('vox worktree needs create, list or remove');
+function countArg(program: Command, v: string, what: string): number {
+  if (!/^\d+$/.test(v)) program.error(`${what} must be a whole number, got ${v}`, { exitCode: 2, code: 'vox.badNumber' });
+  return Number(v);
 }

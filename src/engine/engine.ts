@@ -1,76 +1,145 @@
 /**
- * Engine wiring: one object that owns the store, the turn stream registry (persisting chunks
- * to the store and replaying evicted ones from it), the tools, the approval policy and gate,
- * the model resolver and the agent runner. The CLI and the VS Code extension both build this.
+ * The composition root. `createEngine(config, host)` builds the engine's modules in dependency
+ * order — store, streams, providers, tools, approvals, hooks, the agent runner and run registry,
+ * checkpoints (installed as hook handlers), variants — and `dispose()` takes them down in
+ * reverse. The VS Code extension and the CLI both build one; clients then `connect` (a protocol
+ * session with a grant) and never touch a service directly.
  */
 import { ApprovalGate, ApprovalPolicy } from './approvals/approval';
 import { AgentRunner } from './agent/runner';
-import { createDefaultTools } from './tools/index';
-import { ModelResolver, type ProviderConfig } from './providers/resolve';
+import { HookBus } from './agent/hooks';
+import { registerBuiltinTools } from './tools/builtins';
+import { ToolRegistry } from './tools/registry';
+import { ProviderRegistry, type ProviderFactory } from './providers/registry';
+import { registerBuiltinProviders } from './providers/builtins';
 import { VoxStore } from './store/store';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
+import { installCheckpointHooks } from './checkpoints/hooks';
+import { RunRegistry } from './runs/registry';
 import { VariantPool } from './variants/pool';
+import type { Host } from './host';
+import type { EngineServices } from './services';
+import { ClientSession } from './session/client-session';
+import type { Grant } from '../protocol/commands/grants';
+import type { EngineUpdate } from '../protocol/updates';
 
-export interface EngineOptions {
+export interface EngineConfig {
   dbPath: string;
+  /** Canonical workspace root: where tools act and checkpoints are taken. */
   workspaceRoot: string;
-  providers: ProviderConfig;
-  policy?: ApprovalPolicy;
-  /** Automatic checkpoints before mutating tools and at turn end (default on; off when the workspace is not a git repo). */
-  checkpoints?: boolean;
+  /** The generated demo model (`local:demo`). */
+  demoModelPath: string;
+  /** CPU threads for in-process llama.cpp (default 1). */
+  localThreads?: number;
+  /** Checkpoints before file-changing tools and at turn end (default on). Manual captures work either way. */
+  autoCheckpoints?: boolean;
+  /** Providers the host adds (VS Code: `vscode-lm`); registered before the built-ins. */
+  providers?: ProviderFactory[];
+  systemPrompt?: string;
 }
 
 export class Engine {
-  readonly store: VoxStore;
-  readonly streams: TurnStreamRegistry;
-  readonly gate = new ApprovalGate();
-  readonly policy: ApprovalPolicy;
-  readonly models: ModelResolver;
-  readonly runner: AgentRunner;
-  readonly checkpoints: CheckpointService;
-  /** Parallel variants of one prompt in managed worktrees (SPEC 4.3). */
-  readonly variants: VariantPool;
-  readonly workspaceRoot: string;
   /** Run ids found interrupted (owner process gone) when the engine opened the store. */
   readonly recovered: string[];
+  readonly workspaceRoot: string;
+  private readonly sessions = new Set<ClientSession>();
+  private disposing: Promise<void> | null = null;
 
-  constructor(opts: EngineOptions) {
-    this.store = VoxStore.open(opts.dbPath);
-    this.recovered = this.store.recoverInterrupted();
-    this.streams = new TurnStreamRegistry({
-      persist: (c) => this.store.persistChunk(c),
-      loadAfter: (turnId, afterSeq) => this.store.chunksAfter(turnId, afterSeq),
-    });
-    this.policy = opts.policy ?? new ApprovalPolicy();
-    this.models = new ModelResolver(opts.providers);
-    this.workspaceRoot = opts.workspaceRoot;
-    this.checkpoints = new CheckpointService(this.store, opts.workspaceRoot);
-    this.variants = VariantPool.forEngine(this);
-    const auto = opts.checkpoints !== false;
-    this.runner = new AgentRunner({
-      store: this.store,
-      streams: this.streams,
-      tools: createDefaultTools(),
-      policy: this.policy,
-      gate: this.gate,
-      workspaceRoot: opts.workspaceRoot,
-      ...(auto
-        ? {
-            beforeMutatingTool: (info) => this.checkpoints.beforeMutatingTool(info),
-            afterMutatingTool: (info) => this.checkpoints.afterMutatingTool(info),
-            onTurnStart: () => this.checkpoints.prepare(),
-            onTurnEnd: (info) => this.checkpoints.onTurnEnd(info),
-          }
-        : {}),
-    });
+  constructor(
+    private readonly services: EngineServices,
+    /** Teardown steps in install order; run in reverse. */
+    private readonly teardown: Array<{ name: string; dispose: () => void | Promise<void> }>,
+    recovered: string[],
+  ) {
+    this.recovered = recovered;
+    this.workspaceRoot = services.workspaceRoot;
   }
 
-  async dispose(): Promise<void> {
-    await this.variants.cancelAll();
-    this.runner.cancelAll();
-    await this.checkpoints.settle();
-    await this.models.dispose();
-    this.store.close();
+  /** A protocol session for one client, holding `grant`. Updates go to `sink`. */
+  connect(sink: (u: EngineUpdate) => void, grant: Grant): ClientSession {
+    const session = new ClientSession(this.services, sink, grant, () => this.sessions.delete(session));
+    this.sessions.add(session);
+    return session;
   }
+
+  /** Closes every session, then disposes the modules in reverse order (waits for running turns to end). */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      for (const s of [...this.sessions]) s.dispose();
+      for (const step of [...this.teardown].reverse()) {
+        try {
+          await step.dispose();
+        } catch (e) {
+          this.services.host.notify({ level: 'error', source: 'engine', message: `shutting down ${step.name} failed: ${(e as Error).message}` });
+        }
+      }
+    })();
+    return this.disposing;
+  }
+}
+
+export function createEngine(config: EngineConfig, host: Host): Engine {
+  return assembleEngine(config, host).engine;
+}
+
+/**
+ * `createEngine`, also returning the services it wired. For tests of the wiring itself (a capability
+ * observed inside the agent loop); clients never get the services.
+ */
+export function assembleEngine(config: EngineConfig, host: Host): { engine: Engine; services: EngineServices } {
+  const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
+  const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
+
+  const store = VoxStore.open(config.dbPath);
+  install('store', () => store.close());
+  const recovered = store.recoverInterrupted();
+  if (recovered.length > 0) host.notify({ level: 'warning', source: 'runs', message: `Marked ${recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.` });
+
+  const streams = new TurnStreamRegistry({
+    persist: (c) => store.persistChunk(c),
+    loadAfter: (turnId, afterSeq) => store.chunksAfter(turnId, afterSeq),
+  });
+
+  const providers = new ProviderRegistry({ secret: (n) => host.secret(n), settings: () => host.providerSettings() });
+  for (const f of config.providers ?? []) providers.register(f);
+  registerBuiltinProviders(providers, { demoModelPath: config.demoModelPath, ...(config.localThreads ? { localThreads: config.localThreads } : {}) });
+  install('providers', () => providers.dispose());
+
+  const tools = new ToolRegistry();
+  registerBuiltinTools(tools);
+
+  const gate = new ApprovalGate();
+  install('approvals', () => gate.cancelAll());
+  const policy = () => {
+    try {
+      return ApprovalPolicy.fromSettings(host.approvalSettings());
+    } catch (e) {
+      host.notify({ level: 'error', source: 'approvals', message: `${(e as Error).message} Using the defaults (read: auto, write: ask, execute: ask).` });
+      return new ApprovalPolicy();
+    }
+  };
+
+  const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
+  const runner = new AgentRunner({ store, streams, tools, policy, gate, ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}) });
+  const runs = new RunRegistry({ store, streams, runner, hooks, workspaceRoot: config.workspaceRoot });
+
+  const checkpoints = new CheckpointService(store, config.workspaceRoot);
+  const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
+  const stopExternal = host.onExternalChange(() => checkpoints.noteExternalChange());
+  const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints);
+  install('checkpoints', async () => {
+    uninstallHooks();
+    stopExternal();
+    stopNotices();
+    await checkpoints.settle();
+  });
+  // Torn down before checkpoints: a run stopped at shutdown still gets its turn-end checkpoint.
+  install('runs', () => runs.dispose());
+
+  const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
+  install('variants', () => variants.cancelAll());
+
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, checkpoints, variants };
+  return { engine: new Engine(services, teardown, recovered), services };
 }

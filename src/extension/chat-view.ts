@@ -6,14 +6,14 @@
  */
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
-import { ClientSession } from '../engine/session/client-session';
+import { hostActionMessage, type HostAction } from '../protocol/host';
 import type { EngineUpdate } from '../protocol/updates';
 import type { EngineHost } from './engine-host';
 
 export const CHAT_VIEW_ID = 'vox.chatView';
 export const CHAT_PANEL_TYPE = 'vox.chatPanel';
 
-export type HostAction = 'setApiKey' | 'chooseGguf' | 'useOllama' | 'downloadModel' | 'useVsCodeLm';
+/** The VS Code command behind each webview button (the actions are declared in src/protocol/host.ts). */
 const HOST_ACTIONS: Record<HostAction, string> = {
   setApiKey: 'vox.setApiKey',
   chooseGguf: 'vox.chooseGguf',
@@ -49,17 +49,17 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 </html>`;
 }
 
-/** Connects one webview to the engine for as long as the webview lives. */
+type Session = Awaited<ReturnType<EngineHost['connect']>>;
+
+/** Connects one webview to the engine (its own protocol session) for as long as the webview lives. */
 class ChatConnection implements vscode.Disposable {
-  private session: ClientSession | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
+  private session: Session | undefined;
   private queue: unknown[] = [];
+  private readonly disposable: vscode.Disposable;
+  private disposed = false;
 
   constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {
-    this.disposables.push(
-      webview.onDidReceiveMessage((msg: unknown) => this.receive(msg)),
-      host.onDidChange(() => this.reconnect()),
-    );
+    this.disposable = webview.onDidReceiveMessage((msg: unknown) => this.receive(msg));
     void this.connect();
   }
 
@@ -69,39 +69,28 @@ class ChatConnection implements vscode.Disposable {
 
   private async connect(): Promise<void> {
     try {
-      const engine = await this.host.get();
-      this.session = new ClientSession(engine, (u) => this.post(u), {
-        getModel: () => this.host.model(),
-        setModel: (ref) => this.host.setModel(ref),
-        modelChoices: () => this.host.modelChoices(),
-      });
+      const session = await this.host.connect((u) => this.post(u));
+      if (this.disposed) return session.dispose();
+      this.session = session;
+      // Unsolicited settings tell the webview that a (new) session is there: it resubscribes.
+      this.post({ type: 'settings', ...session.settings() });
       const pending = this.queue;
       this.queue = [];
-      for (const m of pending) this.session.handle(m);
-      this.session.sendSettings();
+      for (const m of pending) session.handle(m);
     } catch (e) {
       this.log.error(`Vox engine failed to start: ${(e as Error).message}`);
-      this.post({ type: 'error', code: (e as { code?: string }).code ?? 'engineStart', message: `Vox could not start: ${(e as Error).message}` });
+      const err = e as { domain?: string; code?: string };
+      this.post({ type: 'error', domain: err.domain ?? 'internal', code: err.code ?? 'engineStart', message: `Vox could not start: ${(e as Error).message}` });
     }
-  }
-
-  private reconnect(): void {
-    if (!this.session) return;
-    if (this.session.engine === this.host.current) {
-      this.session.sendSettings();
-      return;
-    }
-    this.session.dispose();
-    this.session = undefined;
-    void this.connect();
   }
 
   private receive(msg: unknown): void {
-    const m = msg as { type?: unknown; action?: unknown };
-    if (m && m.type === 'hostAction') {
-      const cmd = HOST_ACTIONS[m.action as HostAction];
-      if (cmd) void vscode.commands.executeCommand(cmd);
-      else this.log.warn(`unknown host action from webview: ${String(m.action)}`);
+    if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'hostAction') {
+      try {
+        void vscode.commands.executeCommand(HOST_ACTIONS[hostActionMessage(msg).action]);
+      } catch (e) {
+        this.log.warn(`unknown host action from webview: ${(e as Error).message}`);
+      }
       return;
     }
     if (this.session) this.session.handle(msg);
@@ -109,8 +98,9 @@ class ChatConnection implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.session?.dispose();
-    for (const d of this.disposables) d.dispose();
+    this.disposable.dispose();
   }
 }
 

@@ -2,13 +2,17 @@
  * Read-only `vox-checkpoint:` documents: the content of a file as a checkpoint (or any git ref)
  * saw it, for `vscode.diff` / `vscode.changes`. URI: `vox-checkpoint:/<relative path>?<ref>`.
  * A file absent at that checkpoint reads as empty (the diff then shows it as added/deleted).
+ * Content and diffs come through the protocol (`readCheckpointFile`, `diffCheckpoints`).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ClientError } from '../client/engine-client';
+import type { FileDiffView } from '../protocol/commands/checkpoints';
 import type { EngineHost } from './engine-host';
-import type { FileDiffStat } from '../engine/checkpoints/git-checkpoints';
 
 export const CHECKPOINT_SCHEME = 'vox-checkpoint';
+/** Bytes inspected for a NUL to call a file binary (git uses 8000). */
+const BINARY_SNIFF_BYTES = 8000;
 
 export function checkpointUri(relPath: string, ref: string): vscode.Uri {
   return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${relPath}`, query: ref });
@@ -18,14 +22,15 @@ export class CheckpointDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly host: EngineHost) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const engine = await this.host.get();
+    const client = await this.host.client();
     const rel = uri.path.replace(/^\//, '');
     try {
-      const buf = await engine.checkpoints.readFile(uri.query, rel);
-      if (buf.subarray(0, 8000).includes(0)) return `(binary file, ${buf.length} bytes)`;
+      const r = await client.call('readCheckpointFile', { ref: uri.query, path: rel });
+      const buf = Buffer.from(r.dataBase64, 'base64');
+      if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return `(binary file, ${buf.length} bytes)`;
       return buf.toString('utf8');
     } catch (e) {
-      if ((e as { code?: string }).code === 'pathNotFound') return '';
+      if (e instanceof ClientError && e.is('checkpoint', 'pathNotFound')) return '';
       throw e;
     }
   }
@@ -33,10 +38,10 @@ export class CheckpointDocuments implements vscode.TextDocumentContentProvider {
 
 /** Opens a multi-file diff (or a single diff) between two refs, or a ref and the working tree. */
 export async function openCheckpointDiff(host: EngineHost, title: string, fromRef: string, toRef: string | 'working', onlyFile?: string): Promise<void> {
-  const engine = await host.get();
-  const root = engine.workspaceRoot;
-  let files: FileDiffStat[] = await engine.checkpoints.diff(fromRef, toRef);
-  if (onlyFile) files = files.filter((f) => f.path === onlyFile);
+  const client = await host.client();
+  const root = (await host.get()).workspaceRoot;
+  let { files } = await client.call('diffCheckpoints', { from: fromRef, to: toRef });
+  if (onlyFile) files = files.filter((f: FileDiffView) => f.path === onlyFile);
   if (files.length === 0) {
     void vscode.window.showInformationMessage(`Vox: no differences (${title}).`);
     return;

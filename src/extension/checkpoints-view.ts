@@ -2,23 +2,27 @@
  * "Vox Checkpoints" tree in the Source Control container: threads → checkpoints (time, trigger
  * tool, files changed) → files. Actions: Restore… (files / thread / both, with Undo), Compare
  * with Working Tree, Compare with Previous, and Prune old checkpoints (shows the space it frees).
- * Refreshes on checkpoint events from the engine's event log.
+ * A protocol client like any other: it lists with `listCheckpoints` / `listCheckpointFiles` and
+ * refreshes on the `threadChanged` notices of `watchThreads`.
  */
 import * as vscode from 'vscode';
-import type { CheckpointRow } from '../engine/store/store';
+import type { EngineClient } from '../client/engine-client';
+import type { CheckpointView } from '../protocol/commands/checkpoints';
+import type { RestoreMode } from '../protocol/events';
 import type { EngineHost } from './engine-host';
 import { guardedCommand } from './guarded-command';
 import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
-import type { RestoreMode } from '../engine/checkpoints/service';
 
 export const CHECKPOINTS_VIEW_ID = 'vox.checkpoints';
 /** Days offered by "Prune old checkpoints" as the age limit. */
 const PRUNE_AGE_CHOICES_DAYS = [1, 7, 30];
+/** Threads offered by "Capture Checkpoint Now" (the most recent ones). */
+const CAPTURE_PICK_THREADS = 100;
 
 type Node =
-  | { kind: 'thread'; threadId: string; title: string; count: number }
-  | { kind: 'checkpoint'; row: CheckpointRow; prevRef: string | null }
-  | { kind: 'file'; row: CheckpointRow; path: string; status: string };
+  | { kind: 'thread'; threadId: string; title: string; rows: CheckpointView[] }
+  | { kind: 'checkpoint'; row: CheckpointView; prevRef: string | null }
+  | { kind: 'file'; row: CheckpointView; path: string; rawBase64?: string; status: string };
 
 function ago(ms: number): string {
   const s = Math.round((Date.now() - ms) / 1000);
@@ -28,31 +32,29 @@ function ago(ms: number): string {
   return new Date(ms).toLocaleDateString();
 }
 
+/** Checkpoints grouped by thread, newest thread activity first as the store listed them. */
+async function threadsWithCheckpoints(client: EngineClient): Promise<Array<Extract<Node, { kind: 'thread' }>>> {
+  const { checkpoints, threads } = await client.call('listCheckpoints', {});
+  return threads.map((t) => ({ kind: 'thread' as const, threadId: t.threadId, title: t.title, rows: checkpoints.filter((c) => c.threadId === t.threadId) }));
+}
+
 export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private unsubscribe: (() => void) | undefined;
-  private readonly hostSub: vscode.Disposable;
+  private watching: Promise<void> | undefined;
+  private stop: (() => void) | undefined;
 
-  constructor(private readonly host: EngineHost) {
-    // The engine was rebuilt (settings, API key) or the model changed: follow the current engine's
-    // store, and re-read the tree (getChildren subscribes to a rebuilt engine once it is started).
-    this.hostSub = host.onDidChange(() => {
-      this.watch();
-      this.refresh();
-    });
-  }
+  constructor(private readonly host: EngineHost) {}
 
-  private watch(): void {
-    this.unsubscribe?.();
-    // Cleared even when there is no engine now, so getChildren subscribes to the next one.
-    this.unsubscribe = undefined;
-    const engine = this.host.current;
-    if (!engine) return;
-    const sub = engine.store.subscribe(engine.store.lastSeq(), (evs) => {
-      if (evs.some((e) => e.type.startsWith('checkpoint.') || e.type.startsWith('thread.'))) this.refresh();
-    });
-    this.unsubscribe = sub.unsubscribe;
+  /** Subscribes once to thread changes (checkpoints captured, restored, pruned; threads renamed). */
+  private watch(client: EngineClient): Promise<void> {
+    this.watching ??= (async () => {
+      this.stop = client.on('threadChanged', (u) => {
+        if (u.eventType.startsWith('checkpoint.') || u.eventType.startsWith('thread.')) this.refresh();
+      });
+      await client.call('watchThreads', {});
+    })();
+    return this.watching;
   }
 
   refresh(): void {
@@ -60,22 +62,17 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
-    const engine = await this.host.get();
-    if (!this.unsubscribe) this.watch();
-    if (!node) {
-      return engine.store
-        .listThreads()
-        .map((t) => ({ kind: 'thread' as const, threadId: t.id, title: t.title, count: engine.store.checkpoints(t.id).length }))
-        .filter((t) => t.count > 0);
-    }
-    if (node.kind === 'thread') {
-      const rows = engine.store.checkpoints(node.threadId);
-      return rows.map((row, i) => ({ kind: 'checkpoint' as const, row, prevRef: i > 0 ? rows[i - 1]!.ref : null })).reverse();
-    }
+    const client = await this.host.client();
+    await this.watch(client);
+    if (!node) return (await threadsWithCheckpoints(client)).filter((t) => t.rows.length > 0);
+    if (node.kind === 'thread') return node.rows.map((row, i) => ({ kind: 'checkpoint' as const, row, prevRef: i > 0 ? node.rows[i - 1]!.ref : null })).reverse();
     if (node.kind === 'checkpoint') {
-      const infos = await engine.checkpoints.list(node.row.threadId);
-      const info = infos.find((c) => c.ordinal === node.row.ordinal);
-      return (info?.changed ?? []).map((f) => ({ kind: 'file' as const, row: node.row, path: f.path, status: f.status }));
+      try {
+        const { files } = await client.call('listCheckpointFiles', { threadId: node.row.threadId, ordinal: node.row.ordinal });
+        return files.map((f) => ({ kind: 'file' as const, row: node.row, path: f.path, ...(f.rawBase64 ? { rawBase64: f.rawBase64 } : {}), status: f.status }));
+      } catch {
+        return []; // pruned meanwhile: the next refresh drops the node
+      }
     }
     return [];
   }
@@ -83,7 +80,7 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'thread') {
       const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Expanded);
-      item.description = `${node.count} checkpoint${node.count === 1 ? '' : 's'}`;
+      item.description = `${node.rows.length} checkpoint${node.rows.length === 1 ? '' : 's'}`;
       item.contextValue = 'voxThread';
       item.iconPath = new vscode.ThemeIcon('comment-discussion');
       return item;
@@ -112,20 +109,18 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 
   dispose(): void {
-    this.hostSub.dispose();
-    this.unsubscribe?.();
+    this.stop?.();
     this.changed.dispose();
   }
 }
 
-async function pickCheckpoint(host: EngineHost, node: unknown): Promise<{ row: CheckpointRow; prevRef: string | null } | undefined> {
+async function pickCheckpoint(host: EngineHost, node: unknown): Promise<{ row: CheckpointView; prevRef: string | null } | undefined> {
   const n = node as Node | undefined;
   if (n?.kind === 'checkpoint') return { row: n.row, prevRef: n.prevRef };
-  const engine = await host.get();
-  const items = engine.store.listThreads().flatMap((t) => {
-    const rows = engine.store.checkpoints(t.id);
-    return rows.map((row, i) => ({ label: `#${row.ordinal} ${row.trigger === 'tool' ? `before ${row.toolName}` : row.trigger}`, description: `${t.title} · ${ago(row.createdAt)}`, row, prevRef: i > 0 ? rows[i - 1]!.ref : null }));
-  });
+  const threads = await threadsWithCheckpoints(await host.client());
+  const items = threads.flatMap((t) =>
+    t.rows.map((row, i) => ({ label: `#${row.ordinal} ${row.trigger === 'tool' ? `before ${row.toolName}` : row.trigger}`, description: `${t.title} · ${ago(row.createdAt)}`, row, prevRef: i > 0 ? t.rows[i - 1]!.ref : null })),
+  );
   if (items.length === 0) {
     void vscode.window.showInformationMessage('Vox: no checkpoints yet. They are taken before every file-changing tool call and at each turn end.');
     return undefined;
@@ -147,17 +142,17 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
       ];
       const pick = await vscode.window.showQuickPick(modes, { placeHolder: `Restore checkpoint #${cp.row.ordinal}` });
       if (!pick) return;
-      const engine = await host.get();
+      const client = await host.client();
       const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: restoring checkpoint #${cp.row.ordinal}…` }, () =>
-        engine.checkpoints.restore(cp.row.threadId, cp.row.ordinal, pick.mode),
+        client.call('restoreCheckpoint', { threadId: cp.row.threadId, ordinal: cp.row.ordinal, mode: pick.mode }),
       );
       view.refresh();
       const files = outcome.files;
       const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
       const action = files ? await vscode.window.showInformationMessage(msg, 'Undo') : (void vscode.window.showInformationMessage(msg), undefined);
       if (action === 'Undo' && files) {
-        const undone = await engine.checkpoints.undo(files.restorePoint);
-        void vscode.window.showInformationMessage(`Vox: restore undone (${undone.changed.length} file(s) back).`);
+        const undone = await client.call('undoRestore', { restorePoint: files.restorePoint });
+        void vscode.window.showInformationMessage(`Vox: restore undone (${undone.files.changed.length} file(s) back).`);
       }
     }),
     cmd('vox.checkpoint.compareWithWorking', async (node) => {
@@ -176,27 +171,27 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
       await openCheckpointDiff(host, `#${n.row.ordinal} ↔ Working Tree`, n.row.ref, 'working', n.path);
     }),
     cmd('vox.checkpoint.capture', async () => {
-      const engine = await host.get();
-      const threads = engine.store.listThreads();
+      const client = await host.client();
+      const { threads } = await client.call('listThreads', { limit: CAPTURE_PICK_THREADS });
       const pick = await vscode.window.showQuickPick(threads.map((t) => ({ label: t.title, threadId: t.id })), { placeHolder: 'Capture a checkpoint for which thread?' });
       if (!pick) return;
-      const r = await engine.checkpoints.capture(pick.threadId, { trigger: 'manual' });
-      void vscode.window.showInformationMessage(`Vox: checkpoint #${r.ordinal} captured in ${Math.round(r.tookMs)} ms (${r.changedCount} file(s) changed).`);
+      const r = await client.call('captureCheckpoint', { threadId: pick.threadId });
+      void vscode.window.showInformationMessage(`Vox: checkpoint #${r.ordinal} captured in ${r.tookMs} ms (${r.changedCount} file(s) changed).`);
     }),
     cmd('vox.checkpoint.undoRestore', async () => {
-      const engine = await host.get();
-      const points = await engine.checkpoints.git.listRestorePoints(engine.workspaceRoot);
-      if (points.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
+      const client = await host.client();
+      const { restorePoints } = await client.call('listRestorePoints', {});
+      if (restorePoints.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
       const pick = await vscode.window.showQuickPick(
-        points.sort((a, b) => b.timeMs - a.timeMs).map((p) => ({ label: new Date(p.timeMs).toLocaleString(), description: p.ref, p })),
+        restorePoints.map((p) => ({ label: new Date(p.timeMs).toLocaleString(), description: p.ref, p })),
         { placeHolder: 'Undo which restore? (the files go back to how they were just before it)' },
       );
       if (!pick) return;
-      const r = await engine.checkpoints.undo(pick.p.ref);
-      void vscode.window.showInformationMessage(`Vox: restore undone (${r.changed.length} file(s)).`);
+      const r = await client.call('undoRestore', { restorePoint: pick.p.ref });
+      void vscode.window.showInformationMessage(`Vox: restore undone (${r.files.changed.length} file(s)).`);
     }),
     cmd('vox.checkpoint.prune', async () => {
-      const engine = await host.get();
+      const client = await host.client();
       const pick = await vscode.window.showQuickPick(
         [
           { label: 'Keep the last 10 per thread', opts: { keepLast: 10 } },
@@ -205,7 +200,7 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
         { placeHolder: 'Prune old checkpoints' },
       );
       if (!pick) return;
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, () => engine.checkpoints.prune(pick.opts));
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, () => client.call('pruneCheckpoints', pick.opts));
       view.refresh();
       const mb = (r.reclaimableBytes / 1_048_576).toFixed(1);
       void vscode.window.showInformationMessage(`Vox: deleted ${r.deletedRefs.length} checkpoint ref(s); ${mb} MB can be reclaimed by git's next garbage collection.`);

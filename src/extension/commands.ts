@@ -27,10 +27,10 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       const prompt = `${rel}:${start}-${ed.selection.end.line + 1}\n\`\`\`${ed.document.languageId}\n${text}\n\`\`\`\n`;
       await chats.toSidebar({ type: 'hostCommand', command: 'insertPrompt', text: prompt });
     }),
-    reg('vox.stop', () => {
-      const n = host.current?.runner.activeCount() ?? 0;
-      host.current?.runner.cancelAll();
-      if (n === 0) void vscode.window.showInformationMessage('Vox: nothing is running.');
+    reg('vox.stop', async () => {
+      // Every run of this window: chat threads and variants alike.
+      const { cancelled } = await (await host.client()).call('cancelAllRuns', {});
+      if (cancelled === 0) void vscode.window.showInformationMessage('Vox: nothing is running.');
     }),
     reg('vox.selectModel', async () => {
       const items: (vscode.QuickPickItem & { ref?: string })[] = host.modelChoices().map((m) => ({ label: m.label, description: m.ref, ref: m.ref }));

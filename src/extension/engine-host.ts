@@ -1,47 +1,57 @@
 /**
- * EngineHost: owns the one Engine of this VS Code window. It is created lazily on first use (so
- * activation stays fast), reads models from the `vox.*` settings and API keys from
- * SecretStorage, and is rebuilt when keys or provider settings change. Also hands out the model
- * choices shown in the picker.
+ * EngineHost: owns the one Engine of this VS Code window and is its `Host` — it answers the
+ * engine's questions from the `vox.*` settings and SecretStorage (read when asked, so a new key,
+ * base URL, approval setting or default model applies to the next prompt without a restart),
+ * sends its notices to the Vox log (warnings and errors also as notifications), and tells it when
+ * the user changed files. The engine is created lazily on first use, so activation stays fast.
+ * Views and palette commands reach the engine only through `client()`, a protocol client with the
+ * owner grant; each chat webview gets its own session (`connect`).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Engine } from '../engine/engine';
-import { ApprovalPolicy } from '../engine/approvals/approval';
-import { DEFAULT_MODEL_REF } from '../engine/providers/resolve';
+import { EngineClient, inProcessTransport } from '../client/engine-client';
+import { createEngine, type Engine } from '../engine/engine';
+import type { Host, HostNotice } from '../engine/host';
+import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
-import type { ModelChoice } from '../engine/session/client-session';
-import { VsCodeLmProvider } from './vscode-lm-provider';
+import { ownerGrant } from '../protocol/commands/grants';
+import type { ModelChoice } from '../protocol/commands/settings';
+import type { EngineUpdate } from '../protocol/updates';
+import { vscodeLmFactory } from './vscode-lm-provider';
 
 export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
+const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic' };
+/** Most distinct warning texts shown as notifications per window (the rest go to the log only). */
+const MAX_WARNING_NOTIFICATIONS = 20;
 
-export class EngineHost implements vscode.Disposable {
+export class EngineHost implements Host, vscode.Disposable {
   private engine: Engine | undefined;
   private starting: Promise<Engine> | undefined;
+  private shared: EngineClient | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when the engine was rebuilt or the model changed (views refresh their settings). */
+  private readonly externalChange = new vscode.EventEmitter<void>();
+  private readonly warned = new Set<string>();
+  /** Fires when the default model or the offered models may have changed. */
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    const external = () => this.externalChange.fire();
     ctx.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('vox.approval') || e.affectsConfiguration('vox.openaiBaseUrl') || e.affectsConfiguration('vox.ollamaBaseUrl') || e.affectsConfiguration('vox.anthropicBaseUrl')) void this.restart();
-        else if (e.affectsConfiguration('vox.model')) this.changed.fire();
+        if (e.affectsConfiguration('vox.model') || e.affectsConfiguration('vox.models')) this.changed.fire();
       }),
       // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
       // checkpoint must look at the whole tree, not only at the paths the agent reported.
-      vscode.workspace.onDidSaveTextDocument(() => this.engine?.checkpoints.noteExternalChange()),
-      vscode.workspace.onDidCreateFiles(() => this.engine?.checkpoints.noteExternalChange()),
-      vscode.workspace.onDidDeleteFiles(() => this.engine?.checkpoints.noteExternalChange()),
-      vscode.workspace.onDidRenameFiles(() => this.engine?.checkpoints.noteExternalChange()),
+      vscode.workspace.onDidSaveTextDocument(external),
+      vscode.workspace.onDidCreateFiles(external),
+      vscode.workspace.onDidDeleteFiles(external),
+      vscode.workspace.onDidRenameFiles(external),
     );
   }
 
-  get current(): Engine | undefined {
-    return this.engine;
-  }
+  // ---- Host (what the engine asks) ------------------------------------------------------------
 
   model(): string {
     return vscode.workspace.getConfiguration('vox').get<string>('model') || DEFAULT_MODEL_REF;
@@ -53,8 +63,7 @@ export class EngineHost implements vscode.Disposable {
   }
 
   modelChoices(): ModelChoice[] {
-    const cfg = vscode.workspace.getConfiguration('vox');
-    const extra = cfg.get<string[]>('models') ?? [];
+    const extra = vscode.workspace.getConfiguration('vox').get<string[]>('models') ?? [];
     const refs = [DEFAULT_MODEL_REF, ...extra, this.model()];
     const seen = new Set<string>();
     return refs
@@ -62,48 +71,78 @@ export class EngineHost implements vscode.Disposable {
       .map((ref) => ({ ref, label: isDemoModel(ref) ? 'Demo model (offline, writes nonsense)' : ref, isDemo: isDemoModel(ref) }));
   }
 
+  approvalSettings(): unknown {
+    return vscode.workspace.getConfiguration('vox').get('approval');
+  }
+
+  providerSettings(): ProviderSettings {
+    const cfg = vscode.workspace.getConfiguration('vox');
+    return { openaiBaseUrl: cfg.get<string>('openaiBaseUrl') || undefined, anthropicBaseUrl: cfg.get<string>('anthropicBaseUrl') || undefined, ollamaBaseUrl: cfg.get<string>('ollamaBaseUrl') || undefined };
+  }
+
+  async secret(name: ProviderSecret): Promise<string | undefined> {
+    return (await this.ctx.secrets.get(SECRET_KEYS[SECRET_OF[name]])) || undefined;
+  }
+
+  notify(n: HostNotice): void {
+    const line = `${n.source}: ${n.message}`;
+    if (n.level === 'info') return this.log.info(line);
+    if (n.level === 'warning') {
+      this.log.warn(line);
+      if (!this.warned.has(n.message) && this.warned.size < MAX_WARNING_NOTIFICATIONS) {
+        this.warned.add(n.message);
+        void vscode.window.showWarningMessage(`Vox: ${n.message}`);
+      }
+      return;
+    }
+    this.log.error(line);
+    if (n.source !== 'protocol') void vscode.window.showErrorMessage(`Vox: ${n.message}`);
+  }
+
+  onExternalChange(listener: () => void): () => void {
+    const d = this.externalChange.event(listener);
+    return () => d.dispose();
+  }
+
+  onSettingsChange(listener: () => void): () => void {
+    const d = this.changed.event(listener);
+    return () => d.dispose();
+  }
+
+  // ---- for the extension ----------------------------------------------------------------------
+
   demoModelFile(): string {
     return demoModelPath(this.ctx.extensionPath);
   }
 
+  /** The engine, started on first use. */
   async get(): Promise<Engine> {
     if (this.engine) return this.engine;
-    this.starting ??= this.start();
-    try {
-      return await this.starting;
-    } finally {
-      this.starting = undefined;
-    }
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /** The protocol client the views and palette commands share (owner grant). */
+  async client(): Promise<EngineClient> {
+    const engine = await this.get();
+    this.shared ??= new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('VS Code'))), 'vsc');
+    return this.shared;
+  }
+
+  /** A session of its own for one chat webview. */
+  async connect(sink: (u: EngineUpdate) => void): Promise<ReturnType<Engine['connect']>> {
+    return (await this.get()).connect(sink, ownerGrant('VS Code chat'));
   }
 
   private async start(): Promise<Engine> {
     const t0 = Date.now();
-    const cfg = vscode.workspace.getConfiguration('vox');
     const storage = this.ctx.globalStorageUri.fsPath;
     fs.mkdirSync(storage, { recursive: true });
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? storage;
-    let policy: ApprovalPolicy;
-    try {
-      policy = ApprovalPolicy.fromSettings(cfg.get('approval'));
-    } catch (e) {
-      this.log.error(`${(e as Error).message} Using the defaults (read: auto, write: ask, execute: ask).`);
-      policy = new ApprovalPolicy();
-    }
-    const engine = new Engine({
-      policy,
-      dbPath: path.join(storage, 'vox.db'),
-      workspaceRoot: fs.realpathSync(root),
-      providers: {
-        demoModelPath: this.demoModelFile(),
-        openaiApiKey: await this.ctx.secrets.get(SECRET_KEYS.openai),
-        openaiBaseUrl: cfg.get<string>('openaiBaseUrl') || undefined,
-        anthropicApiKey: await this.ctx.secrets.get(SECRET_KEYS.anthropic),
-        anthropicBaseUrl: cfg.get<string>('anthropicBaseUrl') || undefined,
-        ollamaBaseUrl: cfg.get<string>('ollamaBaseUrl') || undefined,
-        extraProviders: { 'vscode-lm': new VsCodeLmProvider() },
-      },
-    });
-    if (engine.recovered.length > 0) this.log.warn(`Marked ${engine.recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.`);
+    const engine = createEngine(
+      { dbPath: path.join(storage, 'vox.db'), workspaceRoot: fs.realpathSync(root), demoModelPath: this.demoModelFile(), providers: [vscodeLmFactory] },
+      this,
+    );
     this.log.info(`Engine started in ${Date.now() - t0} ms (store ${path.join(storage, 'vox.db')}, workspace ${root})`);
     this.engine = engine;
     return engine;
@@ -113,25 +152,18 @@ export class EngineHost implements vscode.Disposable {
     return !!(await this.ctx.secrets.get(SECRET_KEYS[provider]));
   }
 
+  /** Stores (or, with undefined, deletes) a key; the next prompt that needs it reads it. */
   async setSecret(provider: SecretProvider, value: string | undefined): Promise<void> {
     if (value) await this.ctx.secrets.store(SECRET_KEYS[provider], value);
     else await this.ctx.secrets.delete(SECRET_KEYS[provider]);
-    await this.restart();
-  }
-
-  async restart(): Promise<void> {
-    const old = this.engine;
-    if (old && old.runner.activeCount() > 0) {
-      this.log.info(`Settings changed: stopping ${old.runner.activeCount()} running turn(s); their text is kept.`);
-    }
-    this.engine = undefined;
-    await old?.dispose();
     this.changed.fire();
   }
 
   dispose(): void {
+    this.shared?.close();
     void this.engine?.dispose();
     this.engine = undefined;
     this.changed.dispose();
+    this.externalChange.dispose();
   }
 }

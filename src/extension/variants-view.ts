@@ -2,20 +2,20 @@
  * "Vox Variants" tree in the Source Control container: one prompt run as 1..4 variants in
  * managed worktrees, each with its model, live status and diff stats. Actions: Open Diff (all
  * changed files, base ↔ variant), Adopt (apply as a patch; refused on conflict with the files
- * named), Discard, Cancel all. "Vox: Run Prompt as Variants…" starts a set.
+ * named), Discard, Cancel all. "Vox: Run Prompt as Variants…" starts a set. A protocol client:
+ * the tree is the last `variants` update of `watchVariants`.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { VariantGroup } from '../engine/variants/group';
-import type { VariantInfo } from '../engine/variants/types';
-import { MAX_VARIANTS } from '../engine/variants/types';
+import type { EngineClient } from '../client/engine-client';
+import { MAX_VARIANTS, type VariantPoolView, type VariantView } from '../protocol/commands/variants';
 import type { EngineHost } from './engine-host';
 import { guardedCommand } from './guarded-command';
 import { checkpointUri } from './checkpoint-documents';
 
 export const VARIANTS_VIEW_ID = 'vox.variants';
 
-type Node = { kind: 'group'; group: VariantGroup } | { kind: 'variant'; group: VariantGroup; info: VariantInfo };
+type Node = { kind: 'group'; pool: VariantPoolView } | { kind: 'variant'; pool: VariantPoolView; info: VariantView };
 
 const STATUS_ICON: Record<string, string> = {
   creating: 'loading~spin', running: 'sync~spin', completed: 'pass', failed: 'error', cancelled: 'circle-slash', adopted: 'check-all', discarded: 'trash',
@@ -24,38 +24,41 @@ const STATUS_ICON: Record<string, string> = {
 export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly watched = new Set<VariantGroup>();
-  private readonly subs: { dispose(): void }[] = [];
+  private pools: VariantPoolView[] = [];
+  private watching: Promise<void> | undefined;
+  private stop: (() => void) | undefined;
 
   constructor(private readonly host: EngineHost) {}
 
-  track(group: VariantGroup): void {
-    if (this.watched.has(group)) return;
-    this.watched.add(group);
-    this.subs.push(group.onDidChange(() => this.changed.fire(undefined)));
-    this.changed.fire(undefined);
+  /** Subscribes once; every status or stats change re-renders the tree. */
+  watch(client: EngineClient): Promise<void> {
+    this.watching ??= (async () => {
+      this.stop = client.on('variants', (u) => {
+        this.pools = u.pools;
+        this.changed.fire(undefined);
+      });
+      await client.call('watchVariants', {});
+    })();
+    return this.watching;
   }
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
-  getChildren(node?: Node): Node[] {
-    const engine = this.host.current;
-    if (!engine) return [];
+  async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
-      const groups = engine.variants.list();
-      for (const g of groups) this.track(g);
-      return groups.map((group) => ({ kind: 'group', group }));
+      await this.watch(await this.host.client());
+      return this.pools.map((pool) => ({ kind: 'group', pool }));
     }
-    if (node.kind === 'group') return node.group.variants.map((info) => ({ kind: 'variant', group: node.group, info }));
+    if (node.kind === 'group') return node.pool.variants.map((info) => ({ kind: 'variant', pool: node.pool, info }));
     return [];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'group') {
-      const item = new vscode.TreeItem(node.group.prompt.slice(0, 80), vscode.TreeItemCollapsibleState.Expanded);
-      item.description = `${node.group.variants.length} variants${node.group.adopted !== null ? ` · adopted #${node.group.adopted}` : ''}`;
+      const item = new vscode.TreeItem(node.pool.prompt.slice(0, 80), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = `${node.pool.variants.length} variants${node.pool.adopted !== null ? ` · adopted #${node.pool.adopted}` : ''}`;
       item.contextValue = 'voxVariantGroup';
       item.iconPath = new vscode.ThemeIcon('git-compare');
       return item;
@@ -71,17 +74,24 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     return item;
   }
 
+  /** The pools as last reported (for pickers). */
+  get current(): VariantPoolView[] {
+    return this.pools;
+  }
+
   dispose(): void {
-    for (const s of this.subs) s.dispose();
+    this.stop?.();
     this.changed.dispose();
   }
 }
 
-async function pickVariant(host: EngineHost, node: unknown): Promise<{ group: VariantGroup; index: number } | undefined> {
+async function pickVariant(host: EngineHost, view: VariantsView, node: unknown): Promise<{ poolId: string; index: number; model: string } | undefined> {
   const n = node as Node | undefined;
-  if (n?.kind === 'variant') return { group: n.group, index: n.info.index };
-  const engine = await host.get();
-  const items = engine.variants.list().flatMap((group) => group.variants.map((v) => ({ label: `#${v.index} ${v.model}`, description: `${v.status} · ${group.prompt.slice(0, 40)}`, group, index: v.index })));
+  if (n?.kind === 'variant') return { poolId: n.pool.poolId, index: n.info.index, model: n.info.model };
+  await view.watch(await host.client());
+  const items = view.current.flatMap((pool) =>
+    pool.variants.map((v) => ({ label: `#${v.index} ${v.model}`, description: `${v.status} · ${pool.prompt.slice(0, 40)}`, poolId: pool.poolId, index: v.index, model: v.model })),
+  );
   if (items.length === 0) return void vscode.window.showInformationMessage('Vox: no variants. Start some with "Vox: Run Prompt as Variants…".');
   return vscode.window.showQuickPick(items, { placeHolder: 'Variant' });
 }
@@ -90,7 +100,8 @@ export function registerVariantCommands(host: EngineHost, view: VariantsView): v
   const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node), { after: () => view.refresh() });
   return [
     cmd('vox.variants.start', async () => {
-      const engine = await host.get();
+      const client = await host.client();
+      await view.watch(client);
       const prompt = await vscode.window.showInputBox({ prompt: `Prompt to run as 1..${MAX_VARIANTS} variants, each in its own worktree`, ignoreFocusOut: true });
       if (!prompt) return;
       const picks = await vscode.window.showQuickPick(
@@ -98,23 +109,22 @@ export function registerVariantCommands(host: EngineHost, view: VariantsView): v
         { canPickMany: true, placeHolder: `Pick 1..${MAX_VARIANTS} models (pick one model several times with "Other…" in settings vox.models)` },
       );
       if (!picks || picks.length === 0) return;
-      const group = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: creating variant worktrees…' }, () =>
-        engine.variants.startVariants({ repoRoot: engine.workspaceRoot, prompt, models: picks.map((p) => p.description!) }),
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: creating variant worktrees…' }, () =>
+        client.call('startVariants', { prompt, models: picks.map((p) => p.description!) }),
       );
-      view.track(group);
       await vscode.commands.executeCommand(`${VARIANTS_VIEW_ID}.focus`);
     }),
     cmd('vox.variants.openDiff', async (node) => {
-      const v = await pickVariant(host, node);
+      const v = await pickVariant(host, view, node);
       if (!v) return;
-      const diff = await v.group.diffVariant(v.index);
+      const diff = await (await host.client()).call('diffVariant', { poolId: v.poolId, index: v.index });
       if (diff.stats.files.length === 0) return void vscode.window.showInformationMessage(`Vox: variant #${v.index} has no changes yet.`);
-      const wt = v.group.variant(v.index).worktreePath;
+      const wt = diff.worktreePath;
       const resources = diff.stats.files.map((f) => [vscode.Uri.file(path.join(wt, f.path)), checkpointUri(f.path, diff.base), vscode.Uri.file(path.join(wt, f.path))]);
-      await vscode.commands.executeCommand('vscode.changes', `Variant #${v.index} (${v.group.variant(v.index).model}) vs base`, resources);
+      await vscode.commands.executeCommand('vscode.changes', `Variant #${v.index} (${v.model}) vs base`, resources);
     }),
     cmd('vox.variants.adopt', async (node) => {
-      const v = await pickVariant(host, node);
+      const v = await pickVariant(host, view, node);
       if (!v) return;
       const ok = await vscode.window.showWarningMessage(
         `Apply variant #${v.index}'s changes to your workspace and remove the other variants?`,
@@ -122,16 +132,18 @@ export function registerVariantCommands(host: EngineHost, view: VariantsView): v
         'Adopt',
       );
       if (ok !== 'Adopt') return;
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: adopting variant #${v.index}…` }, () => v.group.adoptVariant(v.index));
+      const client = await host.client();
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: adopting variant #${v.index}…` }, () =>
+        client.call('adoptVariant', { poolId: v.poolId, index: v.index }),
+      );
       void vscode.window.showInformationMessage(`Vox: adopted variant #${v.index} (${r.files.length} file(s)).`);
     }),
     cmd('vox.variants.discard', async (node) => {
-      const v = await pickVariant(host, node);
-      if (v) await v.group.discardVariant(v.index);
+      const v = await pickVariant(host, view, node);
+      if (v) await (await host.client()).call('discardVariant', { poolId: v.poolId, index: v.index });
     }),
     cmd('vox.variants.cancelAll', async () => {
-      const engine = await host.get();
-      await engine.variants.cancelAll();
+      await (await host.client()).call('cancelVariants', {});
     }),
   ];
 }

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { ChatMessage, ModelProvider, ProviderEvent, StreamRequest } from '../engine/providers/types';
+import type { ProviderFactory } from '../engine/providers/registry';
 import { ProviderError } from '../engine/providers/types';
 
 function toLmMessages(messages: ChatMessage[]): vscode.LanguageModelChatMessage[] {
@@ -77,3 +78,9 @@ export class VsCodeLmProvider implements ModelProvider {
     }
   }
 }
+
+/** `vscode-lm:<id or family>` for the engine's provider registry. */
+export const vscodeLmFactory: ProviderFactory = {
+  kind: 'vscode-lm',
+  resolve: (model, ref) => ({ provider: new VsCodeLmProvider(), model, label: ref, toolsEnabled: true }),
+};

@@ -1,95 +1,108 @@
 /**
  * The engine's event vocabulary: every change to a thread is one of these, appended to the
  * SQLite event log with a sequence number and projected into tables. Clients receive them as
- * they are (see ./messages.ts), so they are part of the protocol contract.
+ * they are stored, so they are part of the protocol contract.
+ *
+ * Each event is defined once, as a validator; its TypeScript type is derived from it
+ * (`VoxEvent`, `EventOf<'run.ended'>`). Fields added later are optional so that events stored by
+ * an older build still decode. `eventEnvelope` decodes stored events (with `seq` and `time`)
+ * forward-compatibly: a newer engine's event types come out as `unknown`, not as errors.
  */
+import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
+import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
 
-export type Role = 'user' | 'assistant' | 'system';
-export type MessageStatus = 'complete' | 'interrupted' | 'cancelled' | 'failed';
-export type RunStatus = 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
-export type ItemKind = 'text' | 'reasoning' | 'toolCall';
-export type ItemStatus = 'started' | 'completed' | 'denied' | 'failed' | 'interrupted';
+export const role = literal('user', 'assistant', 'system');
+export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
+export const runStatus = literal('running', 'completed', 'cancelled', 'failed', 'interrupted');
+export const endedRunStatus = literal('completed', 'cancelled', 'failed', 'interrupted');
+export const itemKind = literal('text', 'reasoning', 'toolCall');
+export const itemStatus = literal('started', 'completed', 'denied', 'failed', 'interrupted');
+export const checkpointTrigger = literal('tool', 'turnEnd', 'manual');
+export const restoreMode = literal('files', 'thread', 'both');
 
-export interface UsageTotals {
-  inputTokens: number;
-  outputTokens: number;
+export type Role = Infer<typeof role>;
+export type MessageStatus = Infer<typeof messageStatus>;
+export type RunStatus = Infer<typeof runStatus>;
+export type EndedRunStatus = Infer<typeof endedRunStatus>;
+export type ItemKind = Infer<typeof itemKind>;
+export type ItemStatus = Infer<typeof itemStatus>;
+export type CheckpointTrigger = Infer<typeof checkpointTrigger>;
+export type RestoreMode = Infer<typeof restoreMode>;
+
+/**
+ * Token usage of a run, summed over its model calls. `inputTokens` counts every prompt token,
+ * cached ones included; the cache and reasoning figures (when the provider reports them) are
+ * parts of it and of `outputTokens`, kept apart because they are priced apart.
+ */
+export const usageTotals = object({
+  inputTokens: int,
+  outputTokens: int,
+  /** Prompt tokens served from the provider's cache. */
+  cacheReadTokens: optional(int),
+  /** Prompt tokens written to the provider's cache. */
+  cacheWriteTokens: optional(int),
+  /** Output tokens spent on reasoning (part of outputTokens). */
+  reasoningTokens: optional(int),
+});
+export type UsageTotals = Infer<typeof usageTotals>;
+
+/** The payload shape of every event type (without the `type` tag, `seq` and `time`). */
+const SHAPES = {
+  'thread.created': { threadId: str, title: str },
+  'thread.renamed': { threadId: str, title: str },
+  'thread.deleted': { threadId: str },
+  'message.added': {
+    threadId: str, messageId: str, parentId: nullable(str), role, content: str, runId: nullable(str), status: messageStatus,
+  },
+  'run.started': {
+    threadId: str, runId: str, ordinal: int, provider: str, model: str, ownerPid: int, userMessageId: str,
+  },
+  'item.started': {
+    threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),
+  },
+  'item.completed': {
+    threadId: str, runId: str, itemId: str, status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
+  },
+  'checkpoint.captured': {
+    threadId: str, runId: nullable(str),
+    /** Hidden git ref, e.g. refs/vox/checkpoints/<thread>/<ordinal>. */
+    ref: str,
+    ordinal: int, trigger: checkpointTrigger, toolName: nullable(str), changedCount: int, skippedCount: int,
+    /** Set when the capture took longer than its budget (reported, never silently disabled). */
+    overBudgetMs: nullable(int),
+    /** The message the thread rewinds to when this checkpoint is restored with mode thread/both. */
+    rewindTo: nullable(str),
+  },
+  'checkpoint.restored': { threadId: str, ordinal: int, mode: restoreMode, restorePoint: nullable(str), changedCount: int },
+  /** Checkpoint refs deleted by a prune (the git objects go with git's own garbage collection). */
+  'checkpoint.pruned': { threadId: str, refs: arrayOf(str) },
+  /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
+  'thread.rewound': { threadId: str, toMessageId: nullable(str) },
+  'run.ended': { threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals },
+} as const satisfies Record<string, Shape>;
+
+type Shapes = typeof SHAPES;
+export type VoxEventType = keyof Shapes;
+type Obj<T> = T extends Shape ? ObjectOf<T> : never;
+type EventValidators = { [K in VoxEventType]: Validator<{ type: K } & Obj<Shapes[K]>> };
+type StoredValidators = { [K in VoxEventType]: Validator<{ type: K; seq: number; time: number } & Obj<Shapes[K]>> };
+
+function build<T>(extra: Shape): T {
+  return Object.fromEntries(Object.entries(SHAPES).map(([type, shape]) => [type, object({ type: literal(type), ...extra, ...shape })])) as T;
 }
 
-export type VoxEvent =
-  | { type: 'thread.created'; threadId: string; title: string }
-  | { type: 'thread.renamed'; threadId: string; title: string }
-  | { type: 'thread.deleted'; threadId: string }
-  | {
-      type: 'message.added';
-      threadId: string;
-      messageId: string;
-      parentId: string | null;
-      role: Role;
-      content: string;
-      runId: string | null;
-      status: MessageStatus;
-    }
-  | {
-      type: 'run.started';
-      threadId: string;
-      runId: string;
-      ordinal: number;
-      provider: string;
-      model: string;
-      ownerPid: number;
-      userMessageId: string;
-    }
-  | {
-      type: 'item.started';
-      threadId: string;
-      runId: string;
-      itemId: string;
-      ordinal: number;
-      kind: ItemKind;
-      toolName: string | null;
-      arguments: string | null;
-    }
-  | {
-      type: 'item.completed';
-      threadId: string;
-      runId: string;
-      itemId: string;
-      status: Exclude<ItemStatus, 'started'>;
-      content: string;
-      isError: boolean;
-    }
-  | {
-      type: 'checkpoint.captured';
-      threadId: string;
-      runId: string | null;
-      /** Hidden git ref, e.g. refs/vox/checkpoints/<thread>/<ordinal>. */
-      ref: string;
-      ordinal: number;
-      trigger: 'tool' | 'turnEnd' | 'manual';
-      toolName: string | null;
-      changedCount: number;
-      skippedCount: number;
-      /** Set when the capture took longer than its budget (reported, never silently disabled). */
-      overBudgetMs: number | null;
-      /** The message the thread rewinds to when this checkpoint is restored with mode thread/both. */
-      rewindTo: string | null;
-    }
-  | { type: 'checkpoint.restored'; threadId: string; ordinal: number; mode: 'files' | 'thread' | 'both'; restorePoint: string | null; changedCount: number }
-  /** Checkpoint refs deleted by a prune (the git objects go with git's own garbage collection). */
-  | { type: 'checkpoint.pruned'; threadId: string; refs: string[] }
-  /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
-  | { type: 'thread.rewound'; threadId: string; toMessageId: string | null }
-  | {
-      type: 'run.ended';
-      threadId: string;
-      runId: string;
-      status: Exclude<RunStatus, 'running'>;
-      error: string | null;
-      usage: UsageTotals;
-    };
+/** One validator per event type, for an event as the engine appends it. */
+export const EVENT_VALIDATORS: EventValidators = build<EventValidators>({});
+/** The same with `seq` and `time`, for an event as stored and sent. */
+export const STORED_EVENT_VALIDATORS: StoredValidators = build<StoredValidators>({ seq: int, time: int });
 
-export type VoxEventType = VoxEvent['type'];
-export type EventOf<K extends VoxEventType> = Extract<VoxEvent, { type: K }>;
-
+export type EventOf<K extends VoxEventType> = Infer<EventValidators[K]>;
+export type VoxEvent = { [K in VoxEventType]: EventOf<K> }[VoxEventType];
 /** An event as stored: with its global sequence number and time (ms since epoch). */
-export type StoredEvent = VoxEvent & { seq: number; time: number };
+export type StoredEventOf<K extends VoxEventType> = Infer<StoredValidators[K]>;
+export type StoredEvent = { [K in VoxEventType]: StoredEventOf<K> }[VoxEventType];
+
+export const EVENT_TYPES = Object.keys(SHAPES) as VoxEventType[];
+
+/** Decodes stored events forward-compatibly (unknown types are kept raw, not errors). */
+export const eventEnvelope: ForwardCompatibleEnvelope<StoredEvent> = forwardCompatible(STORED_EVENT_VALIDATORS) as ForwardCompatibleEnvelope<StoredEvent>;

@@ -1,14 +1,18 @@
 /**
  * The agent loop end to end against the fake OpenAI server (real `openai` SDK over loopback):
  * multi-step tool tasks, approvals, bad tool calls fed back to the model, cancellation, and
- * everything persisted as events in a real SQLite file.
+ * everything persisted as events in a real SQLite file. Runs start through the run registry, as
+ * in the engine; a `beforeTool` hook stands in for checkpoints.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
-import { AgentRunner, type ResolvedModel } from '../../src/engine/agent/runner';
-import { createDefaultTools } from '../../src/engine/tools/index';
+import { AgentRunner } from '../../src/engine/agent/runner';
+import { HookBus } from '../../src/engine/agent/hooks';
+import { RunRegistry } from '../../src/engine/runs/registry';
+import type { ResolvedModel } from '../../src/engine/providers/types';
+import { builtinToolRegistry } from '../../src/engine/tools/builtins';
 import { OpenAICompatibleProvider } from '../../src/engine/providers/openai';
 import { VoxStore } from '../../src/engine/store/store';
 import { TurnStreamRegistry, type TurnChunk } from '../../src/engine/stream/turn-stream-registry';
@@ -32,12 +36,12 @@ describe('agent loop (fake OpenAI server, real tools, real SQLite)', function ()
       provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }),
       model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: true,
     };
-    const runner = new AgentRunner({
-      store, streams, gate, tools: createDefaultTools(), policy: new ApprovalPolicy(), workspaceRoot: ws,
-      beforeMutatingTool: async ({ call }) => {
-        mutatingCalls.push(`${call.name}:${fs.existsSync(path.join(ws, 'b.txt'))}`);
-      },
-    });
+    const hooks = new HookBus();
+    hooks.on('beforeTool', ({ call, tool }) => void (tool.mutating && mutatingCalls.push(`${call.name}:${fs.existsSync(path.join(ws, 'b.txt'))}`)), { name: 'test' });
+    const policy = new ApprovalPolicy();
+    const agent = new AgentRunner({ store, streams, gate, tools: builtinToolRegistry(), policy: () => policy });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks, workspaceRoot: ws });
+    const runner = { startTurn: (o: { prompt: string; model: ResolvedModel }) => runs.start(o) };
     return { runner, model };
   }
 

@@ -3,39 +3,37 @@
  * real Engine (real SQLite, fake OpenAI server over loopback).
  */
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { Engine } from '../../src/engine/engine';
-import { ClientSession } from '../../src/engine/session/client-session';
 import type { EngineUpdate } from '../../src/protocol/updates';
+import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
+import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 describe('client session (protocol handlers over a real engine)', function () {
   this.timeout(20_000);
   let dir: string;
-  let engine: Engine;
+  let t: TestEngine;
   let server: FakeServer;
-  let model = 'openai:gpt-test';
 
   beforeEach(async () => {
     dir = makeTmpDir();
     server = await startFakeOpenAI({ responses: [textTurn(['Hel', 'lo ', 'there'])] });
-    engine = new Engine({ dbPath: path.join(dir, 'vox.db'), workspaceRoot: fs.realpathSync(dir), providers: { demoModelPath: '/nonexistent.gguf', openaiBaseUrl: server.baseUrl, openaiApiKey: 'sk-x' } });
+    const host = new TestHost({
+      model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl },
+      modelChoices: [{ ref: 'openai:gpt-test', label: 'GPT test', isDemo: false }],
+    });
+    t = startTestEngine({ dir, host, config: { demoModelPath: '/nonexistent.gguf' } });
   });
   afterEach(async () => {
-    await engine.dispose();
+    await t.dispose();
     await server.close();
     removeTmpDir(dir);
   });
 
   function session(out: EngineUpdate[]) {
-    return new ClientSession(engine, (u) => out.push(u), {
-      getModel: () => model,
-      setModel: (m) => void (model = m),
-      modelChoices: () => [{ ref: 'openai:gpt-test', label: 'GPT test', isDemo: false }],
-    });
+    return t.session(out);
   }
+  const resultOf = <T>(out: EngineUpdate[], id: string) => (out.find((u) => u.type === 'result' && u.inReplyTo === id) as Extract<EngineUpdate, { type: 'result' }> | undefined)?.value as T;
 
   async function until(out: EngineUpdate[], pred: (u: EngineUpdate) => boolean): Promise<EngineUpdate> {
     for (let i = 0; i < 200; i++) {
@@ -46,24 +44,27 @@ describe('client session (protocol handlers over a real engine)', function () {
     throw new Error(`timed out; got ${JSON.stringify(out.map((u) => u.type))}`);
   }
 
-  it('sendPrompt → accepted; two clients see the same turn, one joining mid-way, text identical', async () => {
+  it('sendPrompt → result {threadId, runId}; two clients see the same turn, one joining mid-way, text identical', async () => {
     const a: EngineUpdate[] = [];
     const sa = session(a);
     sa.handle({ type: 'sendPrompt', requestId: 'r1', threadId: null, prompt: 'hi' });
-    const acc = (await until(a, (u) => u.type === 'accepted')) as Extract<EngineUpdate, { type: 'accepted' }>;
-    assert.equal(acc.inReplyTo, 'r1');
+    const res = (await until(a, (u) => u.type === 'result')) as Extract<EngineUpdate, { type: 'result' }>;
+    assert.equal(res.inReplyTo, 'r1');
+    const acc = res.value as { threadId: string; runId: string };
     sa.handle({ type: 'subscribeTurn', turnId: acc.runId, afterSeq: 0 });
     await until(a, (u) => u.type === 'turnChunks');
     const b: EngineUpdate[] = [];
     const sb = session(b);
     sb.handle(JSON.stringify({ type: 'subscribeTurn', turnId: acc.runId, afterSeq: 1 }));
-    sb.handle({ type: 'subscribeThread', threadId: acc.threadId!, afterSeq: 0 });
+    sb.handle({ type: 'subscribeThread', threadId: acc.threadId, afterSeq: 0 });
     await until(a, (u) => u.type === 'turnEnded');
     await until(b, (u) => u.type === 'turnEnded');
     const text = (out: EngineUpdate[], from = 0) =>
       out.flatMap((u) => (u.type === 'turnChunks' ? u.chunks : [])).filter((c) => c.seq > from && c.kind === 'text').map((c) => c.data).join('');
     assert.equal(text(a), 'Hello there');
-    const firstChunk = engine.store.chunksAfter(acc.runId!, 0)[0]!.data;
+    const store = VoxStore.open(t.dbPath, { readonly: true });
+    const firstChunk = store.chunksAfter(acc.runId, 0)[0]!.data;
+    store.close();
     assert.equal(firstChunk + text(b), 'Hello there');
     await until(b, (u) => u.type === 'events' && u.events.some((e) => (e as { type: string }).type === 'run.ended'));
     sa.dispose();
@@ -87,16 +88,18 @@ describe('client session (protocol handlers over a real engine)', function () {
     const out: EngineUpdate[] = [];
     const s = session(out);
     s.handle({ type: 'setModel', requestId: 'm', model: 'local:demo' });
-    const st = (await until(out, (u) => u.type === 'settings')) as Extract<EngineUpdate, { type: 'settings' }>;
+    await until(out, (u) => u.type === 'result' && u.inReplyTo === 'm');
+    const st = resultOf<{ model: string; demoNotice: string | null }>(out, 'm');
     assert.equal(st.model, 'local:demo');
     assert.match(st.demoNotice ?? '', /demo/i);
-    engine.store.append({ type: 'thread.created', threadId: 't1', title: 'one' });
+    s.handle({ type: 'createThread', requestId: 'c', threadId: 't1', title: 'one' });
     s.handle({ type: 'renameThread', threadId: 't1', title: 'uno' });
     s.handle({ type: 'listThreads', requestId: 'l' });
-    const list = out.find((u) => u.type === 'threads') as Extract<EngineUpdate, { type: 'threads' }>;
-    assert.deepEqual(list.threads.map((t) => t.title), ['uno']);
+    const list = resultOf<{ threads: { title: string }[] }>(out, 'l');
+    assert.deepEqual(list.threads.map((x) => x.title), ['uno']);
     s.handle({ type: 'deleteThread', threadId: 't1' });
-    assert.deepEqual(engine.store.listThreads(), []);
+    s.handle({ type: 'listThreads', requestId: 'l2' });
+    assert.deepEqual(resultOf<{ threads: unknown[] }>(out, 'l2').threads, []);
     s.dispose();
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Variants ("muse pool", SPEC §4.3, journey 5) end to end: real git repositories in temporary
- * directories, a real Engine (SQLite store, streams, gate, auto-approving policy), the real
+ * Variants (SPEC §4.3, journey 5) end to end: real git repositories in temporary
+ * directories, a real engine (SQLite store, streams, gate, run registry, auto-approving policy), the real
  * OpenAI provider talking to one fake OpenAI server per variant (so the scripts never
  * interleave), real tools editing real worktrees. Covers live diff stats, adoption byte for byte
  * (text, binary, executable, new and deleted files) with the user's HEAD/index/branch/stash
@@ -10,10 +10,12 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApprovalPolicy } from '../../src/engine/approvals/approval';
-import { Engine } from '../../src/engine/engine';
+import { assembleEngine, type Engine } from '../../src/engine/engine';
+import type { EngineServices } from '../../src/engine/services';
 import { deriveSubagentFromTask } from '../../src/engine/ids/ids';
-import { ModelResolver } from '../../src/engine/providers/resolve';
+import { ProviderRegistry } from '../../src/engine/providers/registry';
+import { registerBuiltinProviders } from '../../src/engine/providers/builtins';
+import { TestHost } from '../support/test-engine';
 import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
 import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
 import { startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
@@ -53,11 +55,12 @@ function assertSameTree(actual: Map<string, Buffer>, expected: Map<string, Buffe
   for (const [k, v] of expected) assert.ok(actual.get(k)!.equals(v), `${k} differs: ${JSON.stringify(actual.get(k)!.toString())}`);
 }
 
-describe('variants (muse pool): real git, real engine, one fake OpenAI server per variant', function () {
+describe('variants: real git, real engine, one fake OpenAI server per variant', function () {
   this.timeout(20_000);
   let sb: Sandbox;
   let repo: string;
   let engine: Engine;
+  let services: EngineServices;
   let servers: FakeServer[];
   let pool: VariantPool;
   let groups: VariantGroup[];
@@ -65,11 +68,17 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
   /** One fake server per script; model ref `openai:v<i>` talks to server i. */
   async function startPool(scripts: FakeResponse[][]): Promise<void> {
     servers = await Promise.all(scripts.map((responses) => startFakeOpenAI({ responses })));
-    const resolvers = servers.map((s) => new ModelResolver({ demoModelPath: '', openaiApiKey: 'sk-test', openaiBaseUrl: s.baseUrl }));
-    pool = VariantPool.forEngine(engine, {
+    const resolvers = servers.map((s) => {
+      const r = new ProviderRegistry({ secret: async () => 'sk-test', settings: () => ({ openaiBaseUrl: s.baseUrl }) });
+      registerBuiltinProviders(r, { demoModelPath: '' });
+      return r;
+    });
+    pool = new VariantPool({
+      store: services.store,
+      runs: services.runs,
       resolveModel: (ref) => {
         const m = /^openai:v(\d)$/.exec(ref);
-        return m && resolvers[Number(m[1])] ? resolvers[Number(m[1])]!.resolve(ref) : engine.models.resolve(ref);
+        return m && resolvers[Number(m[1])] ? resolvers[Number(m[1])]!.resolve(ref) : services.providers.resolve(ref);
       },
     });
   }
@@ -84,12 +93,10 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     sb = makeSandbox();
     repo = makeRepo(sb, 'proj', { files: { 'a.txt': A_BASE, 'b.txt': 'bee\n' } });
     fs.mkdirSync(path.join(sb.dir, 'state'));
-    engine = new Engine({
-      dbPath: path.join(sb.dir, 'state', 'vox.db'),
-      workspaceRoot: repo,
-      providers: { demoModelPath: path.join(sb.dir, 'none.gguf') },
-      policy: new ApprovalPolicy({ write: 'auto', execute: 'auto' }),
-    });
+    ({ engine, services } = assembleEngine(
+      { dbPath: path.join(sb.dir, 'state', 'vox.db'), workspaceRoot: repo, demoModelPath: path.join(sb.dir, 'none.gguf') },
+      new TestHost({ approval: { write: 'auto', execute: 'auto' } }),
+    ));
     servers = [];
     groups = [];
   });
@@ -122,7 +129,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     const changes: Array<VariantChange & { runInStore: string | undefined }> = [];
     const g = await start(['openai:v0', 'openai:v1']);
     // With each change, what the store says about the variant's run at that moment.
-    g.onDidChange((c) => changes.push({ ...c, runInStore: engine.store.runs(c.variant.threadId)[0]?.status }));
+    g.onDidChange((c) => changes.push({ ...c, runInStore: services.store.runs(c.variant.threadId)[0]?.status }));
     assert.deepEqual(g.variants.map((v) => v.status), ['creating', 'creating']);
     assert.equal(g.variants[0]!.threadId, deriveSubagentFromTask(g.poolId, `${g.poolId}/variant-0`));
     assert.equal(g.variants[1]!.worktreePath, path.join(repo, '.vox', 'worktrees', 'muse', g.poolId.replace(':', '-'), 'variant-1'));
@@ -157,7 +164,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     assert.equal(firstV0.runInStore, 'running');
 
     // The variants' own threads hold their runs.
-    for (const v of done) assert.equal(engine.store.runs(v.threadId)[0]!.status, 'completed');
+    for (const v of done) assert.equal(services.store.runs(v.threadId)[0]!.status, 'completed');
 
     // Open Diff: binary-safe patch.
     const diff = await g.diffVariant(0);
@@ -232,7 +239,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     ];
     await startPool([stall(), stall()]);
     const parentThreadId = 'thread:parent-of-variants';
-    engine.store.append({ type: 'thread.created', threadId: parentThreadId, title: 'parent' });
+    services.store.append({ type: 'thread.created', threadId: parentThreadId, title: 'parent' });
     const g = await pool.startVariants({ repoRoot: repo, prompt: 'work slowly', models: ['openai:v0', 'openai:v1'], parentThreadId });
     groups.push(g);
     assert.equal(g.variants[1]!.threadId, deriveSubagentFromTask(parentThreadId, `${g.poolId}/variant-1`));
@@ -252,7 +259,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     const elapsed = Date.now() - t0;
     assert.ok(elapsed < 2_000, `cancel took ${elapsed} ms`);
     assert.deepEqual(g.variants.map((v) => v.status), ['cancelled', 'cancelled']);
-    for (const v of g.variants) assert.equal(engine.store.runs(v.threadId)[0]!.status, 'cancelled');
+    for (const v of g.variants) assert.equal(services.store.runs(v.threadId)[0]!.status, 'cancelled');
     assert.deepEqual(g.variants[0]!.stats.files.map((f) => f.path), ['wip.txt'], 'partial work stays visible');
 
     await g.discardVariant(1);
@@ -279,7 +286,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
 
   it('rejects bad input with typed errors before creating anything', async () => {
     await startPool([[], []]);
-    const threadsBefore = engine.store.listThreads().length;
+    const threadsBefore = services.store.listThreads().length;
     await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: [] }), 'invalidModels');
     await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'openai:v1', 'openai:v0', 'openai:v1', 'openai:v0'] }), 'tooManyVariants');
     const bad = await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'nonsense', 'bogus:model'] }), 'invalidModels');
@@ -292,7 +299,7 @@ describe('variants (muse pool): real git, real engine, one fake OpenAI server pe
     const empty = makeRepo(sb, 'empty', { commit: false });
     await rejectsWith(pool.startVariants({ repoRoot: empty, prompt: 'x', models: ['openai:v0'] }), 'noCommits');
     await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0'], parentThreadId: 'thread:missing' }), 'unknownThread');
-    assert.equal(engine.store.listThreads().length, threadsBefore);
+    assert.equal(services.store.listThreads().length, threadsBefore);
     assert.equal(fs.existsSync(path.join(repo, '.vox')), false);
     assert.deepEqual(servers.map((s) => s.requests.length), [0, 0]);
   });

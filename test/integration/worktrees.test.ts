@@ -12,12 +12,12 @@ import {
   removeManagedWorktree,
   validateManagedWorktreePath,
   managedWorktreePath,
-  museVariantLocation,
   repoGroupName,
   slugify,
   WorktreeError,
   type WorktreeErrorCode,
 } from '../../src/engine/worktrees/worktrees';
+import { variantLocation } from '../../src/engine/variants/pool';
 import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
 import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
 import { commitAll, gitSync, makeRepo, makeSandbox, sleep, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
@@ -95,16 +95,16 @@ describe('managed worktrees', () => {
       await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'topic', branch: 'other' }), 'alreadyExists');
     });
 
-    it('creates muse variants under .vox/worktrees/muse/<thread>/variant-<i>', async () => {
-      const loc = museVariantLocation('thr_01J/ABC def', 2);
-      assert.deepEqual(loc, { family: 'muse', group: 'thr_01J-ABC-def', slug: 'variant-2' });
+    it('creates pool (variant) worktrees under .vox/worktrees/muse/<thread>/variant-<i>', async () => {
+      const loc = variantLocation('thr_01J/ABC def', 2);
+      assert.deepEqual(loc, { family: 'pool', group: 'thr_01J-ABC-def', slug: 'variant-2' });
       const wt = await createManagedWorktree({ repoRoot: repo, ...loc });
       assert.equal(wt.path, path.join(repo, '.vox', 'worktrees', 'muse', 'thr_01J-ABC-def', 'variant-2'));
-      assert.equal(wt.family, 'muse');
-      const other = await createManagedWorktree({ repoRoot: repo, ...museVariantLocation('thread-2', 2) });
+      assert.equal(wt.family, 'pool');
+      const other = await createManagedWorktree({ repoRoot: repo, ...variantLocation('thread-2', 2) });
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => [w.family, w.group, w.slug]), [
-        ['muse', 'thr_01J-ABC-def', 'variant-2'],
-        ['muse', 'thread-2', 'variant-2'],
+        ['pool', 'thr_01J-ABC-def', 'variant-2'],
+        ['pool', 'thread-2', 'variant-2'],
       ]);
       await removeManagedWorktree({ repoRoot: repo, path: wt.path });
       await removeManagedWorktree({ repoRoot: repo, path: other.path });
@@ -247,7 +247,7 @@ describe('managed worktrees', () => {
       fs.symlinkSync(repo, link);
       assert.equal(validateManagedWorktreePath(link, path.join(link, '.vox/worktrees/app/x')).path, p);
       assert.equal(validateManagedWorktreePath(repo, '.vox/worktrees/app/x').path, p, 'relative to the repository');
-      assert.equal(validateManagedWorktreePath(repo, path.join(repo, '.vox/worktrees/muse/t1/variant-0')).family, 'muse');
+      assert.equal(validateManagedWorktreePath(repo, path.join(repo, '.vox/worktrees/muse/t1/variant-0')).family, 'pool');
     });
 
     it('refuses paths outside the root, with the wrong depth, filesystem roots and the repo itself', () => {

@@ -17,6 +17,8 @@ import { ToolError } from '../../src/engine/tools/types';
 
 const req = (callId: string, toolClass: ApprovalRequest['toolClass'] = 'write'): ApprovalRequest => ({
   callId,
+  threadId: 'thread:t',
+  runId: 'run:r',
   toolName: toolClass === 'execute' ? 'run_command' : 'write_file',
   argumentsJson: '{"path":"a.txt","content":"x"}',
   toolClass,
@@ -86,7 +88,7 @@ describe('ApprovalGate', () => {
     gate.respond('c1', 'approved');
     assert.equal(await p, 'approved');
     assert.deepEqual(gate.pending(), []);
-    assert.deepEqual(settledSeen, [{ callId: 'c1', decision: 'approved' }]);
+    assert.deepEqual(settledSeen, [{ callId: 'c1', threadId: 'thread:t', runId: 'run:r', decision: 'approved' }]);
   });
 
   it('resolves denied', async () => {
@@ -106,7 +108,7 @@ describe('ApprovalGate', () => {
     ac.abort();
     await assert.rejects(p, (e: unknown) => e instanceof ToolError && e.code === 'cancelled');
     assert.deepEqual(gate.pending(), []);
-    assert.deepEqual(settledSeen, [{ callId: 'c1', decision: 'cancelled' }]);
+    assert.deepEqual(settledSeen, [{ callId: 'c1', threadId: 'thread:t', runId: 'run:r', decision: 'cancelled' }]);
     await assert.rejects(gate.request(req('c2'), ac.signal), (e: unknown) => e instanceof ToolError && e.code === 'cancelled');
     assert.deepEqual(pendingSeen.map((r) => r.callId), ['c1']);
   });

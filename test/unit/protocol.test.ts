@@ -2,7 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { EnvelopeError } from '../../src/protocol/wire/envelope';
 import { commandEnvelope, MAX_PROMPT_CHARS } from '../../src/protocol/commands';
-import { eventEnvelope, updateEnvelope } from '../../src/protocol/updates';
+import { updateEnvelope } from '../../src/protocol/updates';
+import { eventEnvelope } from '../../src/protocol/events';
 
 function decodeErr(input: unknown): EnvelopeError {
   const r = commandEnvelope.tryDecode(input);

@@ -1,14 +1,17 @@
 /**
  * Tests for the agent's built-in tools (src/engine/tools/*) on real temporary directories,
- * always going through `createDefaultTools` → `parseArgs` → `run` as the agent loop does: happy
+ * always going through the built-in registry → `parseArgs` → `run` as the agent loop does: happy
  * paths, bad input, every cap, apply_edit's matching and line-ending rules, atomic writes, and
  * run_command's streaming, timeouts, process-group kill, output tail and cancellation.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createDefaultTools, lookupTool, parseToolArgs, toolSpecs, ARGS_PREVIEW_CHARS } from '../../src/engine/tools/index';
-import { READ_FILE_MAX_BYTES, TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/tools/read-file';
+import { builtinToolRegistry } from '../../src/engine/tools/builtins';
+import { parseToolArgs, ARGS_PREVIEW_CHARS } from '../../src/engine/tools/schema';
+import type { ToolRegistry } from '../../src/engine/tools/registry';
+import { READ_FILE_MAX_BYTES } from '../../src/engine/tools/read-file';
+import { TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/tools/text';
 import { TOOL_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
 import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/tools/list-files';
 import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/tools/search-text';
@@ -16,7 +19,9 @@ import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } fr
 import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
-const tools = createDefaultTools();
+const tools = builtinToolRegistry();
+const lookupTool = (r: ToolRegistry, name: string) => r.lookup(name);
+const toolSpecs = (r: ToolRegistry) => r.specs();
 
 function ctxFor(root: string, extra: Partial<ToolContext> = {}): ToolContext {
   return { workspaceRoot: root, signal: new AbortController().signal, ...extra };

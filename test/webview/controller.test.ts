@@ -76,7 +76,7 @@ describe('webview controller', () => {
     const [send] = host.take();
     assert.equal(send?.type === 'sendPrompt' && send.threadId, null);
     assert.equal(model.draft, '');
-    host.post({ type: 'accepted', inReplyTo: send!.requestId, threadId: T, runId: R });
+    host.post({ type: 'result', inReplyTo: send!.requestId, value: { threadId: T, runId: R } });
     const cmds = host.take();
     assert.deepEqual(cmds.map((x) => x.type), ['listThreads', 'subscribeThread']);
     assert.deepEqual({ ...cmds[1], requestId: undefined }, { type: 'subscribeThread', threadId: T, afterSeq: 0, requestId: undefined });
@@ -93,7 +93,7 @@ describe('webview controller', () => {
     host.post({ type: 'turnChunks', turnId: 5 }); // broken
     host.post('garbage');
     host.post({ type: 'hostCommand', command: 'selfDestruct' }); // a known variant with a broken payload
-    host.post({ type: 'threads', threads: [{ id: T, title: 'Hi', createdAt: 1, updatedAt: 2, lastSeq: 3 }] });
+    host.post({ type: 'result', inReplyTo: 'w2', value: { threads: [{ id: T, title: 'Hi', createdAt: 1, updatedAt: 2, lastSeq: 3 }], nextCursor: null } }); // the answer to listThreads
     assert.equal(model.settings?.demoNotice, 'demo!');
     assert.equal(model.threads.length, 1);
     assert.equal(warnings.length, 3);
@@ -154,7 +154,7 @@ describe('webview controller', () => {
     c.openThread(T);
     host.post({ type: 'events', threadId: T, events: startEvents() });
     const sub = host.take().find((x) => x.type === 'subscribeTurn')!;
-    host.post({ type: 'error', inReplyTo: sub.requestId, code: 'unknownTurn', message: 'gone' });
+    host.post({ type: 'error', inReplyTo: sub.requestId, domain: 'stream', code: 'unknownTurn', message: 'gone' });
     assert.equal(model.thread!.runs[R]!.streamUnavailable, true);
     assert.deepEqual(model.notices, []);
     c.onVisibilityChange(true);
@@ -163,8 +163,8 @@ describe('webview controller', () => {
 
   it('approvals: shown on request, answered once with the call id, dropped when accepted', () => {
     const { host, c, model } = setup();
-    host.post({ type: 'approvalRequested', callId: 'item:7', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
-    host.post({ type: 'approvalRequested', callId: 'item:7', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    host.post({ type: 'approvalRequested', callId: 'item:7', threadId: T, runId: R, toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    host.post({ type: 'approvalRequested', callId: 'item:7', threadId: T, runId: R, toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
     assert.equal(model.approvals.length, 1);
     host.take();
     c.respondToApproval('item:7', 'approved');
@@ -172,7 +172,7 @@ describe('webview controller', () => {
     const cmds = host.take();
     assert.equal(cmds.length, 1);
     assert.deepEqual({ ...cmds[0], requestId: undefined }, { type: 'respondToApproval', callId: 'item:7', decision: 'approved', requestId: undefined });
-    host.post({ type: 'accepted', inReplyTo: cmds[0]!.requestId });
+    host.post({ type: 'result', inReplyTo: cmds[0]!.requestId, value: {} });
     assert.deepEqual(model.approvals, []);
   });
 
@@ -188,7 +188,7 @@ describe('webview controller', () => {
     assert.equal(c.renameThread(T, '   '), false);
     assert.equal(c.renameThread(T, ' New name '), true);
     c.deleteThread('thread:9');
-    host.post({ type: 'settings', inReplyTo: 'w1', model: 'local:demo', models: [{ ref: 'local:demo', label: 'Demo', isDemo: true }], demoNotice: 'd' });
+    host.post({ type: 'result', inReplyTo: 'w1', value: { model: 'local:demo', models: [{ ref: 'local:demo', label: 'Demo', isDemo: true }], demoNotice: 'd' } });
     c.setModel('local:demo'); // unchanged: nothing sent
     c.setModel('openai:gpt-4o-mini');
     c.hostAction('setApiKey');
@@ -210,7 +210,7 @@ describe('webview controller', () => {
     model.draft = 'please';
     c.sendPrompt();
     const [send] = host.take();
-    host.post({ type: 'error', inReplyTo: send!.requestId, code: 'badRequest', message: 'no model' });
+    host.post({ type: 'error', inReplyTo: send!.requestId, domain: 'provider', code: 'badRequest', message: 'no model' });
     assert.equal(model.draft, 'please');
     assert.equal(model.sending, null);
     assert.deepEqual(model.notices.map((n) => n.message), ['no model']);
@@ -243,7 +243,7 @@ describe('webview controller', () => {
     host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 2, kind: 'text', data: 'Hi' }] });
     host.take();
     const settings = { type: 'settings', model: 'm', models: [], demoNotice: null };
-    host.post({ ...settings, inReplyTo: 'w1' }); // the answer to our getSettings: nothing to redo
+    host.post({ type: 'result', inReplyTo: 'w1', value: { model: 'm', models: [], demoNotice: null } }); // the answer to our getSettings: nothing to redo
     assert.deepEqual(host.take(), []);
     host.post(settings);
     assert.deepEqual(host.take().map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
@@ -256,8 +256,8 @@ describe('webview controller', () => {
     const first = setup();
     first.c.openThread(T);
     first.host.post({ type: 'events', threadId: T, events: startEvents() });
-    first.host.post({ type: 'approvalRequested', callId: 'item:a', toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
-    first.host.post({ type: 'approvalRequested', callId: 'item:b', toolName: 'run_command', argumentsJson: '{}', toolClass: 'execute' });
+    first.host.post({ type: 'approvalRequested', callId: 'item:a', threadId: T, runId: R, toolName: 'write_file', argumentsJson: '{}', toolClass: 'write' });
+    first.host.post({ type: 'approvalRequested', callId: 'item:b', threadId: T, runId: R, toolName: 'run_command', argumentsJson: '{}', toolClass: 'execute' });
     const { host, model } = setup(first.host.state);
     assert.deepEqual(model.approvals.map((a) => [a.callId, a.responding]), [['item:a', false], ['item:b', false]]);
     host.post({ type: 'events', threadId: T, events: [
@@ -265,7 +265,7 @@ describe('webview controller', () => {
       ev({ type: 'item.completed', runId: R, itemId: 'item:a', status: 'interrupted', content: 'cancelled', isError: true }),
     ] });
     assert.deepEqual(model.approvals.map((a) => a.callId), ['item:b']);
-    host.post({ type: 'approvalSettled', callId: 'item:b', decision: 'denied' });
+    host.post({ type: 'approvalSettled', callId: 'item:b', threadId: T, runId: R, decision: 'denied' });
     assert.deepEqual(model.approvals, []);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The webview Controller talking to the real engine: a real ClientSession over a real Engine
+ * The webview Controller talking to the real engine: a real protocol session over a real engine
  * (SQLite, fake OpenAI server on loopback), with messages structured-cloned and delivered
  * asynchronously in order, as VS Code's postMessage does. Checks that hiding/showing (the host
  * drops its session) and reloading the webview mid-stream neither lose nor double text, and that
@@ -8,9 +8,10 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Engine } from '../../src/engine/engine';
-import { ClientSession } from '../../src/engine/session/client-session';
+import { createEngine, type Engine } from '../../src/engine/engine';
+import { ownerGrant } from '../../src/protocol/commands/grants';
 import type { ClientCommand } from '../../src/protocol/commands';
+import { TestHost } from '../support/test-engine';
 import { Controller, createModel, type AppModel } from '../../webview/src/lib/controller';
 import type { HostAction, HostBridge } from '../../webview/src/lib/host-bridge';
 import { runBlocks, runText } from '../../webview/src/lib/blocks';
@@ -22,12 +23,12 @@ const EVENT_DELAY_MS = 8;
 const PIECES = Array.from({ length: 60 }, (_, i) => `w${i}${i % 7 === 0 ? '😀' : ''} `);
 
 /**
- * The extension host's side, like src/extension/chat-view.ts: a ClientSession per connection
+ * The extension host's side, like src/extension/chat-view.ts: a protocol session per connection
  * (commands queue while there is none), an unsolicited `settings` update after connecting, and
  * messages structured-cloned and delivered asynchronously in order.
  */
 class Host {
-  session: ClientSession | null = null;
+  session: ReturnType<Engine['connect']> | null = null;
   state: unknown = undefined;
   actions: HostAction[] = [];
   private queue: unknown[] = [];
@@ -38,12 +39,14 @@ class Host {
   /** Creates a session (the old one, if any, is gone), runs queued commands, announces settings. */
   connect(): void {
     this.session?.dispose();
-    this.session = new ClientSession(this.engine, (u) => {
+    const session = this.engine.connect((u) => {
       const copy = structuredClone(u);
       setImmediate(() => this.listener?.(copy));
-    }, { getModel: () => 'openai:gpt-test', setModel: () => {}, modelChoices: () => [] });
-    for (const m of this.queue.splice(0)) this.session.handle(m);
-    this.session.sendSettings();
+    }, ownerGrant('test webview'));
+    this.session = session;
+    for (const m of this.queue.splice(0)) session.handle(m);
+    const settings = structuredClone({ type: 'settings' as const, ...session.settings() });
+    setImmediate(() => this.listener?.(settings));
   }
 
   disconnect(): void {
@@ -100,7 +103,8 @@ describe('webview controller ↔ real engine session', function () {
   beforeEach(async () => {
     dir = makeTmpDir();
     server = await startFakeOpenAI({ responses: [] });
-    engine = new Engine({ dbPath: path.join(dir, 'vox.db'), workspaceRoot: fs.realpathSync(dir), providers: { demoModelPath: '/nonexistent.gguf', openaiBaseUrl: server.baseUrl, openaiApiKey: 'sk-x' } });
+    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl }, modelChoices: [] });
+    engine = createEngine({ dbPath: path.join(dir, 'vox.db'), workspaceRoot: fs.realpathSync(dir), demoModelPath: '/nonexistent.gguf' }, host);
   });
   afterEach(async () => {
     await engine.dispose();

@@ -148,10 +148,11 @@ describe('chat webview in Chromium (fake host)', function () {
   });
 
   it('lists threads and opens one, subscribing from seq 0', async () => {
-    await host({ type: 'threads', threads: [
+    const list = await waitPosted('listThreads', (m) => m.type === 'listThreads');
+    await host({ type: 'result', inReplyTo: list.requestId, value: { nextCursor: null, threads: [
       { id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0 },
       { id: 'thread:old', title: 'Older thread', createdAt: 1, updatedAt: 1, lastSeq: 0 },
-    ] });
+    ] } });
     assert.equal(await page.locator('.empty h2').innerText(), 'Ask Vox', 'empty state while no thread is open');
     await page.locator('.empty button.open', { hasText: 'Older thread' }).waitFor();
     await page.locator('button.open', { hasText: 'Fix the failing test' }).click();
@@ -204,7 +205,7 @@ describe('chat webview in Chromium (fake host)', function () {
     const itemId = 'item:write-1';
     const args = JSON.stringify({ path: 'src/sum.ts', content: 'export const sum = (a: number, b: number) => a + b;\n' });
     await host({ type: 'events', threadId: T, events: [ev({ type: 'item.started', runId: R, itemId, ordinal: 1, kind: 'toolCall', toolName: 'write_file', arguments: args })] });
-    await host({ type: 'approvalRequested', callId: itemId, toolName: 'write_file', argumentsJson: args, toolClass: 'write' });
+    await host({ type: 'approvalRequested', callId: itemId, threadId: T, runId: R, toolName: 'write_file', argumentsJson: args, toolClass: 'write' });
     const tool = page.locator(`section.tool[data-call-id="${itemId}"]`);
     await tool.locator('vscode-button.approve').waitFor();
     assert.match(await tool.locator('.args pre').innerText(), /"path": "src\/sum.ts"/); // pretty-printed
@@ -216,7 +217,7 @@ describe('chat webview in Chromium (fake host)', function () {
     const sent = await waitPosted('respondToApproval', (m) => m.type === 'respondToApproval');
     assert.equal(sent.callId, itemId);
     assert.equal(sent.decision, 'approved');
-    await host({ type: 'accepted', inReplyTo: sent.requestId });
+    await host({ type: 'result', inReplyTo: sent.requestId, value: {} });
     await tool.locator('vscode-button.approve').waitFor({ state: 'detached' });
     await host({ type: 'turnChunks', turnId: R, chunks: [chunk('toolResult', JSON.stringify({ itemId, callId: 'call_1', status: 'completed', content: 'Created src/sum.ts (52 bytes).', changedPaths: ['src/sum.ts'] }))] });
     await host({ type: 'events', threadId: T, events: [ev({ type: 'item.completed', runId: R, itemId, status: 'completed', content: 'Created src/sum.ts (52 bytes).', isError: false })] });

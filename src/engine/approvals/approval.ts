@@ -5,6 +5,7 @@
  * awaits `request`, clients (sidebar buttons, CLI prompt) hear about it through `onPending` and
  * answer with `respond`; an abort cancels a waiting call with `ToolError('cancelled')`.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { ToolError, type AgentTool, type ToolClass } from '../tools/types';
 
 export type ApprovalMode = 'ask' | 'auto';
@@ -22,17 +23,18 @@ export const DEFAULT_APPROVAL_MODES: Readonly<Record<ToolClass, ApprovalMode>> =
   execute: 'ask',
 });
 
-export type ApprovalSettingsErrorCode = 'notAnObject' | 'unknownToolClass' | 'invalidMode';
+export type ApprovalSettingsErrorCode = Extract<ErrorCode<'approval'>, 'notAnObject' | 'unknownToolClass' | 'invalidMode'>;
 
 /** Settings that cannot be turned into a policy; `key` names the offending entry. */
-export class ApprovalSettingsError extends Error {
+export class ApprovalSettingsError extends VoxError<'approval'> {
   override readonly name = 'ApprovalSettingsError';
+  readonly domain = 'approval' as const;
   constructor(
-    readonly code: ApprovalSettingsErrorCode,
+    code: ApprovalSettingsErrorCode,
     message: string,
     readonly key?: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -81,6 +83,9 @@ export class ApprovalPolicy {
 
 export interface ApprovalRequest {
   callId: string;
+  /** The thread and run the call belongs to: each client shows it in its own thread. */
+  threadId: string;
+  runId: string;
   toolName: string;
   argumentsJson: string;
   toolClass: ToolClass;
@@ -88,20 +93,23 @@ export interface ApprovalRequest {
 
 export interface ApprovalSettled {
   callId: string;
+  threadId: string;
+  runId: string;
   decision: ApprovalOutcome;
 }
 
-export type ApprovalGateErrorCode = 'unknownCall' | 'duplicateCall' | 'invalidDecision';
+export type ApprovalGateErrorCode = Extract<ErrorCode<'approval'>, 'unknownCall' | 'duplicateCall' | 'invalidDecision'>;
 
 /** Misuse of the gate: answering a call that is not waiting, asking twice, or a bad decision. */
-export class ApprovalGateError extends Error {
+export class ApprovalGateError extends VoxError<'approval'> {
   override readonly name = 'ApprovalGateError';
+  readonly domain = 'approval' as const;
   constructor(
-    readonly code: ApprovalGateErrorCode,
+    code: ApprovalGateErrorCode,
     message: string,
     readonly callId: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -136,7 +144,9 @@ export class ApprovalGate {
     if (this.pendingCalls.has(req.callId)) {
       return Promise.reject(new ApprovalGateError('duplicateCall', `Call ${req.callId} is already waiting for approval.`, req.callId));
     }
-    const request: ApprovalRequest = { callId: req.callId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass };
+    const request: ApprovalRequest = {
+      callId: req.callId, threadId: req.threadId, runId: req.runId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass,
+    };
     const promise = new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = (): void => this.settle(req.callId, 'cancelled');
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -167,9 +177,9 @@ export class ApprovalGate {
     for (const callId of [...this.pendingCalls.keys()]) this.settle(callId, 'cancelled');
   }
 
-  /** Calls waiting for a decision, oldest first (for a client that joins late). */
-  pending(): ApprovalRequest[] {
-    return [...this.pendingCalls.values()].map((p) => ({ ...p.request }));
+  /** Calls waiting for a decision, oldest first (for a client that joins late); of one thread when given. */
+  pending(threadId?: string): ApprovalRequest[] {
+    return [...this.pendingCalls.values()].filter((p) => threadId === undefined || p.request.threadId === threadId).map((p) => ({ ...p.request }));
   }
 
   /** Subscribes to new waiting calls; returns the unsubscribe function. */
@@ -191,7 +201,7 @@ export class ApprovalGate {
     p.detach();
     if (outcome === 'cancelled') p.reject(new ToolError('cancelled', `Approval for ${p.request.toolName} was cancelled.`));
     else p.resolve(outcome);
-    this.emit(this.settledListeners, { callId, decision: outcome });
+    this.emit(this.settledListeners, { callId, threadId: p.request.threadId, runId: p.request.runId, decision: outcome });
   }
 
   private emit<T>(listeners: Set<Listener<T>>, value: T): void {

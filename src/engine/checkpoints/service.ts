@@ -1,7 +1,7 @@
 /**
- * CheckpointService: connects the agent loop to the git checkpoint store. Before every mutating
- * tool call and at every turn end it captures the workspace (when it is a git repository),
- * records a `checkpoint.captured` event (so views list checkpoints with their trigger and what
+ * CheckpointService: connects the agent loop (through the hook stages installed by ./hooks.ts)
+ * to the git checkpoint store. Before every mutating tool call and at every turn end it captures
+ * the workspace (when it is a git repository), records a `checkpoint.captured` event (so views list checkpoints with their trigger and what
  * changed), and reports — never silently disables — captures that fail or exceed their budget.
  * Restores support three modes: files, thread (rewind the conversation; runs and their cost
  * stay recorded), or both.
@@ -25,6 +25,7 @@ import {
   type PruneOptions,
   type PruneResult,
   type RestoreResult,
+  type RestorePointInfo,
 } from './git-checkpoints';
 
 export type RestoreMode = 'files' | 'thread' | 'both';
@@ -76,14 +77,14 @@ export class CheckpointService {
     }
   }
 
-  /** Hook for AgentRunner.beforeMutatingTool. Never throws: a failed capture is reported, the tool still runs. */
+  /** The `beforeTool` stage for file-changing tools (./hooks.ts). Never throws: a failed capture is reported, the tool still runs. */
   async beforeMutatingTool(info: { threadId: string; runId: string; call: ToolCall }): Promise<void> {
     const r = this.reported;
     const changedPaths = r && Date.now() - r.sinceMs <= REPORTED_PATHS_MAX_AGE_MS ? [...r.paths] : undefined;
     await this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name, changedPaths);
   }
 
-  /** Hook for AgentRunner.afterMutatingTool: collects the paths the tool reports changing. */
+  /** The `afterTool` stage for file-changing tools: collects the paths the tool reports changing. */
   afterMutatingTool(info: { changedPaths?: string[] }): void {
     if (this.reported && info.changedPaths) for (const p of info.changedPaths) this.reported.paths.add(p);
     else this.reported = null;
@@ -95,7 +96,7 @@ export class CheckpointService {
   }
 
   /**
-   * Hook for AgentRunner.onTurnStart: builds the repository's warm state in the background (a
+   * The `turnStart` stage: builds the repository's warm state in the background (a
    * full snapshot, no checkpoint) when there is none — at a thread's first turn or after a
    * restore — so the turn's first checkpoint is an incremental one. Returns the work (tests wait
    * for it); failures are ignored (the capture itself then takes the full snapshot and reports).
@@ -115,7 +116,7 @@ export class CheckpointService {
     while (this.background.size) await Promise.all([...this.background]);
   }
 
-  /** Hook for AgentRunner.onTurnEnd. */
+  /** The `turnEnd` stage. */
   async onTurnEnd(info: { threadId: string; runId: string }): Promise<void> {
     await this.captureQuietly(info.threadId, info.runId, 'turnEnd', null);
   }
@@ -238,8 +239,13 @@ export class CheckpointService {
     return this.git.diffCheckpoints(this.workspaceRoot, fromRef, toRef);
   }
 
-  readFile(ref: string, relPath: string): Promise<Buffer> {
+  readFile(ref: string, relPath: string | Buffer): Promise<Buffer> {
     return this.git.readFileAtCheckpoint(this.workspaceRoot, ref, relPath);
+  }
+
+  /** Restore points of the workspace, newest first. */
+  async listRestorePoints(): Promise<RestorePointInfo[]> {
+    return (await this.git.listRestorePoints(this.workspaceRoot)).sort((a, b) => b.timeMs - a.timeMs);
   }
 
   async prune(opts: PruneOptions): Promise<PruneResult> {

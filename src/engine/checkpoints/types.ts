@@ -5,6 +5,7 @@
  * may be non-UTF-8 and may contain newlines) plus a display string (`path`, UTF-8 decoded with
  * U+FFFD for invalid bytes). Everything that talks to git or to the filesystem uses `raw`.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { GitError } from '../git/git';
 
 /** Untracked files larger than this (bytes) are left out of a checkpoint and reported. */
@@ -26,25 +27,18 @@ export const CHECKPOINT_SUBJECT_PREFIX = 'vox-checkpoint:';
 /** First line of every restore point commit: `vox-restore-point:<target ref>`. */
 export const RESTORE_POINT_SUBJECT_PREFIX = 'vox-restore-point:';
 
-export type CheckpointErrorCode =
-  | 'notARepository'
-  | 'unknownCheckpoint'
-  | 'badThreadId'
-  | 'badArgument'
-  | 'checkpointExists'
-  | 'pathNotFound'
-  | 'conflict'
-  | 'gitFailed';
+export type CheckpointErrorCode = ErrorCode<'checkpoint'>;
 
 /** Typed failure of the checkpoint store. Nothing that throws one has deleted a user's byte. */
-export class CheckpointError extends Error {
+export class CheckpointError extends VoxError<'checkpoint'> {
   override readonly name = 'CheckpointError';
+  readonly domain = 'checkpoint' as const;
   constructor(
-    readonly code: CheckpointErrorCode,
+    code: CheckpointErrorCode,
     message: string,
-    override readonly cause?: unknown,
+    cause?: unknown,
   ) {
-    super(message);
+    super(code, message, { cause });
   }
 }
 

@@ -5,6 +5,7 @@
  * Output is returned as a Buffer or string; use `-z` forms and `splitNul` for path lists, so
  * names with spaces, newlines or non-UTF-8 bytes survive.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { execFile, type ExecFileException } from 'node:child_process';
 import { helperEnabled, spawnViaHelper } from '../platform/process-spawner';
 
@@ -16,16 +17,17 @@ export const GIT_DEFAULT_TIMEOUT_MS = 120_000;
 /** Environment variables that would redirect git away from the repository we name explicitly. */
 const SCRUBBED_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_PREFIX', 'GIT_NAMESPACE'];
 
-export type GitErrorCode = 'notARepository' | 'failed' | 'timeout' | 'notFound' | 'cancelled';
+export type GitErrorCode = ErrorCode<'git'>;
 
-export class GitError extends Error {
+export class GitError extends VoxError<'git'> {
   override readonly name = 'GitError';
+  readonly domain = 'git' as const;
   constructor(
-    readonly code: GitErrorCode,
+    code: GitErrorCode,
     message: string,
     readonly details: { args: string[]; exitCode?: number | null; stderr?: string } ,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -22,24 +22,19 @@
  *   deriveSubagentFromTask(parentThreadId, taskId)         subagent · parent, task
  * Ordinals are non-negative safe integers written in decimal.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
-export type IdErrorCode =
-  | 'invalidPrefix'
-  | 'invalidKey'
-  | 'duplicateKey'
-  | 'emptyValue'
-  | 'invalidOrdinal'
-  | 'malformedId'
-  | 'invalidEncoding';
+export type IdErrorCode = ErrorCode<'id'>;
 
 /** Typed error for every id problem; `code` says which rule was broken. */
-export class IdError extends Error {
+export class IdError extends VoxError<'id'> {
   override readonly name = 'IdError';
+  readonly domain = 'id' as const;
   constructor(
-    readonly code: IdErrorCode,
+    code: IdErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

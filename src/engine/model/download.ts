@@ -4,6 +4,7 @@
  * the same way), rejects non-GGUF payloads early, verifies size and an optional sha256, then
  * renames into place atomically. Also lists the models Vox recommends for offline use.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -35,16 +36,17 @@ export const RECOMMENDED_MODELS: readonly RecommendedModel[] = [
   },
 ];
 
-export type DownloadErrorCode = 'network' | 'httpStatus' | 'checksum' | 'cancelled' | 'notGguf';
+export type DownloadErrorCode = ErrorCode<'download'>;
 
-export class DownloadError extends Error {
+export class DownloadError extends VoxError<'download'> {
   override readonly name = 'DownloadError';
+  readonly domain = 'download' as const;
   constructor(
-    readonly code: DownloadErrorCode,
+    code: DownloadErrorCode,
     message: string,
     readonly details: { status?: number; cause?: unknown } = {},
   ) {
-    super(message);
+    super(code, message, { cause: details.cause });
   }
 }
 

@@ -3,6 +3,7 @@
  * node-llama-cpp, and later vscode.lm). Providers turn a chat request into a stream of
  * `ProviderEvent`s; they never touch the store. Failures are thrown as `ProviderError`.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
 /** A JSON Schema object describing a tool's parameters. */
 export type JsonSchema = Record<string, unknown>;
@@ -33,6 +34,8 @@ export interface Usage {
   cacheReadTokens?: number;
   /** Prompt tokens written to the provider's cache, when reported. */
   cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning (part of outputTokens), when reported. */
+  reasoningTokens?: number;
 }
 
 export type StopReason = 'end' | 'toolCalls' | 'length' | 'cancelled';
@@ -64,26 +67,29 @@ export interface ModelProvider {
   stream(req: StreamRequest): AsyncIterable<ProviderEvent>;
 }
 
-export type ProviderErrorCode =
-  | 'rateLimited'
-  | 'auth'
-  | 'badRequest'
-  | 'server'
-  | 'network'
-  | 'malformedStream'
-  | 'cancelled'
-  | 'modelLoad'
-  | 'notSupported';
+/** A model ref resolved to the provider that serves it. */
+export interface ResolvedModel {
+  provider: ModelProvider;
+  /** Provider-specific model name (for local: the GGUF path). */
+  model: string;
+  /** The ref as the user wrote it (`openai:gpt-4o-mini`), for labels and the runs table. */
+  label: string;
+  /** False for models that cannot call tools (the demo model). */
+  toolsEnabled: boolean;
+}
+
+export type ProviderErrorCode = ErrorCode<'provider'>;
 
 /** Typed provider failure. `resetAtMs` is set for `rateLimited` when the reset time is known. */
-export class ProviderError extends Error {
+export class ProviderError extends VoxError<'provider'> {
   override readonly name = 'ProviderError';
+  readonly domain = 'provider' as const;
   constructor(
-    readonly code: ProviderErrorCode,
+    code: ProviderErrorCode,
     message: string,
     readonly details: { status?: number; resetAtMs?: number; retryAfterMs?: number; cause?: unknown } = {},
   ) {
-    super(message);
+    super(code, message, { cause: details.cause });
   }
 }
 

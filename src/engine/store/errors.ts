@@ -1,18 +1,11 @@
 /** Typed failures of the SQLite store. Nothing that raises one of these overwrites a file. */
-export type StoreErrorCode =
-  | 'notSqlite'
-  | 'corrupt'
-  | 'newerVersion'
-  | 'locked'
-  | 'notFound'
-  | 'conflict'
-  | 'invalidEvent'
-  | 'io'
-  | 'nativeModule';
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+export type StoreErrorCode = ErrorCode<'store'>;
 
-export class StoreError extends Error {
+export class StoreError extends VoxError<'store'> {
   override readonly name = 'StoreError';
-  constructor(readonly code: StoreErrorCode, message: string, override readonly cause?: unknown) {
-    super(message);
+  readonly domain = 'store' as const;
+  constructor(code: StoreErrorCode, message: string, cause?: unknown) {
+    super(code, message, { cause });
   }
 }

@@ -111,6 +111,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'cache and reasoning tokens per run; thread list paging index',
+    up(db) {
+      db.exec(`
+        ALTER TABLE runs ADD COLUMN cache_read_tokens  INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN reasoning_tokens   INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX threads_by_update ON threads(deleted, updated_at DESC, id);
+        CREATE INDEX runs_running ON runs(thread_id, status);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -77,8 +77,14 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'run.ended'(db, e, time) {
     mustChange(
       db
-        .prepare('UPDATE runs SET status = ?, error = ?, ended_at = ?, input_tokens = ?, output_tokens = ? WHERE id = ?')
-        .run(e.status, e.error, time, e.usage.inputTokens, e.usage.outputTokens, e.runId),
+        .prepare(
+          `UPDATE runs SET status = ?, error = ?, ended_at = ?, input_tokens = ?, output_tokens = ?,
+             cache_read_tokens = ?, cache_write_tokens = ?, reasoning_tokens = ? WHERE id = ?`,
+        )
+        .run(
+          e.status, e.error, time, e.usage.inputTokens, e.usage.outputTokens,
+          e.usage.cacheReadTokens ?? 0, e.usage.cacheWriteTokens ?? 0, e.usage.reasoningTokens ?? 0, e.runId,
+        ),
       `run ${e.runId}`,
     );
     // Items still open when the run ends are closed with the run's fate.

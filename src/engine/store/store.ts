@@ -1,41 +1,58 @@
 /**
  * VoxStore: the one event log plus its projections, over a better-sqlite3 database.
  * Appending an event and projecting it happen in one transaction. In-process listeners
- * subscribe from a sequence number (replay + registration in one synchronous step). Turn chunks
- * are persisted as they stream so a killed process loses nothing; `recoverInterrupted` turns
- * runs whose owner process died into interrupted runs with their partial text kept.
+ * subscribe to one thread's events (or to every append) from a sequence number, replay and
+ * registration in one synchronous step; a thread subscription reads only that thread's rows
+ * (`events_by_thread`), so its cost does not grow with the number of threads. Turn chunks are
+ * persisted as they stream so a killed process loses nothing; `recoverInterrupted` turns runs
+ * whose owner process died into interrupted runs with their partial text kept.
+ *
+ * `beginRun` is the one way a run starts: thread creation (if asked), the user message and
+ * `run.started` are written in one IMMEDIATE transaction, after checking that the thread has no
+ * live run — a second writer (another process on the same file) waits for the lock and then sees
+ * the first's run, so two prompts can never both start on one thread nor collide on an ordinal.
  */
 import type Database from 'better-sqlite3';
-import type { StoredEvent, VoxEvent, MessageStatus, Role, RunStatus, ItemKind, ItemStatus } from '../../protocol/events';
+import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import {
+  CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
+  type CheckpointRow, type MessageRow, type PersistedChunk, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
+} from './rows';
+
+export type { CheckpointRow, MessageRow, PersistedChunk, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
 export const EVENT_PAGE_LIMIT = 5_000;
+/** Most threads one `listThreadsPage` returns. */
+export const THREAD_PAGE_LIMIT = 200;
 
-export interface ThreadRow { id: string; title: string; createdAt: number; updatedAt: number; lastSeq: number }
-export interface MessageRow {
-  id: string; threadId: string; parentId: string | null; role: Role; content: string;
-  runId: string | null; status: MessageStatus; createdAt: number;
-}
-export interface RunRow {
-  id: string; threadId: string; ordinal: number; provider: string; model: string; status: RunStatus;
-  ownerPid: number | null; userMessageId: string | null; startedAt: number; endedAt: number | null;
-  error: string | null; inputTokens: number; outputTokens: number;
-}
-export interface TurnItemRow {
-  id: string; runId: string; ordinal: number; kind: ItemKind; status: ItemStatus; toolName: string | null;
-  arguments: string | null; content: string; isError: boolean;
-}
-export interface CheckpointRow {
-  threadId: string; ordinal: number; ref: string; runId: string | null; trigger: 'tool' | 'turnEnd' | 'manual'; toolName: string | null;
-  changedCount: number; skippedCount: number; overBudgetMs: number | null; rewindTo: string | null; createdAt: number;
-}
-export interface PersistedChunk { turnId: string; seq: number; kind: string; data: string }
 export type EventListener = (events: StoredEvent[]) => void;
 
-function isAlive(pid: number): boolean {
+export interface BeginRunInput {
+  /** The thread to prompt; null creates `newThreadId` titled `title`. */
+  threadId: string | null;
+  newThreadId: string;
+  title: string;
+  prompt: string;
+  userMessageId: string;
+  /** The message the prompt answers; default the thread's head. */
+  parentMessageId?: string;
+  provider: string;
+  model: string;
+  ownerPid: number;
+  runIdFor(threadId: string, ordinal: number): string;
+  /** Whether a run the store lists as running is really running (its owner alive and running it). */
+  isLive(run: RunRow): boolean;
+}
+
+export type BeginRunOutcome =
+  | { started: true; threadId: string; runId: string; ordinal: number; userMessageId: string }
+  | { started: false; busy: RunRow };
+
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -46,12 +63,15 @@ function isAlive(pid: number): boolean {
 
 export class VoxStore {
   private readonly listeners = new Set<EventListener>();
+  private readonly threadListeners = new Map<string, Set<EventListener>>();
   private readonly insertEvent;
   private readonly insertChunk;
+  private readonly touchThread;
 
   constructor(readonly db: Database.Database, private readonly now: () => number = Date.now) {
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
+    this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
   }
 
   static open(file: string, opts?: OpenOptions): VoxStore {
@@ -60,38 +80,53 @@ export class VoxStore {
 
   close(): void {
     this.listeners.clear();
+    this.threadListeners.clear();
     if (this.db.open) this.db.close();
   }
 
   /** Appends events atomically (all or none), projects them, then notifies listeners. */
   append(...events: VoxEvent[]): StoredEvent[] {
-    const time = this.now();
-    const stored = this.db.transaction(() =>
-      events.map((e) => {
-        const threadId = 'threadId' in e ? e.threadId : null;
-        const { type, ...rest } = e;
-        const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
-        const seq = Number(info.lastInsertRowid);
-        project(this.db, e, time);
-        if (threadId) this.db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?').run(seq, threadId);
-        return { ...e, seq, time } as StoredEvent;
-      }),
-    )();
-    for (const l of [...this.listeners]) {
-      try {
-        l(stored);
-      } catch {
-        this.listeners.delete(l); // a broken listener never breaks the writer
-      }
-    }
+    const stored = this.db.transaction(() => this.appendInTransaction(events))();
+    this.notify(stored);
     return stored;
+  }
+
+  private appendInTransaction(events: VoxEvent[]): StoredEvent[] {
+    const time = this.now();
+    return events.map((e) => {
+      const threadId = 'threadId' in e ? e.threadId : null;
+      const { type, ...rest } = e;
+      const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
+      const seq = Number(info.lastInsertRowid);
+      project(this.db, e, time);
+      if (threadId) this.touchThread.run(seq, threadId);
+      return { ...e, seq, time } as StoredEvent;
+    });
+  }
+
+  private notify(stored: StoredEvent[]): void {
+    const deliver = (l: EventListener, evs: StoredEvent[], from: Set<EventListener>) => {
+      try {
+        l(evs);
+      } catch {
+        from.delete(l); // a broken listener never breaks the writer
+      }
+    };
+    for (const l of [...this.listeners]) deliver(l, stored, this.listeners);
+    if (this.threadListeners.size === 0) return;
+    const byThread = new Map<string, StoredEvent[]>();
+    for (const e of stored) if (this.threadListeners.has(e.threadId)) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
+    for (const [threadId, evs] of byThread) {
+      const set = this.threadListeners.get(threadId)!;
+      for (const l of [...set]) deliver(l, evs, set);
+    }
   }
 
   eventsAfter(afterSeq: number, opts: { threadId?: string; limit?: number } = {}): StoredEvent[] {
     const limit = Math.min(opts.limit ?? EVENT_PAGE_LIMIT, EVENT_PAGE_LIMIT);
     const rows = (
       opts.threadId
-        ? this.db.prepare('SELECT * FROM events WHERE seq > ? AND thread_id = ? ORDER BY seq LIMIT ?').all(afterSeq, opts.threadId, limit)
+        ? this.db.prepare('SELECT * FROM events WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(opts.threadId, afterSeq, limit)
         : this.db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit)
     ) as { seq: number; type: string; payload: string; time: number }[];
     return rows.map((r) => ({ ...(JSON.parse(r.payload) as object), type: r.type, seq: r.seq, time: r.time }) as StoredEvent);
@@ -101,20 +136,41 @@ export class VoxStore {
     return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM events').get() as { s: number }).s;
   }
 
-  /**
-   * Replays events after `afterSeq` (up to the current end) and registers `listener` for every
-   * later append, in one synchronous step: no append can fall between the two.
-   */
-  subscribe(afterSeq: number, listener: EventListener): { replay: StoredEvent[]; unsubscribe(): void } {
+  private replay(afterSeq: number, threadId?: string): StoredEvent[] {
     const replay: StoredEvent[] = [];
     for (let after = afterSeq; ; ) {
-      const page = this.eventsAfter(after);
+      const page = this.eventsAfter(after, threadId === undefined ? {} : { threadId });
       replay.push(...page);
       if (page.length < EVENT_PAGE_LIMIT) break;
       after = page[page.length - 1]!.seq;
     }
+    return replay;
+  }
+
+  /**
+   * Replays every event after `afterSeq` (up to the current end) and registers `listener` for
+   * every later append, in one synchronous step: no append can fall between the two.
+   */
+  subscribe(afterSeq: number, listener: EventListener): { replay: StoredEvent[]; unsubscribe(): void } {
+    const replay = this.replay(afterSeq);
     this.listeners.add(listener);
     return { replay, unsubscribe: () => void this.listeners.delete(listener) };
+  }
+
+  /** `subscribe` for one thread: reads and delivers only that thread's events. */
+  subscribeThread(threadId: string, afterSeq: number, listener: EventListener): { replay: StoredEvent[]; unsubscribe(): void } {
+    const replay = this.replay(afterSeq, threadId);
+    let set = this.threadListeners.get(threadId);
+    if (!set) this.threadListeners.set(threadId, (set = new Set()));
+    set.add(listener);
+    return {
+      replay,
+      unsubscribe: () => {
+        const s = this.threadListeners.get(threadId);
+        s?.delete(listener);
+        if (s && s.size === 0) this.threadListeners.delete(threadId);
+      },
+    };
   }
 
   persistChunk(c: PersistedChunk): void {
@@ -127,27 +183,39 @@ export class VoxStore {
       .all(turnId, afterSeq) as PersistedChunk[];
   }
 
+  /** Every live thread, most recently updated first (tools and tests; clients page with `listThreadsPage`). */
   listThreads(): ThreadRow[] {
-    return this.db
-      .prepare('SELECT id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq FROM threads WHERE deleted = 0 ORDER BY updated_at DESC, id')
-      .all() as ThreadRow[];
+    return this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 ORDER BY updated_at DESC, id`).all() as ThreadRow[];
+  }
+
+  /** One page of live threads, most recently updated first, after `before` (a previous page's cursor). */
+  listThreadsPage(opts: { limit: number; before?: string }): ThreadPage {
+    const limit = Math.max(1, Math.min(opts.limit, THREAD_PAGE_LIMIT));
+    const after = opts.before === undefined ? null : parseThreadCursor(opts.before);
+    if (opts.before !== undefined && !after) throw new StoreError('notFound', `"${opts.before}" is not a thread list cursor`);
+    const rows = (
+      after
+        ? this.db
+            .prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND (updated_at < ? OR (updated_at = ? AND id > ?)) ORDER BY updated_at DESC, id LIMIT ?`)
+            .all(after.updatedAt, after.updatedAt, after.id, limit + 1)
+        : this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 ORDER BY updated_at DESC, id LIMIT ?`).all(limit + 1)
+    ) as ThreadRow[];
+    const threads = rows.slice(0, limit);
+    return { threads, nextCursor: rows.length > limit ? threadCursor(threads[threads.length - 1]!) : null };
   }
 
   getThread(id: string): ThreadRow {
-    const row = this.db
-      .prepare('SELECT id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq FROM threads WHERE id = ? AND deleted = 0')
-      .get(id) as ThreadRow | undefined;
+    const row = this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ? AND deleted = 0`).get(id) as ThreadRow | undefined;
     if (!row) throw new StoreError('notFound', `thread ${id} does not exist`);
     return row;
   }
 
+  hasThread(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM threads WHERE id = ? AND deleted = 0').get(id) !== undefined;
+  }
+
   messages(threadId: string): MessageRow[] {
-    return this.db
-      .prepare(
-        `SELECT id, thread_id AS threadId, parent_id AS parentId, role, content, run_id AS runId, status, created_at AS createdAt
-         FROM messages WHERE thread_id = ? ORDER BY created_at, rowid`,
-      )
-      .all(threadId) as MessageRow[];
+    return this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = ? ORDER BY created_at, rowid`).all(threadId) as MessageRow[];
   }
 
   /** The thread's head: the message new prompts follow (moved back by `thread.rewound`). */
@@ -173,22 +241,15 @@ export class VoxStore {
   }
 
   runs(threadId: string): RunRow[] {
-    return this.db
-      .prepare(
-        `SELECT id, thread_id AS threadId, ordinal, provider, model, status, owner_pid AS ownerPid, user_message_id AS userMessageId,
-                started_at AS startedAt, ended_at AS endedAt, error, input_tokens AS inputTokens, output_tokens AS outputTokens
-         FROM runs WHERE thread_id = ? ORDER BY ordinal`,
-      )
-      .all(threadId) as RunRow[];
+    return this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY ordinal`).all(threadId) as RunRow[];
+  }
+
+  run(runId: string): RunRow | undefined {
+    return this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(runId) as RunRow | undefined;
   }
 
   items(runId: string): TurnItemRow[] {
-    const rows = this.db
-      .prepare(
-        `SELECT id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError
-         FROM turn_items WHERE run_id = ? ORDER BY ordinal`,
-      )
-      .all(runId) as (Omit<TurnItemRow, 'isError'> & { isError: number })[];
+    const rows = this.db.prepare(`SELECT ${ITEM_COLUMNS} FROM turn_items WHERE run_id = ? ORDER BY ordinal`).all(runId) as (Omit<TurnItemRow, 'isError'> & { isError: number })[];
     return rows.map((r) => ({ ...r, isError: r.isError === 1 }));
   }
 
@@ -199,13 +260,14 @@ export class VoxStore {
   }
 
   checkpoints(threadId: string): CheckpointRow[] {
+    return this.db.prepare(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? ORDER BY ordinal`).all(threadId) as CheckpointRow[];
+  }
+
+  /** Checkpoints of every live thread, by thread then ordinal. */
+  allCheckpoints(): CheckpointRow[] {
     return this.db
-      .prepare(
-        `SELECT thread_id AS threadId, ordinal, ref, run_id AS runId, trigger, tool_name AS toolName, changed AS changedCount, skipped AS skippedCount,
-                over_budget_ms AS overBudgetMs, rewind_to AS rewindTo, created_at AS createdAt
-         FROM checkpoints WHERE thread_id = ? ORDER BY ordinal`,
-      )
-      .all(threadId) as CheckpointRow[];
+      .prepare(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id IN (SELECT id FROM threads WHERE deleted = 0) ORDER BY thread_id, ordinal`)
+      .all() as CheckpointRow[];
   }
 
   nextRunOrdinal(threadId: string): number {
@@ -213,26 +275,58 @@ export class VoxStore {
     return r.n;
   }
 
+  /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
+  beginRun(input: BeginRunInput): BeginRunOutcome {
+    const pending: StoredEvent[] = [];
+    const outcome = this.db
+      .transaction((): BeginRunOutcome => {
+        const threadId = input.threadId ?? input.newThreadId;
+        if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
+        else this.getThread(threadId);
+        const running = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
+        for (const r of running) {
+          if (input.isLive(r)) return { started: false, busy: r };
+          pending.push(...this.appendInTransaction(this.interruptedEvents(r)));
+        }
+        const parentId = input.parentMessageId ?? this.headMessageId(threadId);
+        const ordinal = this.nextRunOrdinal(threadId);
+        const runId = input.runIdFor(threadId, ordinal);
+        pending.push(
+          ...this.appendInTransaction([
+            { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.prompt, runId: null, status: 'complete' },
+            { type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid, userMessageId: input.userMessageId },
+          ]),
+        );
+        return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
+      })
+      .immediate();
+    this.notify(pending);
+    return outcome;
+  }
+
+  /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */
+  private interruptedEvents(r: Pick<RunRow, 'id' | 'threadId' | 'userMessageId'>): VoxEvent[] {
+    const text = this.chunksAfter(r.id, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
+    const events: VoxEvent[] = [];
+    if (text.length > 0) {
+      events.push({
+        type: 'message.added', threadId: r.threadId, messageId: `${r.id}:partial`, parentId: r.userMessageId,
+        role: 'assistant', content: text, runId: r.id, status: 'interrupted',
+      });
+    }
+    events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: 'the process running this turn ended unexpectedly', usage: { inputTokens: 0, outputTokens: 0 } });
+    return events;
+  }
+
   /**
    * Marks runs left `running` by a process that no longer exists as interrupted. The text that
    * had streamed is kept as an interrupted assistant message, so nothing is lost.
    */
   recoverInterrupted(alive: (pid: number) => boolean = isAlive): string[] {
-    const stale = (this.db.prepare("SELECT id, thread_id AS threadId, owner_pid AS ownerPid, user_message_id AS userMessageId FROM runs WHERE status = 'running'").all() as {
-      id: string; threadId: string; ownerPid: number | null; userMessageId: string | null;
-    }[]).filter((r) => r.ownerPid === null || (r.ownerPid !== process.pid && !alive(r.ownerPid)));
-    for (const r of stale) {
-      const text = this.chunksAfter(r.id, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
-      const events: VoxEvent[] = [];
-      if (text.length > 0) {
-        events.push({
-          type: 'message.added', threadId: r.threadId, messageId: `${r.id}:partial`, parentId: r.userMessageId,
-          role: 'assistant', content: text, runId: r.id, status: 'interrupted',
-        });
-      }
-      events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: 'the process running this turn ended unexpectedly', usage: { inputTokens: 0, outputTokens: 0 } });
-      this.append(...events);
-    }
+    const stale = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`).all() as RunRow[]).filter(
+      (r) => r.ownerPid === null || (r.ownerPid !== process.pid && !alive(r.ownerPid)),
+    );
+    for (const r of stale) this.append(...this.interruptedEvents(r));
     return stale.map((r) => r.id);
   }
 }

@@ -20,6 +20,7 @@
  * only in the synchronous commitAndFanOut; and a join that must read the store holds the same
  * lock, so no chunk can be committed between its store read and its registration.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
 export type ChunkKind = 'text' | 'reasoning' | 'toolCall' | 'toolResult' | 'status';
 export interface TurnChunk { turnId: string; seq: number; kind: ChunkKind; data: string }
@@ -40,20 +41,21 @@ const COMPACT_AFTER_EVICTED_SLOTS = 1_024;
 export const CHUNK_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['text', 'reasoning', 'toolCall', 'toolResult', 'status']);
 const END_STATUSES: ReadonlySet<string> = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
 
-export type StreamErrorCode =
-  | 'unknownTurn' // no such turn in memory (never opened, or ended and dropped from retention)
-  | 'seqAhead' // afterSeq is beyond the turn's last seq
-  | 'ended' // open/append/end on a turn that has ended
-  | 'badSeq' // afterSeq is not a non-negative safe integer
-  | 'evicted' // the requested chunks left memory and no `loadAfter` was given
-  | 'storeGap' // `loadAfter` returned chunks that do not continue the sequence
-  | 'badInput' // bad turn id, chunk kind, chunk data or end status
-  | 'reentrant'; // `persist` called append/end on the turn it is persisting
+/**
+ * unknownTurn: no such turn in memory (never opened, or ended and dropped from retention);
+ * seqAhead: afterSeq is beyond the turn's last seq; ended: open/append/end on a turn that has
+ * ended; badSeq: afterSeq is not a non-negative safe integer; evicted: the requested chunks left
+ * memory and no `loadAfter` was given; storeGap: `loadAfter` returned chunks that do not continue
+ * the sequence; badInput: bad turn id, chunk kind, chunk data or end status; reentrant: `persist`
+ * called append/end on the turn it is persisting.
+ */
+export type StreamErrorCode = ErrorCode<'stream'>;
 
-export class StreamError extends Error {
+export class StreamError extends VoxError<'stream'> {
   override readonly name = 'StreamError';
-  constructor(readonly code: StreamErrorCode, message: string, readonly turnId?: string) {
-    super(message);
+  readonly domain = 'stream' as const;
+  constructor(code: StreamErrorCode, message: string, readonly turnId?: string) {
+    super(code, message);
   }
 }
 

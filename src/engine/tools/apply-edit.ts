@@ -5,8 +5,8 @@
  * stay CRLF, mixed files are edited in place) and its UTF-8 BOM, and is written atomically.
  */
 import { promises as fs } from 'node:fs';
-import type { ToolDefinition } from './index';
-import { BINARY_SNIFF_BYTES, binaryReason, cutText } from './read-file';
+import type { ToolDefinition } from './schema';
+import { BINARY_SNIFF_BYTES, binaryReason, cutText } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 import { writeFileAtomic } from './write-file';

@@ -6,8 +6,8 @@
  */
 import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
-import type { ToolDefinition } from './index';
-import { TOOL_OUTPUT_BUDGET_CHARS } from './read-file';
+import type { ToolDefinition } from './schema';
+import { TOOL_OUTPUT_BUDGET_CHARS } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 

@@ -1,24 +1,18 @@
 /**
  * `read_file`: returns a text file (or a line range of it) to the model. Reads stream in chunks so
  * a range near the start of a huge file costs little; output is capped in bytes with a notice that
- * says how to continue. Binary files are refused. Also owns what the other tools share: the output
- * budget per call, the binary sniff and the surrogate-safe cut.
+ * says how to continue. Binary files are refused. The output budget, binary sniff and
+ * surrogate-safe cut it shares with the other tools live in ./text.ts.
  */
 import { promises as fs } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { ToolDefinition } from './index';
+import type { ToolDefinition } from './schema';
+import { BINARY_SNIFF_BYTES, TOOL_OUTPUT_BUDGET_CHARS, binaryReason } from './text';
 import { ToolError, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 
-/**
- * Characters of output any one tool call returns. Kept under the agent loop's TOOL_RESULT_MAX_CHARS
- * (32_000, runner.ts), which cuts from the end, so each tool's own truncation notice survives.
- */
-export const TOOL_OUTPUT_BUDGET_CHARS = 30_000;
 /** Most UTF-8 bytes of file text returned by one read_file call (bytes ≥ characters, so within budget). */
 export const READ_FILE_MAX_BYTES = TOOL_OUTPUT_BUDGET_CHARS;
-/** Bytes inspected at the start of a file to decide whether it is binary (git uses 8000). */
-export const BINARY_SNIFF_BYTES = 8192;
 /** Chunk size of the streaming line reader. */
 const READ_CHUNK_BYTES = 64 * 1024;
 
@@ -26,24 +20,6 @@ export interface ReadFileArgs {
   path: string;
   startLine?: number;
   endLine?: number;
-}
-
-/** Why a byte sample is not text, or undefined when it looks like text. */
-export function binaryReason(sample: Uint8Array): string | undefined {
-  if (sample.length >= 2 && ((sample[0] === 0xff && sample[1] === 0xfe) || (sample[0] === 0xfe && sample[1] === 0xff))) {
-    return 'it is UTF-16 encoded';
-  }
-  if (sample.includes(0)) return 'it contains NUL bytes';
-  return undefined;
-}
-
-/** Cuts `text` to at most `maxChars` UTF-16 units without splitting a surrogate pair. */
-export function cutText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let end = Math.max(0, maxChars);
-  const last = text.charCodeAt(end - 1);
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end);
 }
 
 /** Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character. */

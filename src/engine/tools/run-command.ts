@@ -9,8 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import type { ToolDefinition } from './index';
-import { TOOL_OUTPUT_BUDGET_CHARS } from './read-file';
+import type { ToolDefinition } from './schema';
+import { TOOL_OUTPUT_BUDGET_CHARS } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 

@@ -5,9 +5,9 @@
  */
 import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
-import type { ToolDefinition } from './index';
+import type { ToolDefinition } from './schema';
 import { SKIPPED_DIRECTORY_NAMES } from './list-files';
-import { BINARY_SNIFF_BYTES, TOOL_OUTPUT_BUDGET_CHARS, binaryReason, cutText } from './read-file';
+import { BINARY_SNIFF_BYTES, TOOL_OUTPUT_BUDGET_CHARS, binaryReason, cutText } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 

@@ -2,6 +2,7 @@
  * Contract for the agent's tools: how a tool declares itself to the model, which approval class
  * it belongs to, how it parses its (untrusted) JSON arguments, and what it returns.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import type { ToolSpec } from '../providers/types';
 
 /** Approval classes: the policy decides per class whether a call is asked or automatic. */
@@ -33,21 +34,12 @@ export interface AgentTool<A = unknown> {
   run(args: A, ctx: ToolContext): Promise<ToolResult>;
 }
 
-export type ToolErrorCode =
-  | 'invalidArguments'
-  | 'unknownTool'
-  | 'pathEscape'
-  | 'notFound'
-  | 'timeout'
-  | 'tooLarge'
-  | 'io'
-  | 'denied'
-  | 'cancelled'
-  | 'editMismatch';
+export type ToolErrorCode = ErrorCode<'tool'>;
 
-export class ToolError extends Error {
+export class ToolError extends VoxError<'tool'> {
   override readonly name = 'ToolError';
-  constructor(readonly code: ToolErrorCode, message: string) {
-    super(message);
+  readonly domain = 'tool' as const;
+  constructor(code: ToolErrorCode, message: string) {
+    super(code, message);
   }
 }

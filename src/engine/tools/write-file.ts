@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { ToolDefinition } from './index';
+import type { ToolDefinition } from './schema';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
 

@@ -3,9 +3,8 @@
  *
  * Each variant gets its own managed worktree (`.vox/worktrees/muse/<thread>/variant-<i>`, created
  * in parallel, each under its own lease), its own child thread (created by the pool before this
- * starts) and its own `AgentRunner` whose workspace root is that worktree; the store, streams,
- * approval gate and policy are shared with the engine, so approvals and live turns show up like
- * any other thread's. After every mutating tool call and at turn end the variant's diff stats are
+ * starts) and its own run, started through the engine's run registry with that worktree as its
+ * workspace root, so approvals, live turns, Stop-all and shutdown treat it like any other run. After every mutating tool call and at turn end the variant's diff stats are
  * refreshed (./stats) and published through `onDidChange`.
  *
  * `adoptVariant(i)` (only once the variant has stopped) builds its `--binary` patch against the
@@ -17,8 +16,9 @@
  * Adoption and discards are serialised per group.
  */
 import * as fs from 'node:fs';
-import { AgentRunner, type AgentRunnerDeps, type ResolvedModel, type TurnHandle, type TurnResult } from '../agent/runner';
-import type { AgentTool } from '../tools/types';
+import type { TurnResult } from '../agent/runner';
+import type { ResolvedModel } from '../providers/types';
+import type { RunHandle, RunRegistry } from '../runs/registry';
 import { workspaceLeases } from '../platform/workspace-lease';
 import { WorktreeError, createManagedWorktree, removeManagedWorktree } from '../worktrees/worktrees';
 import { snapshotVariant, worktreeIndexPath } from './diff';
@@ -30,12 +30,12 @@ import {
 } from './types';
 
 /** What a group needs from the engine (shared by all its variants). */
-export type VariantRunnerDeps = Pick<AgentRunnerDeps, 'store' | 'streams' | 'policy' | 'gate' | 'systemPrompt' | 'beforeMutatingTool'> & {
-  /** A fresh tool set per variant (tools are stateless, but each runner gets its own map). */
-  createTools: () => Map<string, AgentTool>;
+export interface VariantRunnerDeps {
+  /** Starts each variant's run (in its worktree), so Stop-all and shutdown see them too. */
+  runs: RunRegistry;
   /** Receives errors thrown by `onDidChange` listeners; default console.error. */
   onListenerError?: (error: unknown) => void;
-};
+}
 
 export interface VariantPlan {
   index: number;
@@ -70,7 +70,7 @@ interface Slot extends VariantPlan {
   provisionedEnv: string[];
   /** The worktree's real index (copied, never written, for each snapshot). */
   indexPath: string | undefined;
-  turn: TurnHandle | null;
+  turn: RunHandle | null;
   cancelRequested: boolean;
   settled: Promise<void>;
   refresher: StatsRefresher;
@@ -245,7 +245,7 @@ export class VariantGroup {
   /** Creation, then the agent turn, then the final stats; never rejects. */
   private async runVariant(slot: Slot): Promise<void> {
     try {
-      const wt = await createManagedWorktree({ repoRoot: this.repoRoot, family: 'muse', group: slot.group, slug: slot.slug, baseRef: this.base });
+      const wt = await createManagedWorktree({ repoRoot: this.repoRoot, family: 'pool', group: slot.group, slug: slot.slug, baseRef: this.base });
       slot.worktreePath = wt.path;
       slot.provisionedEnv = wt.env?.copied ?? [];
       slot.hasWorktree = true;
@@ -256,16 +256,13 @@ export class VariantGroup {
     }
     if (slot.cancelRequested) return this.setStatus(slot, 'cancelled');
 
-    const d = this.opts.deps;
-    const runner = new AgentRunner({
-      store: d.store, streams: d.streams, policy: d.policy, gate: d.gate, systemPrompt: d.systemPrompt, beforeMutatingTool: d.beforeMutatingTool,
-      tools: d.createTools(),
-      workspaceRoot: slot.worktreePath,
-      afterMutatingTool: () => slot.refresher.request(),
-    });
     let result: TurnResult;
     try {
-      slot.turn = runner.startTurn({ threadId: slot.threadId, prompt: this.prompt, model: slot.resolved });
+      slot.turn = this.opts.deps.runs.start({
+        threadId: slot.threadId, prompt: this.prompt, model: slot.resolved, workspaceRoot: slot.worktreePath, kind: 'variant',
+        // Live diff stats after every file-changing tool (coalesced and rate-limited by the refresher).
+        hooks: (bus) => bus.on('afterTool', (c) => void (c.tool.mutating && slot.refresher.request()), { name: 'variants: diff stats' }),
+      });
       slot.runId = slot.turn.runId;
       this.setStatus(slot, 'running');
       if (slot.cancelRequested) slot.turn.cancel();

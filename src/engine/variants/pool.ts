@@ -1,7 +1,8 @@
 /**
- * VariantPool ("muse pool", SPEC §4.3): the entry point that validates a variants request and
+ * VariantPool (SPEC §4.3): the entry point that validates a variants request and
  * starts it as a `VariantGroup` (./group). One pool per engine; it keeps the groups it
- * started until they end, so the UI (the "Vox Variants" view) can list them.
+ * started until they end, so clients (the "Vox Variants" view) can list and watch them
+ * (`onDidChange`: a group started, changed or ended).
  *
  * `startVariants` checks everything before it changes anything — 1..MAX_VARIANTS model refs, each
  * resolvable (`invalidModels` lists every bad one with its reason; more than MAX_VARIANTS is
@@ -10,31 +11,34 @@
  * (`alreadyExists`) — then records one child thread per variant and returns the group with every
  * variant `creating`; worktrees are created and agent loops started in parallel from there.
  *
- * Ids are deterministic: the pool id is given or allocated (`muse:<uuid>`); variant i's thread is
- * `deriveSubagentFromTask(parentThreadId ?? poolId, "<poolId>/variant-<i>")`; its worktree is
- * `.vox/worktrees/muse/<slug of parentThreadId ?? poolId>/variant-<i>` (`museVariantLocation`).
+ * Ids are deterministic: the pool id is given or allocated (`variants:<uuid>`); variant i's thread is
+ * `deriveSubagentFromTask(parentThreadId ?? poolId, "<poolId>/variant-<i>")`; its worktree is the
+ * pool-family worktree `.vox/worktrees/muse/<slug of parentThreadId ?? poolId>/variant-<i>`
+ * (`variantLocation`).
  * Every variant starts from the main workspace's HEAD commit at the time of the request; the
  * user's uncommitted edits are not copied into the variants (they stay in the main tree, where
  * adoption applies the variant's patch on top of them).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ResolvedModel } from '../agent/runner';
-import { createDefaultTools } from '../tools/index';
-import type { AgentTool } from '../tools/types';
-import type { Engine } from '../engine';
+import type { ResolvedModel } from '../providers/types';
 import { allocate, deriveSubagentFromTask } from '../ids/ids';
-import { StoreError } from '../store/errors';
+import type { VoxStore } from '../store/store';
 import { gitRaw } from '../git/git';
-import { WorktreeError, managedWorktreePath, museVariantLocation, resolveRepository } from '../worktrees/worktrees';
+import { WorktreeError, managedWorktreePath, resolveRepository, slugify, type ManagedWorktreeLocation } from '../worktrees/worktrees';
 import { VariantGroup, type VariantPlan, type VariantRunnerDeps } from './group';
 import { MAX_VARIANTS, MIN_VARIANTS, VARIANT_GIT_TIMEOUT_MS, VARIANT_TITLE_PROMPT_CHARS, VariantError } from './types';
 
-export interface VariantPoolDeps extends Omit<VariantRunnerDeps, 'createTools'> {
-  /** Turns a model ref into a provider; throws (typed) for a bad or unusable ref. */
-  resolveModel: (ref: string) => ResolvedModel;
-  /** Default: `createDefaultTools`. */
-  createTools?: () => Map<string, AgentTool>;
+export interface VariantPoolDeps extends VariantRunnerDeps {
+  store: VoxStore;
+  /** Turns a model ref into a provider; rejects (typed) for a bad or unusable ref. */
+  resolveModel: (ref: string) => Promise<ResolvedModel>;
+}
+
+/** The worktree of variant `index` of the pool owned by `owner` (a thread id or the pool id). */
+export function variantLocation(owner: string, index: number): ManagedWorktreeLocation {
+  if (!Number.isInteger(index) || index < 0) throw new WorktreeError('invalidSlug', `variant index ${index} is not a non-negative integer`);
+  return { family: 'pool', group: slugify(owner, 'thread'), slug: `variant-${index}` };
 }
 
 export interface StartVariantsOptions {
@@ -45,7 +49,7 @@ export interface StartVariantsOptions {
   models: readonly string[];
   /** The thread the variants branch from (their threads derive from it); none for a fresh pool. */
   parentThreadId?: string;
-  /** Pool id for deterministic replays; default a fresh `muse:<uuid>`. */
+  /** Pool id for deterministic replays; default a fresh `variants:<uuid>`. */
   poolId?: string;
 }
 
@@ -57,29 +61,31 @@ export class VariantPool {
   private readonly groups = new Map<string, VariantGroup>();
   /** `<repoRoot>\0<worktree group>` of every group started here and not ended: one pool per thread. */
   private readonly owners = new Set<string>();
-  private readonly deps: VariantRunnerDeps & { resolveModel: (ref: string) => ResolvedModel };
+  private readonly listeners = new Set<() => void>();
 
-  constructor(deps: VariantPoolDeps) {
-    this.deps = { ...deps, createTools: deps.createTools ?? createDefaultTools };
+  constructor(private readonly deps: VariantPoolDeps) {}
+
+  /** Called when a group starts, when any variant's status or stats change, and when a group ends. */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
-  /** A pool sharing the engine's store, streams, gate, policy and model resolver. */
-  static forEngine(engine: Engine, overrides: Partial<VariantPoolDeps> = {}): VariantPool {
-    return new VariantPool({
-      store: engine.store,
-      streams: engine.streams,
-      gate: engine.gate,
-      policy: engine.policy,
-      resolveModel: (ref) => engine.models.resolve(ref),
-      ...overrides,
-    });
+  private changed(): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch (e) {
+        (this.deps.onListenerError ?? console.error)(e);
+      }
+    }
   }
 
   /** Validates, records the variant threads and starts the group; see the file header. */
   async startVariants(opts: StartVariantsOptions): Promise<VariantGroup> {
     const models = this.checkModelCount(opts.models);
     if (typeof opts.prompt !== 'string' || opts.prompt.trim().length === 0) throw new VariantError('invalidPrompt', 'the prompt for the variants is empty');
-    const resolved = this.resolveModels(models);
+    const resolved = await this.resolveModels(models);
 
     let repoRoot: string;
     try {
@@ -94,11 +100,11 @@ export class VariantPool {
       throw new VariantError('noCommits', `${repoRoot} has no commits yet: variants start from a commit (make a first commit)`, { path: repoRoot });
     }
 
-    const poolId = opts.poolId ?? allocate('muse');
+    const poolId = opts.poolId ?? allocate('variants');
     const owner = opts.parentThreadId ?? poolId;
     if (opts.parentThreadId !== undefined) this.assertThread(opts.parentThreadId);
     const plans: VariantPlan[] = models.map((model, index) => {
-      const loc = museVariantLocation(owner, index);
+      const loc = variantLocation(owner, index);
       return {
         index, model, resolved: resolved[index]!, group: loc.group, slug: loc.slug,
         threadId: deriveSubagentFromTask(owner, `${poolId}/variant-${index}`),
@@ -124,11 +130,14 @@ export class VariantPool {
     this.groups.set(poolId, group);
     this.owners.add(ownerKey);
     const forget = () => {
-      if (!group.variants.every((v) => v.status === 'adopted' || v.status === 'discarded')) return;
-      this.groups.delete(poolId);
-      this.owners.delete(ownerKey);
+      if (group.variants.every((v) => v.status === 'adopted' || v.status === 'discarded')) {
+        this.groups.delete(poolId);
+        this.owners.delete(ownerKey);
+      }
+      this.changed();
     };
     group.onDidChange(forget);
+    this.changed();
     return group;
   }
 
@@ -156,21 +165,24 @@ export class VariantPool {
     return [...models];
   }
 
-  private resolveModels(models: string[]): ResolvedModel[] {
+  private async resolveModels(models: string[]): Promise<ResolvedModel[]> {
     const problems: Array<{ index: number; ref: string; message: string }> = [];
-    const out = models.map((ref, index) => {
-      if (typeof ref !== 'string' || ref.trim() === '') {
-        problems.push({ index, ref: String(ref), message: 'the model ref is empty' });
-        return undefined;
-      }
-      try {
-        return this.deps.resolveModel(ref);
-      } catch (e) {
-        problems.push({ index, ref, message: describe(e) });
-        return undefined;
-      }
-    });
+    const out = await Promise.all(
+      models.map(async (ref, index) => {
+        if (typeof ref !== 'string' || ref.trim() === '') {
+          problems.push({ index, ref: String(ref), message: 'the model ref is empty' });
+          return undefined;
+        }
+        try {
+          return await this.deps.resolveModel(ref);
+        } catch (e) {
+          problems.push({ index, ref, message: describe(e) });
+          return undefined;
+        }
+      }),
+    );
     if (problems.length > 0) {
+      problems.sort((a, b) => a.index - b.index);
       const list = problems.map((p) => `#${p.index} ${JSON.stringify(p.ref)}: ${p.message}`).join('; ');
       throw new VariantError('invalidModels', `cannot use ${problems.length === 1 ? 'this model' : 'these models'} for variants — ${list}`, { models: problems });
     }
@@ -178,13 +190,7 @@ export class VariantPool {
   }
 
   private threadExists(threadId: string): boolean {
-    try {
-      this.deps.store.getThread(threadId);
-      return true;
-    } catch (e) {
-      if (e instanceof StoreError && e.code === 'notFound') return false;
-      throw e;
-    }
+    return this.deps.store.hasThread(threadId);
   }
 
   private assertThread(threadId: string): void {

@@ -1,6 +1,6 @@
 /**
  * Live diff stats of one variant. `request()` is called after every mutating tool call (from the
- * runner's `afterMutatingTool` hook) and returns at once: refreshes run one at a time, a burst of
+ * run's `afterTool` hook, for file-changing tools) and returns at once: refreshes run one at a time, a burst of
  * requests coalesces into one refresh, and two refreshes start at least
  * STATS_REFRESH_MIN_INTERVAL_MS apart. `flush()` runs one more refresh right away (after any in
  * flight) — the turn-end refresh whose result the final status carries. `stop()` ends refreshing

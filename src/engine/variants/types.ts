@@ -1,5 +1,5 @@
 /**
- * Variants ("muse pool", SPEC §4.3): the shared vocabulary — limits, the typed `VariantError`,
+ * Variants (SPEC §4.3): the shared vocabulary — limits, the typed `VariantError`,
  * per-variant status and diff stats, the snapshots and change events the pool publishes.
  *
  * Status life cycle of one variant:
@@ -7,6 +7,7 @@
  *   creating → failed (worktree could not be made) | cancelled (cancelAll before the turn began)
  * `adopted` and `discarded` are final and mean the variant's worktree is gone.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
 /** Most variants one prompt may run as (SPEC §4.3: 1..4). */
 export const MAX_VARIANTS = 4;
@@ -34,22 +35,7 @@ export const SETTLED_STATUSES: ReadonlySet<VariantStatus> = new Set(['completed'
 /** Statuses after which the variant no longer has a worktree. */
 export const REMOVED_STATUSES: ReadonlySet<VariantStatus> = new Set(['adopted', 'discarded']);
 
-export type VariantErrorCode =
-  | 'invalidModels'
-  | 'tooManyVariants'
-  | 'invalidPrompt'
-  | 'notARepository'
-  | 'noCommits'
-  | 'alreadyExists'
-  | 'conflict'
-  | 'notFinished'
-  | 'alreadyAdopted'
-  | 'discarded'
-  | 'unknownVariant'
-  | 'noWorktree'
-  | 'unknownThread'
-  | 'gitFailed'
-  | 'removeFailed';
+export type VariantErrorCode = ErrorCode<'variant'>;
 
 export interface VariantErrorDetails {
   /** Conflicting paths (repository-relative, `/`-separated), for `conflict`. */
@@ -63,14 +49,15 @@ export interface VariantErrorDetails {
   cause?: unknown;
 }
 
-export class VariantError extends Error {
+export class VariantError extends VoxError<'variant'> {
   override readonly name = 'VariantError';
+  readonly domain = 'variant' as const;
   constructor(
-    readonly code: VariantErrorCode,
+    code: VariantErrorCode,
     message: string,
     readonly details: VariantErrorDetails = {},
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

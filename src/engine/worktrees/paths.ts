@@ -4,9 +4,10 @@
  * Two root families live under `<repo>/.vox/worktrees/`:
  *   - `repo`: `<repo>/.vox/worktrees/<group>/<slug>`, where `<group>` is normally the repository's
  *     name (`repoGroupName`) — the plain managed worktrees;
- *   - `muse`: `<repo>/.vox/worktrees/muse/<threadId-slug>/variant-<i>` — the variant pool.
- * Every managed worktree is therefore exactly two segments under its family root, and `muse` is a
- * reserved group name of the `repo` family so the two can never be confused.
+ *   - `pool`: `<repo>/.vox/worktrees/muse/<group>/<slug>` — worktrees that a caller creates as a
+ *     set and owns (the variants of one prompt use it; the folder name `muse` is SPEC 4.3's).
+ * Every managed worktree is therefore exactly two segments under its family root, and the pool
+ * root's name is a reserved group name of the `repo` family so the two can never be confused.
  *
  * `validateManagedWorktreePath` is the single gate every create/remove passes: it canonicalises
  * (realpath of the deepest existing ancestor), refuses symlinks anywhere from the repository root
@@ -14,6 +15,7 @@
  * roots, the repository itself and anything outside the managed root, and validates each segment
  * against a small safe charset. Failures are typed `WorktreeError`s.
  */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalPath } from '../platform/workspace-lease';
@@ -22,8 +24,8 @@ import { canonicalPath } from '../platform/workspace-lease';
 export const VOX_DIR_NAME = '.vox';
 /** Directory under `.vox/` that holds the managed worktree families. */
 export const WORKTREES_DIR_NAME = 'worktrees';
-/** Family root (under `.vox/worktrees/`) reserved for the variant pool. */
-export const MUSE_GROUP = 'muse';
+/** Folder (under `.vox/worktrees/`) of the `pool` family; SPEC 4.3 names it for the variant pool. */
+export const POOL_ROOT_NAME = 'muse';
 /** Longest accepted path segment (group or slug); keeps paths well under Windows' MAX_PATH. */
 export const MAX_SEGMENT_LENGTH = 64;
 /** Segment charset: starts with an alphanumeric (so never `.`/`..`/hidden/an option), then `[A-Za-z0-9._-]`. */
@@ -33,24 +35,13 @@ const WINDOWS_RESERVED_RE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 /** Segment suffix git refuses in ref names (a worktree's admin id is derived from its basename). */
 const LOCK_SUFFIX = '.lock';
 
-export type WorktreeErrorCode =
-  | 'outsideManagedRoot'
-  | 'invalidSlug'
-  | 'locked'
-  | 'notLinked'
-  | 'alreadyExists'
-  | 'notARepository'
-  | 'noCommits'
-  | 'invalidRef'
-  | 'dirty'
-  | 'unsafeTree'
-  | 'gitFailed'
-  | 'envCopyRefused';
+export type WorktreeErrorCode = ErrorCode<'worktree'>;
 
-export class WorktreeError extends Error {
+export class WorktreeError extends VoxError<'worktree'> {
   override readonly name = 'WorktreeError';
+  readonly domain = 'worktree' as const;
   constructor(
-    readonly code: WorktreeErrorCode,
+    code: WorktreeErrorCode,
     message: string,
     readonly details: {
       path?: string;
@@ -63,17 +54,17 @@ export class WorktreeError extends Error {
       cause?: unknown;
     } = {},
   ) {
-    super(message);
+    super(code, message, { cause: details.cause });
   }
 }
 
-export type ManagedFamily = 'repo' | 'muse';
+export type ManagedFamily = 'repo' | 'pool';
 
 export interface ManagedWorktreeLocation {
   family: ManagedFamily;
-  /** `repo` family: the repository group (normally `repoGroupName`); `muse`: the thread slug. */
+  /** `repo` family: the repository group (normally `repoGroupName`); `pool`: the set's owner. */
   group: string;
-  /** `repo` family: the worktree slug; `muse`: `variant-<i>`. */
+  /** The worktree's own segment. */
   slug: string;
 }
 
@@ -124,16 +115,10 @@ export function slugify(text: string, fallback = 'worktree'): string {
   return segmentProblem(s) === undefined ? s : fallback;
 }
 
-/** The `repo`-family group for a repository: its directory name, made safe, never `muse`. */
+/** The `repo`-family group for a repository: its directory name, made safe, never the pool root's name. */
 export function repoGroupName(repoRoot: string): string {
   const name = slugify(path.basename(canonicalPath(repoRoot)), 'repo');
-  return name.toLowerCase() === MUSE_GROUP ? `${name}-repo` : name;
-}
-
-/** The location of variant `index` of a thread in the muse pool. */
-export function museVariantLocation(threadId: string, index: number): ManagedWorktreeLocation {
-  if (!Number.isInteger(index) || index < 0) throw new WorktreeError('invalidSlug', `variant index ${index} is not a non-negative integer`);
-  return { family: 'muse', group: slugify(threadId, 'thread'), slug: `variant-${index}` };
+  return name.toLowerCase() === POOL_ROOT_NAME ? `${name}-repo` : name;
 }
 
 /** `<repoRoot>/.vox/worktrees` for an already canonical repository root. */
@@ -145,11 +130,11 @@ export function managedRootOf(canonicalRepoRoot: string): string {
 export function managedWorktreePath(repoRoot: string, loc: ManagedWorktreeLocation): string {
   assertSegment(loc.group, 'group');
   assertSegment(loc.slug, 'slug');
-  if (loc.family === 'repo' && loc.group.toLowerCase() === MUSE_GROUP) {
-    throw new WorktreeError('invalidSlug', `group "${loc.group}" is reserved for variants`);
+  if (loc.family === 'repo' && loc.group.toLowerCase() === POOL_ROOT_NAME) {
+    throw new WorktreeError('invalidSlug', `group "${loc.group}" is reserved for worktree pools (variants)`);
   }
   const root = managedRootOf(canonicalPath(repoRoot));
-  return loc.family === 'muse' ? path.join(root, MUSE_GROUP, loc.group, loc.slug) : path.join(root, loc.group, loc.slug);
+  return loc.family === 'pool' ? path.join(root, POOL_ROOT_NAME, loc.group, loc.slug) : path.join(root, loc.group, loc.slug);
 }
 
 function isFilesystemRoot(p: string): boolean {
@@ -188,13 +173,13 @@ export function validateManagedWorktreePath(repoRoot: string, candidate: string)
   if (rel === '' || path.isAbsolute(rel) || rel === '..' || rel.startsWith(`..${path.sep}`)) refuse(`it is not inside ${root}`);
 
   const segs = rel.split(path.sep);
-  const family: ManagedFamily = segs[0]!.toLowerCase() === MUSE_GROUP ? 'muse' : 'repo';
-  const inFamily = family === 'muse' ? segs.slice(1) : segs;
+  const family: ManagedFamily = segs[0]!.toLowerCase() === POOL_ROOT_NAME ? 'pool' : 'repo';
+  const inFamily = family === 'pool' ? segs.slice(1) : segs;
   if (inFamily.length !== 2) {
-    const familyRoot = family === 'muse' ? path.join(root, MUSE_GROUP) : root;
+    const familyRoot = family === 'pool' ? path.join(root, POOL_ROOT_NAME) : root;
     refuse(`it must be exactly two segments under ${familyRoot} (found ${inFamily.length})`);
   }
-  if (family === 'muse' && segs[0] !== MUSE_GROUP) refuse(`the variant root must be spelled "${MUSE_GROUP}"`);
+  if (family === 'pool' && segs[0] !== POOL_ROOT_NAME) refuse(`the pool root must be spelled "${POOL_ROOT_NAME}"`);
   for (const seg of inFamily) assertSegment(seg, 'path segment');
 
   // Realpath resolved every existing component of `canon`, but a dangling symlink (or one created

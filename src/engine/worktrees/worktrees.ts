@@ -1,6 +1,6 @@
 /**
  * Managed git worktrees (SPEC §4.1, §4.3): create, list and remove the worktrees Vox owns under
- * `<repo>/.vox/worktrees/` — `<repoName>/<slug>` and, for variants, `muse/<thread>/variant-<i>`
+ * `<repo>/.vox/worktrees/` — `<repoName>/<slug>` and, for pools (variants), `muse/<group>/<slug>`
  * (layout and path validation in ./paths, removal in ./removal). This module is
  * the entry point: it re-exports the whole API.
  *
@@ -33,9 +33,9 @@ export { removeTreeNoFollow, type SafeRemoveResult } from '../platform/safe-remo
 
 export interface CreateManagedWorktreeOptions {
   repoRoot: string;
-  /** Root family: `repo` (default) or `muse` (variants). */
+  /** Root family: `repo` (default) or `pool` (a set of worktrees one caller owns, e.g. variants). */
   family?: ManagedFamily;
-  /** Group segment; defaults to `repoGroupName(repoRoot)` for the `repo` family (required for `muse`). */
+  /** Group segment; defaults to `repoGroupName(repoRoot)` for the `repo` family (required for `pool`). */
   group?: string;
   slug: string;
   /** Commit-ish to check out; default `HEAD`. */
@@ -75,7 +75,7 @@ async function refExists(root: string, fullRef: string): Promise<boolean> {
 export async function createManagedWorktree(opts: CreateManagedWorktreeOptions): Promise<CreatedWorktree> {
   const repo = await resolveRepository(opts.repoRoot);
   const family = opts.family ?? 'repo';
-  if (family === 'muse' && opts.group === undefined) throw new WorktreeError('invalidSlug', 'a variant worktree needs a group (the thread slug)');
+  if (family === 'pool' && opts.group === undefined) throw new WorktreeError('invalidSlug', 'a pool worktree needs a group (its owner)');
   const group = opts.group ?? repoGroupName(repo.root);
   const target = managedWorktreePath(repo.root, { family, group, slug: opts.slug });
   if (validateManagedWorktreePath(repo.root, target).path !== target) {

@@ -13,22 +13,24 @@
  * message arrived as text (so even whitespace and integers beyond 2^53 survive), otherwise
  * `JSON.stringify(raw)`. Known values are encoded as `JSON.stringify(value)`.
  */
+import { VoxError, type ErrorCode } from './vox-error';
 import { ValidationError, isPlainObject } from './validators';
 
-export type EnvelopeErrorCode = 'invalidJson' | 'notAnObject' | 'missingType' | 'invalidPayload';
+export type EnvelopeErrorCode = ErrorCode<'protocol'>;
 
 /** A message could not be decoded; `variant` and `path` are set for `invalidPayload`. */
-export class EnvelopeError extends Error {
+export class EnvelopeError extends VoxError<'protocol'> {
   override readonly name = 'EnvelopeError';
+  readonly domain = 'protocol' as const;
   constructor(
-    readonly code: EnvelopeErrorCode,
+    code: EnvelopeErrorCode,
     message: string,
     readonly variant?: string,
     /** Path to the bad field inside the message, e.g. `$.items[0].id`. */
     readonly path?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 

@@ -17,6 +17,7 @@
  * `promptOmitted` / `resultOmitted`. Call it only for messages actually sent on that subscription,
  * in send order, and `reset()` it when the client reconnects without its state.
  */
+import { VoxError, type ErrorCode } from './vox-error';
 import xxhash from 'xxhash-wasm';
 
 /** Payloads nested deeper than this are refused (guards the recursion; JSON has no cycles). */
@@ -25,15 +26,16 @@ export const MAX_WIRE_DEPTH = 512;
 /** Bodies remembered per subscription (SPEC §1.3). */
 export const LIVE_DEDUPE_MEMORY = 32;
 
-export type WireInterningErrorCode = 'tooDeep' | 'badIndex' | 'badNumber';
+export type WireInterningErrorCode = ErrorCode<'interning'>;
 
-export class WireInterningError extends Error {
+export class WireInterningError extends VoxError<'interning'> {
   override readonly name = 'WireInterningError';
+  readonly domain = 'interning' as const;
   constructor(
-    readonly code: WireInterningErrorCode,
+    code: WireInterningErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -12,6 +12,7 @@
  * add fields) and reads own properties only, so `toString` or `__proto__` are never picked up
  * from the prototype.
  */
+import { VoxError } from './vox-error';
 
 export type PathSegment = string | number;
 
@@ -35,8 +36,9 @@ function describe(value: unknown): string {
 }
 
 /** A value failed validation at `path` (segments) / `pathText` (`$.a[0].b`). */
-export class ValidationError extends Error {
+export class ValidationError extends VoxError<'protocol'> {
   override readonly name = 'ValidationError';
+  readonly domain = 'protocol' as const;
   readonly pathText: string;
   constructor(
     readonly path: readonly PathSegment[],
@@ -44,7 +46,7 @@ export class ValidationError extends Error {
     readonly actual: string,
   ) {
     const pathText = formatPath(path);
-    super(`${pathText}: expected ${expected}, got ${actual}`);
+    super('invalidValue', `${pathText}: expected ${expected}, got ${actual}`);
     this.pathText = pathText;
   }
 }
@@ -169,10 +171,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A non-null, non-array object with the declared keys; undeclared keys are dropped. */
-export function object<S extends Shape>(shape: S): Validator<ObjectOf<S>> {
+/** A non-null, non-array object with the declared keys; undeclared keys are dropped. `.shape` is the declaration. */
+export function object<S extends Shape>(shape: S): Validator<ObjectOf<S>> & { readonly shape: S } {
   const keys = Object.keys(shape);
-  return validator(`object {${keys.join(', ')}}`, (value, path, fail) => {
+  const v = validator(`object {${keys.join(', ')}}`, (value, path, fail) => {
     if (!isPlainObject(value)) return fail();
     const entries: [string, unknown][] = [];
     for (const key of keys) {
@@ -183,4 +185,6 @@ export function object<S extends Shape>(shape: S): Validator<ObjectOf<S>> {
     // fromEntries defines own properties, so a `__proto__` key stays data.
     return Object.fromEntries(entries) as ObjectOf<S>;
   });
+  // The shape stays readable, so a message can extend another's fields: object({ ...a.shape, b }).
+  return Object.assign(v, { shape });
 }

@@ -129,14 +129,23 @@ function defineTests(root: Mocha.Suite): void {
     const api = await voxApi();
     const file = api.host.demoModelFile();
     assert(fs.existsSync(file), `demo model missing at ${file} (pack it into the VSIX: node scripts/make-demo-model.mjs first)`);
-    const engine = await api.host.get();
-    const h = engine.runner.startTurn({ prompt: 'Say hello.', model: engine.models.resolve('local:demo') });
+    // Through the protocol, as every view does: sendPrompt, then the turn's chunks until it ends.
+    const client = await api.host.client();
+    const { runId } = await client.call('sendPrompt', { threadId: null, prompt: 'Say hello.', model: 'local:demo' });
+    let text = '';
+    const ended = new Promise<{ status: string; error?: string }>((resolve) => {
+      client.on('turnChunks', (u) => {
+        if (u.turnId === runId) for (const c of u.chunks) if (c.kind === 'text') text += c.data;
+      });
+      client.on('turnEnded', (u) => void (u.turnId === runId && resolve(u)));
+    });
+    await client.call('subscribeTurn', { turnId: runId, afterSeq: 0 });
     try {
-      const r = await withTimeout('demo turn', 90_000, h.done);
+      const r = await withTimeout('demo turn', 90_000, ended);
       assert(r.status === 'completed', `turn ended ${r.status}${r.error ? `: ${r.error}` : ''}`);
-      assert(r.text.trim().length > 0, 'the demo model produced no text');
+      assert(text.trim().length > 0, 'the demo model produced no text');
     } catch (e) {
-      h.cancel();
+      await client.call('cancelRun', { runId }).catch(() => undefined);
       throw e;
     }
   }, 120_000);

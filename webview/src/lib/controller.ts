@@ -13,8 +13,12 @@
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
-import { MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandType } from '../../../src/protocol/commands';
-import type { HostAction, HostBridge } from './host-bridge';
+import {
+  COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandResult, type CommandType,
+  type SettingsView, type ThreadSummary,
+} from '../../../src/protocol/commands/index';
+import type { HostAction } from '../../../src/protocol/host';
+import type { HostBridge } from './host-bridge';
 import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type ThreadState,
 } from './thread-state';
@@ -27,8 +31,7 @@ export const MAX_NOTICES = 5;
 /** Requests remembered while waiting for a reply (subscriptions never get one unless they fail). */
 export const MAX_TRACKED_REQUESTS = 256;
 
-export type SettingsView = Omit<Extract<EngineUpdate, { type: 'settings' }>, 'type' | 'inReplyTo'>;
-export type ThreadSummary = Extract<EngineUpdate, { type: 'threads' }>['threads'][number];
+export type { SettingsView, ThreadSummary };
 export type ApprovalView = Omit<Extract<EngineUpdate, { type: 'approvalRequested' }>, 'type'> & { responding: boolean };
 export interface Notice { id: number; code: string; message: string }
 
@@ -36,9 +39,11 @@ export interface AppModel {
   settings: SettingsView | null;
   threads: ThreadSummary[];
   threadsLoaded: boolean;
+  /** Where the next page of the thread list starts (null: everything is loaded). */
+  threadsCursor: string | null;
   /** The open thread; null while composing the first prompt of a new one. */
   thread: ThreadState | null;
-  /** Tool calls waiting for the user (the engine's gate is global, not per thread). */
+  /** Tool calls waiting for the user, of every thread (each shows in its own thread; see `approvalsOf`). */
   approvals: ApprovalView[];
   notices: Notice[];
   draft: string;
@@ -50,10 +55,15 @@ export interface AppModel {
 
 export interface Logger { warn(message: string): void; error(message: string): void }
 
-type Pending = { type: CommandType; threadId?: string; turnId?: string; callId?: string; prompt?: string };
+type Pending = { type: CommandType; threadId?: string; turnId?: string; callId?: string; prompt?: string; append?: boolean };
 
 export function createModel(): AppModel {
-  return { settings: null, threads: [], threadsLoaded: false, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
+  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
+}
+
+/** The approvals of one thread (null: those of no open thread, for the empty screen). */
+export function approvalsOf(model: AppModel, threadId: string | null): ApprovalView[] {
+  return model.approvals.filter((a) => a.threadId === threadId);
 }
 
 const consoleLogger: Logger = {
@@ -75,7 +85,7 @@ export class Controller {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
     this.restore();
     this.send({ type: 'getSettings' });
-    this.send({ type: 'listThreads' });
+    this.loadThreads();
     this.resubscribe();
   }
 
@@ -127,13 +137,15 @@ export class Controller {
         this.onHostCommand(u);
         return;
       case 'settings':
+        // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
         m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
-        if (u.inReplyTo === undefined) this.resubscribe(); // a new engine session: its subscriptions are ours to redo
-        else this.take(u.inReplyTo);
+        this.resubscribe();
         return;
-      case 'threads':
-        m.threads = [...u.threads].sort((a, b) => b.updatedAt - a.updatedAt);
-        m.threadsLoaded = true;
+      case 'result':
+        this.onResult(u.inReplyTo, u.value);
+        return;
+      case 'threadChanged':
+      case 'variants':
         return;
       case 'events':
         this.onEvents(u.threadId, u.events);
@@ -149,15 +161,12 @@ export class Controller {
         return;
       case 'approvalRequested':
         if (!m.approvals.some((a) => a.callId === u.callId)) {
-          m.approvals.push({ callId: u.callId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
+          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
           this.persistNow(); // a reload must not lose it (see PersistedState.approvals)
         }
         return;
       case 'approvalSettled':
         this.dropApproval(u.callId);
-        return;
-      case 'accepted':
-        this.onAccepted(u);
         return;
       case 'error':
         this.onError(u);
@@ -178,28 +187,51 @@ export class Controller {
     if (thread.deleted) {
       this.leaveThread();
       this.model.thread = null;
-      this.send({ type: 'listThreads' });
+      this.loadThreads();
       this.persistNow();
       return;
     }
     this.ensureTurnSubscriptions();
     if (res.endedRuns.length > 0) {
-      this.send({ type: 'listThreads' }); // updatedAt moved
+      this.loadThreads(); // updatedAt moved
       this.persistNow();
     } else if (res.applied > 0) this.schedulePersist();
   }
 
-  private onAccepted(u: Extract<EngineUpdate, { type: 'accepted' }>): void {
-    const req = this.take(u.inReplyTo);
+  /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
+  private onResult(inReplyTo: string | undefined, raw: unknown): void {
+    const req = this.take(inReplyTo);
     if (!req) return;
-    if (req.type === 'sendPrompt') {
-      this.send({ type: 'listThreads' });
-      if (u.threadId && !this.model.thread) this.openThread(u.threadId);
-      else if (u.threadId && this.model.thread?.threadId !== u.threadId) this.model.sending = null;
+    let value: unknown;
+    try {
+      value = COMMANDS[req.type].result(raw);
+    } catch (e) {
+      this.log.warn(`ignoring a broken answer to ${req.type}: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    const m = this.model;
+    if (req.type === 'getSettings' || req.type === 'setModel') {
+      const st = value as CommandResult<'getSettings'>;
+      m.settings = { model: st.model, models: st.models, demoNotice: st.demoNotice };
+    } else if (req.type === 'listThreads') {
+      const page = value as CommandResult<'listThreads'>;
+      const rows = req.append ? [...m.threads.filter((t) => !page.threads.some((p) => p.id === t.id)), ...page.threads] : page.threads;
+      m.threads = rows.sort((a, b) => b.updatedAt - a.updatedAt);
+      m.threadsCursor = page.nextCursor;
+      m.threadsLoaded = true;
+    } else if (req.type === 'sendPrompt') {
+      const started = value as CommandResult<'sendPrompt'>;
+      this.loadThreads();
+      if (!m.thread) this.openThread(started.threadId);
+      else if (m.thread.threadId !== started.threadId) m.sending = null;
+    } else if (req.type === 'listApprovals') {
+      for (const a of (value as CommandResult<'listApprovals'>).approvals) {
+        if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
+      }
     } else if (req.type === 'respondToApproval' && req.callId) {
       this.dropApproval(req.callId);
     } else if (req.type === 'renameThread' || req.type === 'deleteThread') {
-      this.send({ type: 'listThreads' });
+      this.loadThreads();
     }
   }
 
@@ -243,6 +275,19 @@ export class Controller {
     this.model.thread = null;
     this.model.focusRequests++;
     this.persistNow();
+  }
+
+  /** Reloads the first page of the thread list (the rows already shown beyond it stay until replaced). */
+  loadThreads(): void {
+    this.send({ type: 'listThreads', limit: DEFAULT_THREAD_PAGE });
+  }
+
+  /** Loads the next page of the thread list, if there is one. */
+  loadMoreThreads(): boolean {
+    const before = this.model.threadsCursor;
+    if (before === null) return false;
+    this.send({ type: 'listThreads', limit: DEFAULT_THREAD_PAGE, before }, { append: true });
+    return true;
   }
 
   /** Sends the draft as a prompt. Returns false when there is nothing to send or a run is active. */

@@ -2,25 +2,23 @@
  * HostBridge: the only door between the chat webview and the extension host.
  *
  * Message contract (both directions are plain structured-clone objects, never JSON text):
- *   webview → host  a ClientCommand of src/protocol/commands.ts (the host hands it to its
- *                   engine ClientSession.handle unchanged), or
- *                   `{ type: 'hostAction', action }` — not an engine command: the extension
- *                   itself handles it (set an API key, choose a GGUF file, …; see HOST_ACTIONS).
+ *   webview → host  a ClientCommand of src/protocol/commands/ (the host hands it to its
+ *                   engine session unchanged; each is answered by one `result` or `error`), or
+ *                   `{ type: 'hostAction', action }` (src/protocol/host.ts) — not an engine
+ *                   command: the extension itself handles it (set an API key, choose a GGUF, …).
  *   host → webview  an EngineUpdate of src/protocol/updates.ts, decoded through `updateEnvelope`
  *                   — including `hostCommand` (newThread, focusComposer, insertPrompt {text},
  *                   openThread {threadId}) that the extension sends for palette commands.
- *                   A `settings` update that answers no request means the host (re)connected
- *                   a ClientSession: the webview subscribes again from its last seqs.
+ *                   An (unsolicited) `settings` update means the host (re)connected a session
+ *                   or the settings changed: the webview subscribes again from its last seqs.
  *
  * ./vscode-bridge.ts implements it over `acquireVsCodeApi()`; tests inject their own, or a fake
  * `acquireVsCodeApi`. This file holds no DOM code, so Node tests can import it.
  */
-import type { ClientCommand } from '../../../src/protocol/commands';
+import type { ClientCommand } from '../../../src/protocol/commands/index';
+import type { HostAction } from '../../../src/protocol/host';
 
-/** Actions the demo banner offers; the extension implements each one. */
-export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm'] as const;
-export type HostAction = (typeof HOST_ACTIONS)[number];
-export interface HostActionMessage { type: 'hostAction'; action: HostAction }
+export { HOST_ACTIONS, type HostAction, type HostActionMessage } from '../../../src/protocol/host';
 
 export interface HostBridge {
   /** Sends one engine command. */

@@ -15,6 +15,8 @@ export const MAX_PERSISTED_THREAD_CHARS = 4_000_000;
 
 export interface SavedApproval {
   callId: string;
+  threadId: string;
+  runId: string;
   toolName: string;
   argumentsJson: string;
   toolClass: 'read' | 'write' | 'execute';
@@ -43,7 +45,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 const TOOL_CLASSES: readonly unknown[] = ['read', 'write', 'execute'];
 
 function isApproval(v: unknown): v is SavedApproval {
-  return isRecord(v) && typeof v.callId === 'string' && typeof v.toolName === 'string' && typeof v.argumentsJson === 'string' && TOOL_CLASSES.includes(v.toolClass);
+  // An approval saved by a build that did not record its thread is dropped: the engine announces it again.
+  return isRecord(v) && typeof v.callId === 'string' && typeof v.threadId === 'string' && typeof v.runId === 'string'
+    && typeof v.toolName === 'string' && typeof v.argumentsJson === 'string' && TOOL_CLASSES.includes(v.toolClass);
 }
 
 export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[]): PersistedState {
@@ -54,7 +58,7 @@ export function encodeState(thread: ThreadState | null, draft: string, approvals
     threadId: thread?.threadId ?? null,
     draft,
     threadJson,
-    approvals: approvals.map((a) => ({ callId: a.callId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
+    approvals: approvals.map((a) => ({ callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
   };
 }
 

@@ -14,24 +14,17 @@
  * compatibility), broken ones are reported through `warn` and skipped; nothing here throws on
  * wire data.
  */
-import { eventEnvelope } from '../../../src/protocol/updates';
-import type { ItemKind, ItemStatus, MessageStatus, Role, RunStatus, UsageTotals } from '../../../src/protocol/events';
-import { arrayOf, object, optional, str, type Infer } from '../../../src/protocol/wire/validators';
-import type { ForwardCompatibleEnvelope } from '../../../src/protocol/wire/envelope';
+import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type Role, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
+import { toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 
 /** A decoded stored event, as `eventEnvelope` produces it. */
-export type WireEvent = typeof eventEnvelope extends ForwardCompatibleEnvelope<infer T> ? T : never;
-export type ChunkKindName = 'text' | 'reasoning' | 'toolCall' | 'toolResult' | 'status';
+export type WireEvent = StoredEvent;
+export type ChunkKindName = ChunkKind;
 /** `kind` is open: chunks of kinds this build does not know are skipped (a newer engine may add some). */
-export interface WireChunk { turnId: string; seq: number; kind: ChunkKindName | (string & {}); data: string }
+export type { WireChunk, ToolCallData };
 export type TurnEndStatus = 'completed' | 'cancelled' | 'failed' | 'interrupted';
 export type Warn = (message: string) => void;
 
-/** `toolCall` chunk data, as src/engine/agent/runner.ts writes it. */
-const toolCallData = object({ itemId: str, callId: str, name: str, arguments: str });
-/** `toolResult` chunk data, as src/engine/agent/runner.ts writes it. */
-const toolResultData = object({ itemId: str, callId: optional(str), status: str, content: str, changedPaths: optional(arrayOf(str)) });
-export type ToolCallData = Infer<typeof toolCallData>;
 
 export interface ItemView {
   itemId: string;

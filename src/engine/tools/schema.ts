@@ -1,17 +1,11 @@
 /**
- * The default tool set and the plumbing around it: the small argument-schema dialect the tools
- * use, a validator for it (`parseToolArgs`, so no JSON-Schema dependency is needed), turning tool
- * definitions into `AgentTool`s, the specs sent to the model, and lookup by name with a typed error.
- * Tool modules import only types from here, so there is no runtime import cycle.
+ * How a tool is defined: the small argument-schema dialect the tools use, a validator for it
+ * (`parseToolArgs`, so no JSON-Schema dependency is needed), and turning a definition into the
+ * `AgentTool` the agent loop calls. Tool modules import this; it imports no tool.
  */
 import type { ToolSpec } from '../providers/types';
-import { applyEditTool } from './apply-edit';
-import { listFilesTool } from './list-files';
-import { cutText, readFileTool } from './read-file';
-import { runCommandTool } from './run-command';
-import { searchTextTool } from './search-text';
+import { cutText } from './text';
 import { ToolError, type AgentTool, type ToolClass, type ToolContext, type ToolResult } from './types';
-import { writeFileTool } from './write-file';
 
 /** Characters of unparsable argument text quoted back in an invalidArguments error. */
 export const ARGS_PREVIEW_CHARS = 200;
@@ -131,29 +125,3 @@ export function toAgentTool<A>(def: ToolDefinition<A>): AgentTool<A> {
     run: (args, ctx) => def.run(args, ctx),
   };
 }
-
-/** The built-in tools, keyed by name, in the order they are offered to the model. */
-export function createDefaultTools(): Map<string, AgentTool> {
-  const defs = [readFileTool, listFilesTool, searchTextTool, writeFileTool, applyEditTool, runCommandTool];
-  const tools = new Map<string, AgentTool>();
-  for (const def of defs as Array<ToolDefinition<never>>) tools.set(def.spec.name, toAgentTool(def) as AgentTool);
-  return tools;
-}
-
-/** The specs to send to the model, in map order. */
-export function toolSpecs(tools: ReadonlyMap<string, AgentTool>): ToolSpec[] {
-  return [...tools.values()].map((t) => t.spec);
-}
-
-/** The tool called `name`, or `ToolError('unknownTool')` listing what is available. */
-export function lookupTool(tools: ReadonlyMap<string, AgentTool>, name: string): AgentTool {
-  const tool = tools.get(name);
-  if (tool) return tool;
-  const available = [...tools.keys()].join(', ') || '(none)';
-  throw new ToolError('unknownTool', `Unknown tool ${JSON.stringify(cutText(name, ARGS_PREVIEW_CHARS))}. Available tools: ${available}.`);
-}
-
-export { resolveInWorkspace } from './workspace-path';
-export type { ResolvedPath, ResolveOptions } from './workspace-path';
-export { ToolError } from './types';
-export type { AgentTool, ToolClass, ToolContext, ToolErrorCode, ToolResult } from './types';

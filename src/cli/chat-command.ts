@@ -1,0 +1,80 @@
+/**
+ * `vox chat "prompt"`: sends the prompt through the protocol (`sendPrompt`), streams the turn
+ * (`subscribeTurn`) to stdout, answers the run's approvals (`--yes`, a y/N question on a
+ * terminal, or a denial when there is none) and prints the outcome. A thread that is already
+ * running a turn — in VS Code or another `vox chat` — is refused with `run/threadBusy` (exit 75).
+ */
+import * as readline from 'node:readline/promises';
+import { ClientError } from '../client/engine-client';
+import { DEMO_MODEL_NOTICE, isDemoModel } from '../engine/model/demo-model';
+import { toolCallData } from '../protocol/chunks';
+import type { UpdateOf } from '../protocol/updates';
+import { withClient } from './connect';
+
+/** Exit code when the thread is busy (EX_TEMPFAIL: try again later). */
+export const EXIT_THREAD_BUSY = 75;
+
+export interface ChatFlags { model?: string; thread?: string; cwd?: string; yes?: boolean; json?: boolean }
+
+export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
+  return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}) }, async ({ client }) => {
+    const settings = await client.call('getSettings', {});
+    if (isDemoModel(settings.model) && !flags.json) process.stderr.write(`[vox] ${DEMO_MODEL_NOTICE}\n`);
+    let started: { threadId: string; runId: string };
+    try {
+      started = await client.call('sendPrompt', { threadId: flags.thread ?? null, prompt });
+    } catch (e) {
+      if (e instanceof ClientError && e.is('run', 'threadBusy')) {
+        process.stderr.write(`vox: ${e.message}\n`);
+        return EXIT_THREAD_BUSY;
+      }
+      throw e;
+    }
+    const { runId, threadId } = started;
+    const rl = process.stdin.isTTY && !flags.yes && !flags.json ? readline.createInterface({ input: process.stdin, output: process.stderr }) : null;
+    let text = '';
+    const ended = new Promise<UpdateOf<'turnEnded'>>((resolve) => {
+      client.on('turnChunks', (u) => {
+        if (u.turnId !== runId) return;
+        for (const c of u.chunks) {
+          if (flags.json) process.stdout.write(JSON.stringify(c) + '\n');
+          if (c.kind === 'text') {
+            text += c.data;
+            if (!flags.json) process.stdout.write(c.data);
+          } else if (c.kind === 'toolCall' && !flags.json) {
+            try {
+              process.stderr.write(`\n[tool] ${toolCallData(JSON.parse(c.data)).name}\n`);
+            } catch {
+              process.stderr.write('\n[tool] (unreadable call)\n');
+            }
+          }
+        }
+      });
+      client.on('turnEnded', (u) => void (u.turnId === runId && resolve(u)));
+    });
+    client.on('approvalRequested', (req) => {
+      if (req.runId !== runId) return;
+      void (async () => {
+        let decision: 'approved' | 'denied' = 'denied';
+        if (flags.yes) decision = 'approved';
+        else if (rl) decision = /^y(es)?$/i.test((await rl.question(`[vox] allow ${req.toolName} ${req.argumentsJson}? [y/N] `)).trim()) ? 'approved' : 'denied';
+        else process.stderr.write(`[vox] denied ${req.toolName} (no terminal to ask; pass --yes to allow)\n`);
+        await client.call('respondToApproval', { callId: req.callId, decision }).catch(() => undefined); // the run may have ended meanwhile
+      })();
+    });
+    await client.call('subscribeTurn', { turnId: runId, afterSeq: 0, maxDelayMs: 0 });
+    const onSignal = () => void client.call('cancelRun', { runId }).catch(() => undefined);
+    process.once('SIGINT', onSignal);
+    const end = await ended;
+    process.off('SIGINT', onSignal);
+    rl?.close();
+    const run = (await client.call('getThread', { threadId })).runs.find((r) => r.id === runId);
+    const error = end.error ?? run?.error ?? null;
+    if (flags.json) process.stdout.write(JSON.stringify({ type: 'result', threadId, runId, status: end.status, text, error, usage: run?.usage ?? null }) + '\n');
+    else {
+      process.stdout.write('\n');
+      process.stderr.write(`[vox] thread ${threadId} · ${end.status}${error ? ` · ${error}` : ''}\n`);
+    }
+    return end.status === 'completed' ? 0 : end.status === 'cancelled' ? 130 : 1;
+  });
+}

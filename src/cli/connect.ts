@@ -1,0 +1,64 @@
+/**
+ * How a CLI command reaches the engine: an engine on $VOX_HOME/vox.db for the given workspace,
+ * with a host that reads keys and endpoints from the environment, and a protocol client of it
+ * holding the owner grant. Every command goes through that client, like the VS Code views do.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { EngineClient, inProcessTransport } from '../client/engine-client';
+import { createEngine, type Engine } from '../engine/engine';
+import { environmentHost } from '../engine/host';
+import { DEFAULT_MODEL_REF } from '../engine/providers/registry';
+import { demoModelPath } from '../engine/model/demo-model';
+import { ownerGrant } from '../protocol/commands/grants';
+
+/** Walks up from this file to the package root (works from src/ under tsx and from dist/). */
+export function packageRoot(start = __dirname): string {
+  for (let d = start; ; d = path.dirname(d)) {
+    const pj = path.join(d, 'package.json');
+    if (fs.existsSync(pj) && (JSON.parse(fs.readFileSync(pj, 'utf8')) as { name?: string }).name === 'vox') return d;
+    if (path.dirname(d) === d) return path.resolve(start, '..');
+  }
+}
+
+export function voxHome(): string {
+  return process.env.VOX_HOME ?? path.join(os.homedir(), '.vox');
+}
+
+export interface Connected { engine: Engine; client: EngineClient }
+
+export interface ConnectOptions {
+  cwd: string;
+  /** Automatic checkpoints around the agent's edits (chat); off for `vox checkpoint`, which captures by hand. */
+  autoCheckpoints?: boolean;
+  model?: string;
+}
+
+export function connect(opts: ConnectOptions): Connected {
+  const env = process.env;
+  const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF });
+  const engine = createEngine(
+    {
+      dbPath: path.join(voxHome(), 'vox.db'),
+      workspaceRoot: fs.realpathSync(opts.cwd),
+      demoModelPath: demoModelPath(packageRoot()),
+      ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
+      autoCheckpoints: opts.autoCheckpoints !== false,
+    },
+    host,
+  );
+  const client = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('vox CLI'))), 'cli');
+  return { engine, client };
+}
+
+/** Runs `fn` with a connected client, then closes the client and disposes the engine. */
+export async function withClient<T>(opts: ConnectOptions, fn: (c: Connected) => Promise<T>): Promise<T> {
+  const c = connect(opts);
+  try {
+    return await fn(c);
+  } finally {
+    c.client.close();
+    await c.engine.dispose();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * What the engine asks of whoever runs it (VS Code, the CLI, a test): settings, secrets, a place
+ * for notices, and word of files changed outside the agent. The engine reads settings and
+ * secrets when it needs them (a prompt resolves its model then), so a changed key, base URL,
+ * approval setting or default model takes effect without rebuilding the engine.
+ */
+import type { ModelChoice } from '../protocol/commands/settings';
+import type { ProviderSecret, ProviderSettings } from './providers/registry';
+
+export interface HostNotice {
+  level: 'info' | 'warning' | 'error';
+  /** Which part of the engine speaks ("checkpoints", "runs", …). */
+  source: string;
+  message: string;
+}
+
+export interface Host {
+  /** The default model ref (VS Code: the `vox.model` setting). */
+  model(): string;
+  /** Persists a new default model. */
+  setModel(ref: string): Promise<void>;
+  /** Models offered in pickers (the default and recent/extra ones). */
+  modelChoices(): ModelChoice[];
+  /** The raw approval settings (`vox.approval`), validated by the engine; undefined for the defaults. */
+  approvalSettings(): unknown;
+  /** Provider endpoints. */
+  providerSettings(): ProviderSettings;
+  /** A provider key, or undefined when none is set. Never logged, never stored by the engine. */
+  secret(name: ProviderSecret): Promise<string | undefined>;
+  /** Notices for the user or the log (checkpoint failures, over-budget captures, recovered runs). */
+  notify(notice: HostNotice): void;
+  /** Calls `listener` whenever files may have changed outside the agent (the user saved one). */
+  onExternalChange(listener: () => void): () => void;
+  /** Calls `listener` when `model()` or `modelChoices()` may have changed. */
+  onSettingsChange(listener: () => void): () => void;
+}
+
+/** A Host for processes without an editor: settings fixed at start, keys from the environment. */
+export function environmentHost(opts: {
+  model: string;
+  env?: NodeJS.ProcessEnv;
+  notify?: (n: HostNotice) => void;
+  modelChoices?: ModelChoice[];
+}): Host {
+  const env = opts.env ?? process.env;
+  let model = opts.model;
+  const changed = new Set<() => void>();
+  return {
+    model: () => model,
+    async setModel(ref) {
+      model = ref;
+      for (const l of [...changed]) l();
+    },
+    modelChoices: () => opts.modelChoices ?? [{ ref: model, label: model, isDemo: model === 'local:demo' }],
+    approvalSettings: () => undefined,
+    providerSettings: () => ({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL }),
+    secret: async (name) => (name === 'openaiApiKey' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY) || undefined,
+    notify: opts.notify ?? ((n) => process.stderr.write(`[vox] ${n.source}: ${n.message}\n`)),
+    onExternalChange: () => () => undefined,
+    onSettingsChange(l) {
+      changed.add(l);
+      return () => void changed.delete(l);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The engine's services, as the composition root (./engine.ts) builds them and the protocol
+ * handlers (./session/handlers/) use them. Nothing outside the engine sees this object: clients
+ * reach every capability through protocol commands.
+ */
+import type { ApprovalGate, ApprovalPolicy } from './approvals/approval';
+import type { HookBus } from './agent/hooks';
+import type { CheckpointService } from './checkpoints/service';
+import type { Host } from './host';
+import type { ProviderRegistry } from './providers/registry';
+import type { RunRegistry } from './runs/registry';
+import type { VoxStore } from './store/store';
+import type { TurnStreamRegistry } from './stream/turn-stream-registry';
+import type { ToolRegistry } from './tools/registry';
+import type { VariantPool } from './variants/pool';
+
+export interface EngineServices {
+  readonly workspaceRoot: string;
+  readonly host: Host;
+  readonly store: VoxStore;
+  readonly streams: TurnStreamRegistry;
+  readonly providers: ProviderRegistry;
+  readonly tools: ToolRegistry;
+  readonly hooks: HookBus;
+  readonly gate: ApprovalGate;
+  /** The approval policy from the host's settings, now. */
+  policy(): ApprovalPolicy;
+  readonly runs: RunRegistry;
+  readonly checkpoints: CheckpointService;
+  readonly variants: VariantPool;
+}

@@ -1,0 +1,25 @@
+/**
+ * Every command's handler, by area. The type makes the table total: a command declared in the
+ * protocol without a handler here (or a handler without a command) does not compile.
+ */
+import type { CommandType } from '../../../protocol/commands/index';
+import { approvalHandlers } from './approvals';
+import { checkpointHandlers } from './checkpoints';
+import { runHandlers } from './runs';
+import { settingsHandlers } from './settings';
+import { threadHandlers } from './threads';
+import type { Handler } from './types';
+import { variantHandlers } from './variants';
+import { worktreeHandlers } from './worktrees';
+
+export type { Handler, HandlerContext, SessionPort } from './types';
+
+export const HANDLERS: { [K in CommandType]: Handler<K> } = {
+  ...threadHandlers,
+  ...runHandlers,
+  ...approvalHandlers,
+  ...settingsHandlers,
+  ...checkpointHandlers,
+  ...worktreeHandlers,
+  ...variantHandlers,
+};

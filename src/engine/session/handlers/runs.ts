@@ -1,0 +1,47 @@
+/** Handlers of the run commands (../../../protocol/commands/runs.ts). */
+import { ChunkBatcher } from '../../stream/chunk-batcher';
+import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
+import type { HandlerTable } from './types';
+
+type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn';
+
+export const runHandlers: HandlerTable<RunCommand> = {
+  async sendPrompt({ services: { providers, host, runs } }, cmd) {
+    const model = await providers.resolve(cmd.model ?? host.model());
+    const h = runs.start({
+      prompt: cmd.prompt, model,
+      ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
+      ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
+    });
+    return { threadId: h.threadId, runId: h.runId };
+  },
+  cancelRun({ services: { runs } }, cmd) {
+    return { runId: cmd.runId, cancelled: runs.cancel(cmd.runId) };
+  },
+  cancelAllRuns({ services: { runs } }) {
+    return { cancelled: runs.cancelAll() };
+  },
+  listRuns({ services: { runs } }, cmd) {
+    return { runs: runs.active(cmd.threadId) };
+  },
+  subscribeTurn({ services: { streams }, session }, cmd) {
+    const target = `turn:${cmd.turnId}`;
+    session.dropSubscription(target);
+    const sendEnd = (end: TurnEnd) => {
+      session.send({ type: 'turnEnded', turnId: cmd.turnId, status: end.status, ...(end.error ? { error: end.error } : {}) });
+      session.dropSubscription(target);
+    };
+    const sendChunks = (chunks: TurnChunk[]) => session.send({ type: 'turnChunks', turnId: cmd.turnId, chunks });
+    // maxDelayMs 0: no batching, each chunk goes out as it is appended (an in-process client has no wire to spare).
+    const batcher = cmd.maxDelayMs === 0 ? null : new ChunkBatcher({ sendChunks, sendEnd }, cmd.maxDelayMs === undefined ? {} : { intervalMs: cmd.maxDelayMs });
+    const subscriber = batcher ?? { onChunks: sendChunks, onEnd: sendEnd };
+    const sub = streams.subscribeOrReplay(cmd.turnId, cmd.afterSeq, subscriber);
+    session.addSubscription(target, () => {
+      sub.unsubscribe();
+      batcher?.dispose();
+    });
+    if (sub.replay.length > 0) sendChunks(sub.replay);
+    if (sub.ended) subscriber.onEnd(sub.ended);
+    return { target };
+  },
+};

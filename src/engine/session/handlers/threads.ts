@@ -1,0 +1,63 @@
+/** Handlers of the thread commands (../../../protocol/commands/threads.ts). */
+import { DEFAULT_THREAD_PAGE } from '../../../protocol/commands/threads';
+import { allocate } from '../../ids/ids';
+import { usageOf } from '../../store/rows';
+import type { HandlerTable } from './types';
+
+/** Event types that `watchThreads` reports: what changes a thread list or the checkpoints view. */
+const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.'];
+
+type ThreadCommand = 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
+
+export const threadHandlers: HandlerTable<ThreadCommand> = {
+  listThreads({ services }, cmd) {
+    return services.store.listThreadsPage({ limit: cmd.limit ?? DEFAULT_THREAD_PAGE, ...(cmd.before !== undefined ? { before: cmd.before } : {}) });
+  },
+  getThread({ services: { store } }, cmd) {
+    const thread = store.getThread(cmd.threadId);
+    const runs = store.runs(cmd.threadId).map((r) => ({
+      id: r.id, threadId: r.threadId, ordinal: r.ordinal, provider: r.provider, model: r.model, status: r.status, userMessageId: r.userMessageId,
+      startedAt: r.startedAt, endedAt: r.endedAt, error: r.error, usage: usageOf(r),
+    }));
+    return { thread, messages: store.activePath(cmd.threadId), runs };
+  },
+  createThread({ services: { store } }, cmd) {
+    if (cmd.threadId !== undefined && store.hasThread(cmd.threadId)) return { threadId: cmd.threadId, created: false };
+    const threadId = cmd.threadId ?? allocate('thread');
+    store.append({ type: 'thread.created', threadId, title: cmd.title });
+    return { threadId, created: true };
+  },
+  subscribeThread({ services: { store, gate }, session }, cmd) {
+    const target = `thread:${cmd.threadId}`;
+    session.dropSubscription(target);
+    store.getThread(cmd.threadId);
+    const sub = store.subscribeThread(cmd.threadId, cmd.afterSeq, (events) => session.send({ type: 'events', threadId: cmd.threadId, events }));
+    session.addSubscription(target, sub.unsubscribe);
+    session.send({ type: 'events', threadId: cmd.threadId, events: sub.replay });
+    // A client that (re)subscribes — e.g. a webview reloaded while hidden — must see approvals still waiting.
+    for (const req of gate.pending(cmd.threadId)) session.send({ type: 'approvalRequested', ...req });
+    return { target };
+  },
+  watchThreads({ services: { store }, session }) {
+    const target = 'threads';
+    const sub = store.subscribe(store.lastSeq(), (events) => {
+      for (const e of events) {
+        if (WATCHED_PREFIXES.some((p) => e.type.startsWith(p))) session.send({ type: 'threadChanged', threadId: e.threadId, eventType: e.type, seq: e.seq });
+      }
+    });
+    session.addSubscription(target, sub.unsubscribe);
+    return { target };
+  },
+  unsubscribe({ session }, cmd) {
+    session.dropSubscription(cmd.target);
+    return {};
+  },
+  renameThread({ services: { store } }, cmd) {
+    store.append({ type: 'thread.renamed', threadId: cmd.threadId, title: cmd.title });
+    return { threadId: cmd.threadId };
+  },
+  deleteThread({ services: { store } }, cmd) {
+    store.append({ type: 'thread.deleted', threadId: cmd.threadId });
+    return { threadId: cmd.threadId };
+  },
+};

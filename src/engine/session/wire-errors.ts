@@ -1,0 +1,47 @@
+/**
+ * The one mapping from a thrown value to the error a client receives, `{domain, code, message,
+ * details?}`. A `VoxError` keeps its domain, code and message; the structured facts some carry
+ * (the files of a variant conflict, the run holding a busy thread, a dirty worktree's files) are
+ * passed as `details` by the table below — never a `cause`, a stack or git's raw output. Anything
+ * that is not a VoxError is an internal error: the client gets a generic message and the raw
+ * error goes to the host's log, so no library's words reach a user as if they were Vox's.
+ */
+import type { WireError } from '../../protocol/errors';
+import { isVoxError, type ErrorDomain, type VoxError } from '../../protocol/wire/vox-error';
+import { EnvelopeError } from '../../protocol/wire/envelope';
+
+type DetailsOf = (e: VoxError & { details?: Record<string, unknown> }) => Record<string, unknown> | undefined;
+
+/** The fields of `details` that may travel, by domain (JSON-safe facts only). */
+const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
+  run: ['runId', 'threadId'],
+  variant: ['files', 'models', 'index', 'path'],
+  worktree: ['path', 'dirtyFiles', 'lockReason', 'leftBehind'],
+  provider: ['status', 'resetAtMs', 'retryAfterMs'],
+  download: ['status'],
+};
+
+const pickDetails: DetailsOf = (e) => {
+  const fields = DETAIL_FIELDS[e.domain];
+  const d = e.details;
+  if (!fields || !d || typeof d !== 'object') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (d[f] !== undefined) out[f] = d[f];
+  return Object.keys(out).length > 0 ? out : undefined;
+};
+
+/** A command message that did not decode: one code for the client, the envelope's reason as details. */
+export function invalidCommand(e: EnvelopeError): WireError {
+  return { domain: 'protocol', code: 'invalidCommand', message: e.message, details: { reason: e.code, ...(e.path ? { path: e.path } : {}) } };
+}
+
+export function toWireError(e: unknown, log: (raw: unknown) => void): WireError {
+  if (e instanceof EnvelopeError) return invalidCommand(e);
+  if (isVoxError(e)) {
+    const details = pickDetails(e as VoxError & { details?: Record<string, unknown> });
+    return { domain: e.domain, code: e.code, message: e.message, ...(details ? { details } : {}) };
+  }
+  log(e);
+  const name = e instanceof Error ? e.name : typeof e;
+  return { domain: 'internal', code: 'internal', message: `Vox hit an internal error (${name}); the details are in "Vox: Show Logs".` };
+}

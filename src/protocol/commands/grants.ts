@@ -1,0 +1,42 @@
+/**
+ * What a client may do. Every command declares the capabilities it requires (./define.ts); every
+ * client session carries a grant, and a command above it is refused with `protocol/
+ * capabilityDenied` before its handler runs. The VS Code views and the CLI connect as `owner`; a
+ * guest page or an MCP client will be given a narrower grant through the same code path.
+ *
+ *   read          see threads, runs, checkpoints, worktrees, variants, settings; subscribe
+ *   write         change what exists: prompt an existing thread, cancel runs, rename, capture
+ *   startThreads  create threads (a prompt without a thread, variants, a new thread)
+ *   owner         act for the person whose machine this is: approve tool calls, restore or adopt
+ *                 files into the workspace, remove worktrees, prune, change settings
+ * `owner` implies every other capability.
+ */
+
+export const CAPABILITIES = ['read', 'write', 'startThreads', 'owner'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export interface Grant {
+  readonly capabilities: readonly Capability[];
+  /** Who holds it, for error messages and logs (e.g. "VS Code", "vox CLI", "guest Ada"). */
+  readonly holder: string;
+}
+
+export const OWNER_CAPABILITIES: readonly Capability[] = CAPABILITIES;
+export const READ_ONLY_CAPABILITIES: readonly Capability[] = ['read'];
+
+export function ownerGrant(holder: string): Grant {
+  return { capabilities: OWNER_CAPABILITIES, holder };
+}
+
+export function readOnlyGrant(holder: string): Grant {
+  return { capabilities: READ_ONLY_CAPABILITIES, holder };
+}
+
+export function holds(grant: Grant, cap: Capability): boolean {
+  return grant.capabilities.includes('owner') || grant.capabilities.includes(cap);
+}
+
+/** The capabilities of `needed` that `grant` lacks (empty: allowed). */
+export function missingCapabilities(grant: Grant, needed: readonly Capability[]): Capability[] {
+  return needed.filter((c) => !holds(grant, c));
+}

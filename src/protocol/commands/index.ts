@@ -1,0 +1,67 @@
+/**
+ * Every command of the protocol, by area, in one table; the envelope that decodes them; and the
+ * types clients and handlers derive from it (`CommandType`, `CommandParams<K>`,
+ * `CommandResult<K>`). An unknown command type decodes as `unknown` (answered
+ * `protocol/unsupportedCommand`), never as a crash.
+ */
+import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envelope';
+import type { Infer } from '../wire/validators';
+import { approvalCommands } from './approvals';
+import { checkpointCommands } from './checkpoints';
+import { runCommands } from './runs';
+import { settingsCommands } from './settings';
+import { threadCommands } from './threads';
+import { variantCommands } from './variants';
+import { worktreeCommands } from './worktrees';
+
+export const COMMANDS = {
+  ...threadCommands,
+  ...runCommands,
+  ...approvalCommands,
+  ...settingsCommands,
+  ...checkpointCommands,
+  ...worktreeCommands,
+  ...variantCommands,
+};
+
+/** The areas, for docs and the CLI's help (each command belongs to exactly one). */
+export const COMMAND_AREAS = {
+  threads: Object.keys(threadCommands),
+  runs: Object.keys(runCommands),
+  approvals: Object.keys(approvalCommands),
+  settings: Object.keys(settingsCommands),
+  checkpoints: Object.keys(checkpointCommands),
+  worktrees: Object.keys(worktreeCommands),
+  variants: Object.keys(variantCommands),
+} as const;
+
+type Commands = typeof COMMANDS;
+export type CommandType = keyof Commands;
+/** A whole command message (`type`, `requestId?`, params). */
+export type CommandOf<K extends CommandType> = Infer<Commands[K]['message']>;
+/** The params of a command (the message without `type` and `requestId`). */
+export type CommandParams<K extends CommandType> = Omit<CommandOf<K>, 'type' | 'requestId'>;
+export type CommandResult<K extends CommandType> = Infer<Commands[K]['result']>;
+export type ClientCommand = { [K in CommandType]: CommandOf<K> }[CommandType];
+
+export const COMMAND_TYPES = Object.keys(COMMANDS) as CommandType[];
+
+const decoders = Object.fromEntries(COMMAND_TYPES.map((t) => [t, COMMANDS[t].message])) as { [K in CommandType]: Commands[K]['message'] };
+
+/** Decodes a client message (text or parsed) into a known command, or `unknown`. */
+export const commandEnvelope: ForwardCompatibleEnvelope<ClientCommand> = forwardCompatible(decoders) as ForwardCompatibleEnvelope<ClientCommand>;
+
+export function isCommandType(type: string): type is CommandType {
+  return Object.prototype.hasOwnProperty.call(COMMANDS, type);
+}
+
+export { MAX_PROMPT_CHARS, MAX_TITLE_CHARS } from './common';
+export { CAPABILITIES, holds, missingCapabilities, ownerGrant, readOnlyGrant, type Capability, type Grant } from './grants';
+export { requiredCapabilities, type CommandSpec } from './define';
+export { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, type MessageView, type RunSummary, type ThreadSummary } from './threads';
+export type { ActiveRun } from './runs';
+export type { ApprovalRequestView } from './approvals';
+export type { ModelChoice, SettingsView } from './settings';
+export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
+export type { WorktreeView } from './worktrees';
+export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';

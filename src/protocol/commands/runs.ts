@@ -1,0 +1,62 @@
+/**
+ * Run commands: send a prompt (starts a run; a thread has at most one active run, a second prompt
+ * is refused with `run/threadBusy`), cancel one run or every run (main threads and variants),
+ * list the active runs, and stream a run's turn (`turnChunks` / `turnEnded` updates).
+ */
+import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
+import { MAX_PROMPT_CHARS, name, nonEmpty, seq } from './common';
+import { defineCommand } from './define';
+import { subscribed } from './threads';
+
+/** Longest batching delay a client may ask of `subscribeTurn`. */
+export const MAX_TURN_BATCH_DELAY_MS = 1_000;
+
+export const activeRun = object({
+  runId: str,
+  threadId: str,
+  /** `thread`: a prompt in a thread; `variant`: one variant of a variants run (SPEC 4.3). */
+  kind: literal('thread', 'variant'),
+  model: str,
+  /** Where its tools act (the workspace, or the variant's worktree). */
+  workspaceRoot: str,
+  startedAt: int,
+});
+export type ActiveRun = Infer<typeof activeRun>;
+
+export const runCommands = {
+  sendPrompt: defineCommand('sendPrompt', {
+    summary: 'Starts a run: the prompt in a thread (a new one when threadId is null) with the given or the default model.',
+    requires: (p: { threadId: string | null }) => (p.threadId === null ? ['write', 'startThreads'] : ['write']),
+    params: { threadId: nullable(name), prompt: nonEmpty(MAX_PROMPT_CHARS), model: optional(name), parentMessageId: optional(name) },
+    result: object({ threadId: str, runId: str }),
+  }),
+  cancelRun: defineCommand('cancelRun', {
+    summary: 'Stops one run; what streamed so far is kept.',
+    requires: ['write'],
+    params: { runId: name },
+    result: object({ runId: str, cancelled: bool }),
+  }),
+  cancelAllRuns: defineCommand('cancelAllRuns', {
+    summary: 'Stops every active run of this engine, variants included.',
+    requires: ['write'],
+    params: {},
+    result: object({ cancelled: int }),
+  }),
+  listRuns: defineCommand('listRuns', {
+    summary: 'The runs active in this engine now.',
+    requires: ['read'],
+    params: { threadId: optional(name) },
+    result: object({ runs: arrayOf(activeRun) }),
+  }),
+  subscribeTurn: defineCommand('subscribeTurn', {
+    summary: 'The turn\'s chunks after `afterSeq` (a `turnChunks` update), then new ones batched, then `turnEnded`.',
+    requires: ['read'],
+    params: {
+      turnId: name,
+      afterSeq: seq,
+      /** How long new chunks may wait to be merged into one update (default 33 ms); 0: each as it streams (in-process clients). */
+      maxDelayMs: optional(refine(int, (n) => n >= 0 && n <= MAX_TURN_BATCH_DELAY_MS, `0..${MAX_TURN_BATCH_DELAY_MS}`)),
+    },
+    result: subscribed,
+  }),
+};

@@ -1,0 +1,82 @@
+/**
+ * Thread commands: list (paged), read one, subscribe to its events, watch the list, create,
+ * rename, delete. Subscriptions answer `result {target}` after their replay; `unsubscribe` takes
+ * that target. Live data comes as `events` / `threadChanged` updates (../updates.ts).
+ */
+import { arrayOf, bool, int, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
+import { messageStatus, role, runStatus, usageTotals } from '../events';
+import { MAX_TITLE_CHARS, name, nonEmpty, seq } from './common';
+import { ack, defineCommand } from './define';
+
+/** Threads in one page of `listThreads` when the client names no limit. */
+export const DEFAULT_THREAD_PAGE = 50;
+/** Most threads in one page. */
+export const MAX_THREAD_PAGE = 200;
+
+export const threadSummary = object({ id: str, title: str, createdAt: int, updatedAt: int, lastSeq: int });
+export type ThreadSummary = Infer<typeof threadSummary>;
+
+export const messageView = object({
+  id: str, threadId: str, parentId: nullable(str), role, content: str, runId: nullable(str), status: messageStatus, createdAt: int,
+});
+export type MessageView = Infer<typeof messageView>;
+
+export const runSummary = object({
+  id: str, threadId: str, ordinal: int, provider: str, model: str, status: runStatus, userMessageId: nullable(str),
+  startedAt: int, endedAt: nullable(int), error: nullable(str), usage: usageTotals,
+});
+export type RunSummary = Infer<typeof runSummary>;
+
+/** What a subscription answers: the target `unsubscribe` takes. */
+export const subscribed = object({ target: str });
+
+export const threadCommands = {
+  listThreads: defineCommand('listThreads', {
+    summary: 'One page of threads, most recently updated first; pass `before` (the previous page\'s nextCursor) for the next.',
+    requires: ['read'],
+    params: { limit: optional(refine(int, (n) => n >= 1 && n <= MAX_THREAD_PAGE, `1..${MAX_THREAD_PAGE}`)), before: optional(str) },
+    result: object({ threads: arrayOf(threadSummary), nextCursor: nullable(str) }),
+  }),
+  getThread: defineCommand('getThread', {
+    summary: 'A thread with its active message path and its runs.',
+    requires: ['read'],
+    params: { threadId: name },
+    result: object({ thread: threadSummary, messages: arrayOf(messageView), runs: arrayOf(runSummary) }),
+  }),
+  createThread: defineCommand('createThread', {
+    summary: 'Creates a thread (with the given id if it does not exist yet).',
+    requires: ['startThreads'],
+    params: { threadId: optional(name), title: nonEmpty(MAX_TITLE_CHARS) },
+    result: object({ threadId: str, created: bool }),
+  }),
+  subscribeThread: defineCommand('subscribeThread', {
+    summary: 'The thread\'s events after `afterSeq` (an `events` update), then every new one live.',
+    requires: ['read'],
+    params: { threadId: name, afterSeq: seq },
+    result: subscribed,
+  }),
+  watchThreads: defineCommand('watchThreads', {
+    summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, runs or is checkpointed.',
+    requires: ['read'],
+    params: {},
+    result: subscribed,
+  }),
+  unsubscribe: defineCommand('unsubscribe', {
+    summary: 'Ends a subscription by its target (`thread:<id>`, `turn:<id>`, `threads`, `variants`).',
+    requires: ['read'],
+    params: { target: name },
+    result: ack,
+  }),
+  renameThread: defineCommand('renameThread', {
+    summary: 'Renames a thread.',
+    requires: ['write'],
+    params: { threadId: name, title: nonEmpty(MAX_TITLE_CHARS) },
+    result: object({ threadId: str }),
+  }),
+  deleteThread: defineCommand('deleteThread', {
+    summary: 'Deletes a thread (its events stay in the log).',
+    requires: ['write'],
+    params: { threadId: name },
+    result: object({ threadId: str }),
+  }),
+};

@@ -1,0 +1,75 @@
+/**
+ * The one base of every typed Vox failure, and the one table of what can fail: each error
+ * domain with the codes it may carry. Engine errors (StoreError, CheckpointError, …) and the
+ * wire's own (EnvelopeError, ValidationError) extend `VoxError<domain>`, so their `code` is
+ * checked against this table at compile time, and a client receives exactly `{domain, code,
+ * message}` (../errors.ts) for any of them. A failure that is not a VoxError is an internal
+ * error on the wire: its text never reaches a user raw (see the engine's session/wire-errors.ts).
+ *
+ * Adding a code: append it to its domain's list here; clients that do not know it still read
+ * `domain` and `message`. Adding a domain: a new key.
+ */
+
+/** Every error domain and its codes (append-only: clients switch on them). */
+export const ERROR_CODES = {
+  /** The protocol itself: a command that does not decode, is unknown, or is above the caller's grant. */
+  protocol: ['invalidCommand', 'unsupportedCommand', 'capabilityDenied', 'invalidJson', 'notAnObject', 'missingType', 'invalidPayload', 'invalidValue', 'closed'],
+  /** Wire compression (SPEC 1.3). */
+  interning: ['tooDeep', 'badIndex', 'badNumber'],
+  /** Entity ids (SPEC 1.1). */
+  id: ['invalidPrefix', 'invalidKey', 'duplicateKey', 'emptyValue', 'invalidOrdinal', 'malformedId', 'invalidEncoding'],
+  /** The SQLite event store. */
+  store: ['notSqlite', 'corrupt', 'newerVersion', 'locked', 'notFound', 'conflict', 'invalidEvent', 'io', 'nativeModule'],
+  /** Live turn streams. */
+  stream: ['unknownTurn', 'seqAhead', 'ended', 'badSeq', 'evicted', 'storeGap', 'badInput', 'reentrant'],
+  /** Runs: who runs what, one active run per thread. */
+  run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown'],
+  /** Model providers. */
+  provider: ['rateLimited', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
+  /** Model downloads. */
+  download: ['network', 'httpStatus', 'checksum', 'cancelled', 'notGguf'],
+  /** The agent's tools. */
+  tool: ['invalidArguments', 'unknownTool', 'duplicateTool', 'pathEscape', 'notFound', 'timeout', 'tooLarge', 'io', 'denied', 'cancelled', 'editMismatch'],
+  /** Tool approvals: the gate and the policy settings. */
+  approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode'],
+  /** git itself. */
+  git: ['notARepository', 'failed', 'timeout', 'notFound', 'cancelled'],
+  /** Checkpoints (SPEC 4.2). */
+  checkpoint: ['notARepository', 'unknownCheckpoint', 'badThreadId', 'badArgument', 'checkpointExists', 'pathNotFound', 'conflict', 'gitFailed'],
+  /** Managed worktrees (SPEC 4.1). */
+  worktree: ['outsideManagedRoot', 'invalidSlug', 'locked', 'notLinked', 'alreadyExists', 'notARepository', 'noCommits', 'invalidRef', 'dirty', 'unsafeTree', 'gitFailed', 'envCopyRefused'],
+  /** Variants (SPEC 4.3). */
+  variant: [
+    'invalidModels', 'tooManyVariants', 'invalidPrompt', 'notARepository', 'noCommits', 'alreadyExists', 'conflict', 'notFinished',
+    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed',
+  ],
+  /** Settings the host supplied. */
+  settings: ['invalidSetting'],
+  /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
+  internal: ['internal'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ErrorDomain = keyof typeof ERROR_CODES;
+export type ErrorCode<D extends ErrorDomain = ErrorDomain> = (typeof ERROR_CODES)[D][number];
+
+export const ERROR_DOMAINS = Object.keys(ERROR_CODES) as ErrorDomain[];
+
+export function isErrorDomain(s: string): s is ErrorDomain {
+  return Object.prototype.hasOwnProperty.call(ERROR_CODES, s);
+}
+
+/** Base of every typed Vox error: a domain, a code from that domain's list, a message for people. */
+export abstract class VoxError<D extends ErrorDomain = ErrorDomain> extends Error {
+  abstract readonly domain: D;
+  constructor(
+    readonly code: ErrorCode<D>,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isVoxError(e: unknown): e is VoxError {
+  return e instanceof VoxError;
+}

@@ -1,0 +1,107 @@
+/**
+ * A real engine for tests: `createEngine` on a real SQLite file with a Host whose settings,
+ * secrets and notices live in memory, and protocol clients of it (in process, like the VS Code
+ * views and the CLI). Use `session(out)` to drive raw messages and see every update.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EngineClient, inProcessTransport } from '../../src/client/engine-client';
+import { createEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
+import type { Host, HostNotice } from '../../src/engine/host';
+import type { ProviderSecret, ProviderSettings } from '../../src/engine/providers/registry';
+import { ownerGrant, type Grant } from '../../src/protocol/commands/grants';
+import type { ModelChoice } from '../../src/protocol/commands/settings';
+import type { EngineUpdate } from '../../src/protocol/updates';
+
+export class TestHost implements Host {
+  readonly notices: HostNotice[] = [];
+  modelRef: string;
+  secrets: Partial<Record<ProviderSecret, string>>;
+  endpoints: ProviderSettings;
+  approval: unknown;
+  choices: ModelChoice[] | undefined;
+  private readonly external = new Set<() => void>();
+  private readonly settingsListeners = new Set<() => void>();
+
+  constructor(opts: { model?: string; secrets?: Partial<Record<ProviderSecret, string>>; providerSettings?: ProviderSettings; approval?: unknown; modelChoices?: ModelChoice[] } = {}) {
+    this.modelRef = opts.model ?? 'local:demo';
+    this.secrets = opts.secrets ?? {};
+    this.endpoints = opts.providerSettings ?? {};
+    this.approval = opts.approval;
+    this.choices = opts.modelChoices;
+  }
+
+  model(): string {
+    return this.modelRef;
+  }
+  async setModel(ref: string): Promise<void> {
+    this.modelRef = ref;
+    for (const l of [...this.settingsListeners]) l();
+  }
+  modelChoices(): ModelChoice[] {
+    return this.choices ?? [{ ref: this.modelRef, label: this.modelRef, isDemo: this.modelRef === 'local:demo' }];
+  }
+  approvalSettings(): unknown {
+    return this.approval;
+  }
+  providerSettings(): ProviderSettings {
+    return this.endpoints;
+  }
+  async secret(name: ProviderSecret): Promise<string | undefined> {
+    return this.secrets[name];
+  }
+  notify(n: HostNotice): void {
+    this.notices.push(n);
+  }
+  onExternalChange(l: () => void): () => void {
+    this.external.add(l);
+    return () => void this.external.delete(l);
+  }
+  onSettingsChange(l: () => void): () => void {
+    this.settingsListeners.add(l);
+    return () => void this.settingsListeners.delete(l);
+  }
+  /** As if the user saved a file in the editor. */
+  fireExternalChange(): void {
+    for (const l of [...this.external]) l();
+  }
+}
+
+export interface TestEngine {
+  engine: Engine;
+  host: TestHost;
+  dbPath: string;
+  /** A typed protocol client (owner grant unless given). */
+  client(grant?: Grant): EngineClient;
+  /** A raw protocol session whose updates are pushed into `out`. */
+  session(out: EngineUpdate[], grant?: Grant): ReturnType<Engine['connect']>;
+  dispose(): Promise<void>;
+}
+
+/** An engine on `<dir>/vox.db` acting in `workspaceRoot` (default `dir`). */
+export function startTestEngine(opts: { dir: string; workspaceRoot?: string; host?: TestHost; config?: Partial<EngineConfig> }): TestEngine {
+  const host = opts.host ?? new TestHost();
+  const dbPath = opts.config?.dbPath ?? path.join(opts.dir, 'vox.db');
+  const engine = createEngine(
+    { dbPath, workspaceRoot: fs.realpathSync(opts.workspaceRoot ?? opts.dir), demoModelPath: path.resolve(__dirname, '../../models/vox-demo.gguf'), ...opts.config },
+    host,
+  );
+  const clients: EngineClient[] = [];
+  return {
+    engine,
+    host,
+    dbPath,
+    client(grant = ownerGrant('test')) {
+      const c = new EngineClient(inProcessTransport((sink) => engine.connect(sink, grant)), `t${clients.length}-`);
+      clients.push(c);
+      return c;
+    },
+    session(out, grant = ownerGrant('test')) {
+      return engine.connect((u) => out.push(u), grant);
+    },
+    async dispose() {
+      for (const c of clients) c.close();
+      await engine.dispose();
+    },
+  };
+}
