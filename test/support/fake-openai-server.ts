@@ -30,6 +30,8 @@ export interface FakeUsage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** OpenAI only (`completion_tokens_details.reasoning_tokens`); Anthropic counts thinking inside output_tokens. */
+  reasoningTokens?: number;
 }
 
 export interface FakeTurn {
@@ -360,7 +362,7 @@ export const openAIWire: WireFormat = {
           completion_tokens: u.outputTokens,
           total_tokens: u.inputTokens + u.outputTokens,
           prompt_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0, audio_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
         },
       }));
     }

@@ -164,6 +164,9 @@ function mapUsage(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
   // part of prompt_tokens, matching the engine's convention that inputTokens includes cache.
   const cached = u.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens;
   if (typeof cached === 'number') usage.cacheReadTokens = cached;
+  // Reasoning models (o-series, gpt-5, DeepSeek R1 via compatible servers): part of completion_tokens.
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === 'number' && reasoning > 0) usage.reasoningTokens = reasoning;
   return usage;
 }
 

@@ -1,0 +1,103 @@
+/**
+ * Every protocol command: a sample message per command decodes through the envelope to the same
+ * value and encodes back to it (so a new command cannot be added without a sample here), its
+ * declared capabilities exist, it belongs to exactly one area, and a session refuses it when the
+ * grant lacks what it requires — before anything runs. Pure: no engine.
+ */
+import { strict as assert } from 'node:assert';
+import { COMMAND_AREAS, COMMAND_TYPES, COMMANDS, commandEnvelope, requiredCapabilities, type ClientCommand, type CommandType } from '../../src/protocol/commands/index';
+import { CAPABILITIES, missingCapabilities, ownerGrant, readOnlyGrant } from '../../src/protocol/commands/grants';
+import { updateEnvelope } from '../../src/protocol/updates';
+
+/** One valid message of every command (params only; `type` and `requestId` are added). */
+const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, 'type' | 'requestId'> } = {
+  listThreads: { limit: 20, before: '1700000000000:thread:x' },
+  getThread: { threadId: 'thread:1' },
+  createThread: { threadId: 'cli', title: 'Checkpoints from the CLI' },
+  subscribeThread: { threadId: 'thread:1', afterSeq: 0 },
+  watchThreads: {},
+  unsubscribe: { target: 'thread:thread:1' },
+  renameThread: { threadId: 'thread:1', title: 'New title' },
+  deleteThread: { threadId: 'thread:1' },
+  sendPrompt: { threadId: null, prompt: 'make the failing test pass', model: 'openai:gpt-4o-mini', parentMessageId: 'msg:1' },
+  cancelRun: { runId: 'run:thread:1:ordinal:0' },
+  cancelAllRuns: {},
+  listRuns: { threadId: 'thread:1' },
+  subscribeTurn: { turnId: 'run:thread:1:ordinal:0', afterSeq: 12, maxDelayMs: 0 },
+  listApprovals: { threadId: 'thread:1' },
+  respondToApproval: { callId: 'item:run:1:n:0', decision: 'denied' },
+  getSettings: {},
+  setModel: { model: 'anthropic:claude-sonnet-4-5' },
+  captureCheckpoint: { threadId: 'thread:1' },
+  listCheckpoints: { threadId: 'thread:1' },
+  listCheckpointFiles: { threadId: 'thread:1', ordinal: 2 },
+  diffCheckpoints: { from: 'refs/vox/checkpoints/thread%3A1/1', to: 'working' },
+  readCheckpointFile: { ref: 'refs/vox/checkpoints/thread%3A1/1', path: 'src/a.ts', rawBase64: 'c3JjL2EudHM=' },
+  restoreCheckpoint: { threadId: 'thread:1', ordinal: 1, mode: 'both' },
+  undoRestore: { restorePoint: 'refs/vox/restore-points/1700000000000-0-abcd' },
+  listRestorePoints: {},
+  pruneCheckpoints: { keepLast: 10, olderThanMs: 86_400_000 },
+  createWorktree: { slug: 'feature-x', base: 'HEAD', branch: 'vox/feature-x' },
+  listWorktrees: {},
+  removeWorktree: { path: '.vox/worktrees/app/feature-x', force: true },
+  startVariants: { prompt: 'try it three ways', models: ['openai:a', 'openai:b', 'local:demo'], parentThreadId: 'thread:1' },
+  listVariants: {},
+  watchVariants: {},
+  diffVariant: { poolId: 'variants:1', index: 0 },
+  adoptVariant: { poolId: 'variants:1', index: 1 },
+  discardVariant: { poolId: 'variants:1', index: 1 },
+  cancelVariants: { poolId: 'variants:1' },
+};
+
+describe('protocol: every command', () => {
+  for (const type of COMMAND_TYPES) {
+    it(`${type} round-trips through the envelope (decode → encode → decode)`, () => {
+      const message = { type, requestId: `r-${type}`, ...SAMPLES[type] };
+      const d = commandEnvelope.decode(message);
+      assert.equal(d.kind, 'known');
+      assert.deepEqual(d.kind === 'known' && d.value, message);
+      const again = commandEnvelope.decode(commandEnvelope.encode(d));
+      assert.deepEqual(again, { ...d, kind: 'known' });
+      // A message with an undeclared field still decodes (a newer client), without it.
+      const extra = commandEnvelope.decode({ ...message, fromTheFuture: 1 });
+      assert.deepEqual(extra.kind === 'known' && extra.value, message);
+    });
+  }
+
+  it('the samples cover exactly the commands; each command is in exactly one area', () => {
+    assert.deepEqual(Object.keys(SAMPLES).sort(), [...COMMAND_TYPES].sort());
+    const inAreas = Object.values(COMMAND_AREAS).flat();
+    assert.deepEqual([...inAreas].sort(), [...COMMAND_TYPES].sort());
+    assert.equal(new Set(inAreas).size, inAreas.length);
+  });
+
+  it('every command requires known capabilities; the owner holds them all, a read-only grant only `read` ones', () => {
+    for (const type of COMMAND_TYPES) {
+      const spec = COMMANDS[type];
+      const needed = requiredCapabilities(spec as never, SAMPLES[type] as never);
+      assert.ok(needed.length > 0, `${type} declares what it requires`);
+      for (const c of needed) assert.ok((CAPABILITIES as readonly string[]).includes(c), `${type}: ${c}`);
+      assert.deepEqual(missingCapabilities(ownerGrant('o'), needed), []);
+      const readOnly = missingCapabilities(readOnlyGrant('g'), needed).length === 0;
+      assert.equal(readOnly, needed.every((c) => c === 'read'), type);
+    }
+  });
+
+  it('a prompt that starts a thread needs startThreads; one in an existing thread does not', () => {
+    assert.deepEqual(requiredCapabilities(COMMANDS.sendPrompt as never, { threadId: null, prompt: 'x' } as never), ['write', 'startThreads']);
+    assert.deepEqual(requiredCapabilities(COMMANDS.sendPrompt as never, { threadId: 't', prompt: 'x' } as never), ['write']);
+  });
+
+  it('decisions about the user\'s machine are the owner\'s: approvals, restores, adoption, settings, worktrees, prune', () => {
+    for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
+      assert.deepEqual(requiredCapabilities(COMMANDS[type] as never, SAMPLES[type] as never), ['owner'], type);
+    }
+  });
+
+  it('result and error updates decode; an error from a newer engine (unknown domain) still decodes', () => {
+    assert.equal(updateEnvelope.decode({ type: 'result', inReplyTo: 'r1', value: { threadId: 't', runId: 'r' } }).kind, 'known');
+    const e = updateEnvelope.decode({ type: 'error', inReplyTo: 'r1', domain: 'share', code: 'alreadyRedeemed', message: 'taken' });
+    assert.equal(e.kind, 'known');
+    assert.equal(updateEnvelope.tryDecode({ type: 'error', domain: 'run' }).ok, false, 'code and message are required');
+  });
+});
