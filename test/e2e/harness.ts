@@ -17,6 +17,8 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { git } from '../support/git';
+import { sleep, waitFor, withTimeout } from '../support/wait';
 
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 export const CODE_SERVER_VERSION = '4.100.3';
@@ -42,41 +44,7 @@ export function log(msg: string): void {
   process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Rejects with `what` timed out after `ms`; the timer never keeps the process alive. */
-export async function withTimeout<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-        timer.unref();
-      }),
-    ]);
-  } finally {
-    if (timer) clearTimeout(timer);
-  }
-}
-
-/** Polls `fn` until it returns a truthy value or `ms` elapse. */
-export async function waitFor<T>(what: string, ms: number, fn: () => Promise<T | undefined | false | null>, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + ms;
-  let lastErr: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      lastErr = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not ready after ${ms} ms${lastErr ? ` (last error: ${String(lastErr)})` : ''}`);
-    }
-    await sleep(everyMs);
-  }
-}
+export { sleep, waitFor, withTimeout } from '../support/wait';
 
 export function makeTempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vox-e2e-${prefix}-`));
@@ -351,12 +319,11 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    const gone = (): boolean => !groupAlive(pgid);
     killGroup(pgid, 'SIGTERM');
-    const deadline = Date.now() + 5_000;
-    while (groupAlive(pgid) && Date.now() < deadline) await sleep(100);
+    await waitFor('code-server to exit on SIGTERM', 5_000, gone, 100).catch(() => undefined);
     if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
-    const d2 = Date.now() + 3_000;
-    while (groupAlive(pgid) && Date.now() < d2) await sleep(100);
+    await waitFor('code-server to exit on SIGKILL', 3_000, gone, 100).catch(() => undefined);
     liveGroups.delete(pgid);
   };
   if (!o.persist) cleanups.push(stop);
@@ -651,6 +618,14 @@ export async function runExtensionHostTests(
 // ---------------------------------------------------------------------------------------------
 // Sample workspace
 
+/** Author and committer of the sample workspace's first commit. */
+const SANDBOX_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Vox Sandbox',
+  GIT_AUTHOR_EMAIL: 'sandbox@vox.invalid',
+  GIT_COMMITTER_NAME: 'Vox Sandbox',
+  GIT_COMMITTER_EMAIL: 'sandbox@vox.invalid',
+};
+
 /** A small git repository with a couple of files: what Vox sees in the sandbox. */
 export function createSampleWorkspace(dir: string, opts: { reset?: boolean } = {}): string {
   if (opts.reset) fs.rmSync(dir, { recursive: true, force: true });
@@ -677,16 +652,9 @@ export function createSampleWorkspace(dir: string, opts: { reset?: boolean } = {
   );
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'sample', version: '1.0.0', type: 'module', private: true }, null, 2) + '\n');
   fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n');
-  const git = (...a: string[]): void => {
-    const r = spawnSync('git', ['-c', 'user.name=Vox Sandbox', '-c', 'user.email=sandbox@vox.invalid', '-c', 'init.defaultBranch=main', ...a], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`);
-  };
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'Initial commit');
+  git(dir, ['init', '-q']);
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', 'Initial commit'], { env: SANDBOX_IDENTITY });
   return dir;
 }
 
