@@ -8,12 +8,8 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import * as h from './harness';
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Matches text that is exactly `s` (surrounding white space aside). */
-export const exactly = (s: string): RegExp => new RegExp(`^\\s*${escapeRegExp(s)}\\s*$`);
+export const exactly = (s: string): RegExp => new RegExp(`^\\s*${h.escapeRegExp(s)}\\s*$`);
 
 /** A view pane of the side bar (e.g. "Vox Checkpoints" in the Source Control container) by its title. */
 export function sideBarPane(page: Page, title: string): Locator {
