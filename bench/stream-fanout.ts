@@ -15,7 +15,8 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TurnStreamRegistry, type TurnChunk, type TurnEnd } from '../src/engine/stream/turn-stream-registry';
 import { ChunkBatcher, BATCH_INTERVAL_MS } from '../src/engine/stream/chunk-batcher';
-import { ManualClock, seededRandom } from '../test/support/manual-clock';
+import { ManualClock } from '../test/support/manual-clock';
+import { seededRandom } from '../test/support/random';
 
 /** Size of the streamed answer, in characters (the corpus is ASCII prose, so also bytes). */
 const ANSWER_CHARS = 4_096;

@@ -10,7 +10,7 @@
 #
 # The last line printed on stdout is the absolute path of the code-server binary.
 #
-# Why the tricks (docs: /work/shared/FIELD-NOTES.md, "A real VS Code for end-to-end tests"):
+# Why the tricks (docs/TESTING.md, "Installing it offline"):
 #  1. apt libkrb5-dev: the `kerberos` native module in VS Code's server deps needs gssapi.h.
 #  2. @vscode/ripgrep's postinstall downloads rg from GitHub, but first looks for the release
 #     tarball in $TMPDIR/vscode-ripgrep-cache-<pkg version>/. We put a tarball holding Debian's

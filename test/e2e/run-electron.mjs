@@ -13,7 +13,7 @@
 //
 // The extension under test is the project folder (run `npm run build` first). Note: desktop VS
 // Code runs extensions on Electron (ABI 132 for 1.100), so a better-sqlite3 compiled for Node 20
-// does not load there; the engine test reports that (FIELD-NOTES, "Native modules and ABIs").
+// does not load there; the engine test reports that (docs/TESTING.md, "Native modules").
 // Prints `N passed, N failed[, N skipped]`, writes $VOX_TEST_COUNTS_FILE when set.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';

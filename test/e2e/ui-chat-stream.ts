@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Frame } from 'playwright-core';
-import * as h from './harness';
+import { waitFor } from '../support/wait';
 import { assert } from './ui-session';
 
 // ---------------------------------------------------------------------------------------------
@@ -113,16 +113,16 @@ export async function runState(frame: Frame): Promise<RunSample> {
 /** Samples `frame` every `everyMs` until `done(sample)`; returns every sample (the last satisfied `done`). */
 export async function watch(frame: Frame, what: string, timeoutMs: number, done: (s: RunSample) => boolean, everyMs = 50): Promise<RunSample[]> {
   const samples: RunSample[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const detail = (): string => {
+    const s = samples[samples.length - 1];
+    return s ? `last: status=${s.status} runs=${s.runs} text=${snippet(s.text, s.text.length, 80)}` : 'no sample';
+  };
+  await waitFor(what, timeoutMs, async () => {
     const s = await runState(frame);
     samples.push(s);
-    if (done(s)) return samples;
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not reached after ${timeoutMs} ms (last: status=${s.status} runs=${s.runs} text=${snippet(s.text, s.text.length, 80)})`);
-    }
-    await h.sleep(everyMs);
-  }
+    return done(s);
+  }, { everyMs, failFast: true, detail });
+  return samples;
 }
 
 /** Texts seen while the run was running, distinct, in order. */

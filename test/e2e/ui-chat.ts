@@ -26,16 +26,18 @@
  * with bounded timeouts. Assistant texts are single markdown paragraphs with no markdown syntax,
  * so the rendered text (`innerText`) is the raw text and can be compared byte for byte.
  *
- * The session and screenshots are test/e2e/ui-session.ts's, the palette/side bar helpers
- * test/e2e/ui-workbench.ts's; reading the webview's runs and the stored messages is
- * test/e2e/ui-chat-stream.ts's.
+ * Checks 1–4 and 8 are here, the mid-stream checks 5–7 in test/e2e/ui-chat-midstream.ts; what
+ * they work with (the page, the side bar's frame, the scripted server and its holds, sending) is
+ * test/e2e/ui-chat-context.ts's. The session and screenshots are test/e2e/ui-session.ts's, the
+ * palette/side bar helpers test/e2e/ui-workbench.ts's; reading the webview's runs and the stored
+ * messages is test/e2e/ui-chat-stream.ts's.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
-import type { Frame } from 'playwright-core';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, toolCallTurn, type FakeHold, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { chatContext, type ChatContext } from './ui-chat-context';
+import { runMidStreamChecks } from './ui-chat-midstream';
 import {
   assert,
   checkScreenshots,
@@ -45,28 +47,20 @@ import {
   stateGuard,
   timedOf,
   uiDirs,
-  VOX_WEBVIEW,
   type UiCheckOptions,
   type UiSession,
 } from './ui-session';
 import {
-  sendInNewThread,
   setApiKey,
   widenSideBar,
 } from './ui-workbench';
 import {
   assertSameBytes,
-  assertStreamedPrefixes,
   growth,
   READ_RECORDER_JS,
-  readStoredAnswer,
-  readStoredStream,
   rendered,
-  runState,
-  slowChunks,
   START_RECORDER_JS,
   watch,
-  words,
   type RunSample,
 } from './ui-chat-stream';
 
@@ -93,41 +87,6 @@ export const CHAT_CHECKS = {
 export type ChatUiOptions = UiCheckOptions;
 
 // ---------------------------------------------------------------------------------------------
-// Small helpers
-
-interface Deferred<T> { promise: Promise<T>; resolve: (v: T) => void }
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** The editor-tab check's answer (readable: its moment is the README picture). */
-const EDITOR_TAB_ANSWER =
-  'Vox streams this answer into the side bar and into an editor tab at the same time. Both views subscribe to ' +
-  'the same turn and each receives every token exactly once, in order, from the chunk it last saw. Hide a view, ' +
-  'reload it or open another tab: the text picks up where it left off and ends identical to the stored message.';
-
-/** Fake-server hold before text chunk `k` (0-based; event 0 is the role chunk). */
-function holdBeforeChunk(k: number, release: Promise<unknown>, reached: Deferred<void>): FakeHold {
-  return { afterEvents: 1 + k, release, onReached: () => reached.resolve() };
-}
-
-/** Ends leftover scripted responses (a check that failed half way) so the next check starts clean. */
-async function discardPending(fake: FakeServer): Promise<void> {
-  for (let i = 0; fake.pending() > 0 && i < 20; i++) {
-    await new Promise<void>((resolve) => {
-      const req = http.request(`${fake.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        res.destroy();
-        resolve();
-      });
-      req.on('error', () => resolve());
-      req.end(JSON.stringify({ model: 'discard', stream: true, messages: [] }));
-    });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Screenshots
 
 /**
@@ -137,13 +96,6 @@ async function discardPending(fake: FakeServer): Promise<void> {
  */
 const README = readmePicture('screenshot-chat', 250 * 1024);
 export const DOCS_SCREENSHOT = README.docsFile;
-
-// ---------------------------------------------------------------------------------------------
-// The webview, seen from the page
-
-/** Vox's webviews (VOX_WEBVIEW): which one is the side bar view and which the editor tab is told by where they sit. */
-const SIDEBAR = '.part.sidebar';
-const EDITOR = '.part.editor';
 
 // ---------------------------------------------------------------------------------------------
 // The checks
@@ -156,60 +108,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
   const requireState = stateGuard(state, (k) => CHAT_CHECKS[k], '; ');
   let fake: FakeServer | undefined;
   let session: UiSession | undefined;
-  /** Releases every hold a check set up, so a failed check never leaves the fake server waiting. */
-  const releases: (() => void)[] = [];
-
-  const shot = (name: string): Promise<void> => session!.shot(name);
-  /** The sidebar chat's content frame (blank-webview retry included); the error lists the webviews seen. */
-  const sidebar = async (): Promise<Frame> => {
-    try {
-      return (await h.waitForWebview(session!.page, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
-    } catch (e) {
-      const srcs = await session!.page.$$eval('iframe.webview', (els) => els.map((el) => el.getAttribute('src') ?? '')).catch(() => []);
-      throw new Error(`${(e as Error).message}; webview iframes: ${srcs.map((s) => s.replace(/^.*\?/, '?')).join(' | ') || 'none'}`);
-    }
-  };
-  /** Pushes a check's script; afterwards releases its holds and drops what it did not use. */
-  const scripted = async <T>(responses: FakeResponse[], fn: () => Promise<T>): Promise<T> => {
-    await discardPending(fake!);
-    const before = fake!.requests.length;
-    fake!.push(...responses);
-    let ok = false;
-    try {
-      const r = await fn();
-      ok = true;
-      return r;
-    } finally {
-      for (const r of releases.splice(0)) r();
-      if (!ok) {
-        // Stop whatever the failed check left running, then drop its unused responses.
-        await h.runCommand(session!.page, 'Vox: Stop', 10_000).catch(() => {});
-        await discardPending(fake!);
-      }
-      if (o.verbose) h.log(`fake server: ${fake!.requests.length - before} request(s) in this check`);
-    }
-  };
-  const hold = (k: number): { release: () => void; reached: Deferred<void>; hold: FakeHold } => {
-    const gate = deferred<void>();
-    const reached = deferred<void>();
-    releases.push(() => gate.resolve());
-    return { release: () => gate.resolve(), reached, hold: holdBeforeChunk(k, gate.promise, reached) };
-  };
-  const waitReached = (d: Deferred<void>, what: string, ms = 30_000): Promise<void> => h.withTimeout(what, ms, d.promise);
-
-  /** New thread in `frame`, prompt typed into the composer and sent with the Send button. */
-  const send = async (frame: Frame, prompt: string): Promise<void> => {
-    await sendInNewThread(frame, prompt);
-    await watch(frame, `the prompt ${JSON.stringify(prompt)} shows as a thread with a run`, 20_000, (s) => s.runs > 0 && s.userMessages.includes(prompt));
-  };
-
-  /** Another prompt in the open thread (waits for its run to show). */
-  const sendInThread = async (frame: Frame, prompt: string): Promise<void> => {
-    const runs = (await runState(frame)).runs;
-    await frame.locator('vscode-textarea textarea').fill(prompt, { timeout: 10_000 });
-    await frame.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
-    await watch(frame, `the prompt ${JSON.stringify(prompt)} to start a run`, 20_000, (s) => s.runs > runs);
-  };
+  let c: ChatContext | undefined;
 
   try {
     // ---- Session: fake server, settings, code-server, browser context
@@ -234,6 +133,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     }
     const { page: p, shots, openWorkbench } = session;
     const fk = fake;
+    c = chatContext({ o, timed, session, fake, dbFile, requireState });
+    const { sidebar, scripted, send, sendInThread, shot } = c;
 
     // ---- 1. The view, the demo banner
     await o.check(CHAT_CHECKS.view, () =>
@@ -354,141 +255,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         );
       }), p);
 
-    // ---- 5. Stop mid-stream
-    await o.check(CHAT_CHECKS.stop, () =>
-      timed(CHAT_CHECKS.stop, () => {
-        requireState('view', 'model');
-        const chunks = slowChunks('Stop test', 240);
-        const prompt = 'Stop test: a long answer please';
-        return scripted([textTurn(chunks, { eventDelayMs: 40 })], async () => {
-          const view = await sidebar();
-          await send(view, prompt);
-          // Let it stream for real (no hold: the server keeps sending while we press Stop).
-          const minText = rendered(chunks.slice(0, 15));
-          await watch(view, 'at least 15 chunks on screen', 30_000, (s) => s.status === 'running' && s.text.length >= minText.length);
-          await shot('e2e-streaming');
-          const beforeStop = await runState(view);
-          assert(beforeStop.status === 'running' && beforeStop.stop, 'the run is not running (with a Stop button) before Stop');
-          await view.locator('vscode-button.stop').click({ timeout: 5_000 });
-          const samples = await watch(view, 'the run to end after Stop', 15_000, (s) => s.status !== null && s.status !== 'running');
-          const atEnd = samples[samples.length - 1]!;
-          assert(atEnd.status === 'cancelled', `the run ended ${atEnd.status}, expected cancelled`);
-          assert((await view.locator('footer.run-status').last().innerText()).includes('Stopped.'), 'the run does not say "Stopped."');
-          await view.locator('vscode-button.send').waitFor({ timeout: 5_000 });
-          // Nothing more arrives: the server would have sent ~40 more chunks in this time.
-          await h.sleep(1_600);
-          const later = await runState(view);
-          assertSameBytes('text 1.6 s after the run stopped', later.text, atEnd.text);
-          assert(later.status === 'cancelled', `status changed to ${later.status} after the stop`);
-          const full = rendered(chunks);
-          assert(atEnd.text.length >= minText.length, 'the partial text was lost');
-          assert(full.startsWith(atEnd.text) && atEnd.text.length < full.length - 200, `the stopped text is not a strict prefix of the answer (${atEnd.text.length} of ${full.length} chars)`);
-          assertStreamedPrefixes('stop run', samples, atEnd.text);
-          const stored = readStoredAnswer(dbFile, prompt);
-          assert(stored.status === 'cancelled', `stored message status ${stored.status}`);
-          assertSameBytes('partial text on screen vs stored message', atEnd.text, stored.content);
-          await shot('e2e-stopped');
-        });
-      }), p);
-
-    // ---- 6. Editor tab mid-stream
-    await o.check(CHAT_CHECKS.editor, () =>
-      timed(CHAT_CHECKS.editor, () => {
-        requireState('view', 'model');
-        const chunks = words(EDITOR_TAB_ANSWER);
-        const prompt = 'Explain how Vox streams one answer into two views';
-        const HOLD_AT = 40; // of 63 chunks: enough text for the README picture, enough left to see both views grow
-        const h1 = hold(HOLD_AT);
-        return scripted([textTurn(chunks, { eventDelayMs: 40, holds: [h1.hold] })], async () => {
-          const view = await sidebar();
-          await send(view, prompt);
-          await waitReached(h1.reached, `the stream to reach chunk ${HOLD_AT}`);
-          const upToHold = rendered(chunks.slice(0, HOLD_AT));
-          await watch(view, `the sidebar to show the first ${HOLD_AT} chunks`, 15_000, (s) => s.status === 'running' && s.text === upToHold);
-
-          await h.runCommand(p, 'Vox: Open Chat in Editor Tab');
-          const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
-          const row = tab.locator('ul.threads button.open', { hasText: prompt });
-          await row.first().click({ timeout: 20_000 });
-          const first = await watch(tab, 'the tab to show the thread', 15_000, (s) => s.runs > 0 && s.text.length > 0);
-          const opened = first[first.length - 1]!;
-          assert(opened.status === 'running', `the turn was ${opened.status} when the tab opened it (not mid-stream)`);
-          assertSameBytes('the tab\'s text when it opened the thread vs the sidebar\'s', opened.text, upToHold);
-          await shot('e2e-editor-tab');
-          await shot(README.shot);
-
-          h1.release();
-          const ended = (s: RunSample): boolean => s.status !== null && s.status !== 'running';
-          const [tabSamples, viewSamples] = await Promise.all([
-            watch(tab, 'the tab to see the end', 30_000, ended),
-            watch(view, 'the sidebar to see the end', 30_000, ended),
-          ]);
-          const tabEnd = tabSamples[tabSamples.length - 1]!;
-          const viewEnd = viewSamples[viewSamples.length - 1]!;
-          assert(tabEnd.status === 'completed' && viewEnd.status === 'completed', `ended ${tabEnd.status} (tab) / ${viewEnd.status} (sidebar)`);
-          const full = rendered(chunks);
-          assert(growth(tabSamples).length >= 2, 'the tab did not see the text grow after it opened the thread');
-          assertStreamedPrefixes('editor tab', tabSamples, full);
-          assertStreamedPrefixes('sidebar', viewSamples, full);
-          assertSameBytes('editor tab text vs sidebar text', tabEnd.text, viewEnd.text);
-          assertSameBytes('sidebar text vs the streamed answer', viewEnd.text, full);
-          const stored = readStoredAnswer(dbFile, prompt);
-          assertSameBytes('editor tab text vs stored message', tabEnd.text, stored.content);
-        }).finally(async () => {
-          // The next check hides the side bar: no Vox tab may be left to confuse it.
-          await h.runCommand(p, 'View: Close All Editors').catch(() => {});
-          await h.waitFor('the editor tab to close', 10_000, async () => (await h.findWebviews(p, VOX_WEBVIEW, { within: EDITOR })).length === 0);
-        });
-      }), p);
-
-    // ---- 7. Hide and show the sidebar mid-stream; byte-for-byte against the store
-    await o.check(CHAT_CHECKS.hideShow, () =>
-      timed(CHAT_CHECKS.hideShow, () => {
-        requireState('view', 'model');
-        const chunks = slowChunks('Hide show test', 100);
-        const prompt = 'Hide show test: keep streaming while hidden';
-        const h1 = hold(20);
-        const h2 = hold(50);
-        return scripted([textTurn(chunks, { eventDelayMs: 25, holds: [h1.hold, h2.hold] })], async () => {
-          let view = await sidebar();
-          await send(view, prompt);
-          await waitReached(h1.reached, 'the stream to reach chunk 20');
-          await watch(view, 'the sidebar to show the first 20 chunks', 15_000, (s) => s.status === 'running' && s.text === rendered(chunks.slice(0, 20)));
-          await view.evaluate('window.__voxE2eMark = "before-hide"');
-
-          // Hide: another view container takes the side bar; the chat webview's document goes away.
-          await h.runCommand(p, 'View: Show Explorer');
-          await h.waitFor('the chat webview to be destroyed while hidden (retainContextWhenHidden must be off)', 10_000, async () =>
-            view.isDetached() && (await h.findWebviews(p, VOX_WEBVIEW, { within: SIDEBAR })).length === 0,
-          );
-          h1.release(); // chunks 20..49 stream while the view is hidden
-          await waitReached(h2.reached, 'the stream to reach chunk 50 while hidden');
-          const upTo50 = rendered(chunks.slice(0, 50));
-          await h.waitFor('the engine to store the 50 chunks streamed so far', 10_000, async () => readStoredStream(dbFile, prompt) === upTo50, 100);
-
-          await h.runCommand(p, 'Vox: Focus on Chat View');
-          view = await sidebar();
-          assert((await view.evaluate('window.__voxE2eMark ?? null')) === null, 'the chat webview kept its document while hidden');
-          const back = await watch(view, 'the shown view to catch up on what streamed while hidden', 20_000, (s) => s.text.length >= upTo50.length || (s.status !== null && s.status !== 'running'));
-          const caught = back[back.length - 1]!;
-          assert(caught.status === 'running', `the turn was ${caught.status} when the view came back (not mid-stream)`);
-          assertSameBytes('text after showing the view again', caught.text, upTo50);
-          await shot('e2e-after-show');
-
-          h2.release();
-          const samples = await watch(view, 'the run to end', 30_000, (s) => s.status !== null && s.status !== 'running');
-          const end = samples[samples.length - 1]!;
-          assert(end.status === 'completed', `the run ended ${end.status}`);
-          assert(growth(samples).length >= 2, 'the view did not see the text grow after it came back');
-          assert(end.runs === 1 && end.blocks === 1, `the thread shows ${end.runs} run(s) with ${end.blocks} text block(s), expected 1 and 1`);
-          const stored = readStoredAnswer(dbFile, prompt);
-          assert(stored.status === 'complete', `stored message status ${stored.status}`);
-          assertStreamedPrefixes('sidebar after show', samples, stored.content);
-          assertSameBytes('sidebar final text vs stored assistant message', end.text, stored.content);
-          assertSameBytes('stored assistant message vs the streamed answer', stored.content, chunks.join(''));
-          await shot('e2e-hide-show-final');
-        });
-      }), p);
+    // ---- 5.–7. Stop, editor tab and hide/show, mid-stream
+    await runMidStreamChecks(c, { stop: CHAT_CHECKS.stop, editor: CHAT_CHECKS.editor, hideShow: CHAT_CHECKS.hideShow }, README.shot);
 
     // ---- 8. Screenshots: artifacts + the README picture
     await o.check(CHAT_CHECKS.screenshots, async () => {
@@ -496,7 +264,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
       checkScreenshots(o, shots, taken, README);
     }, p);
   } finally {
-    for (const r of releases.splice(0)) r();
+    c?.releaseAll();
     if (session) await session.close();
     if (fake) await fake.close().catch(() => {});
   }

@@ -25,28 +25,29 @@
  *   7. screenshots are PNGs, the README picture is small enough (copied to
  *      docs/screenshot-checkpoints.png with `updateDocsScreenshot`).
  *
- * The session, screenshots and git helpers are test/e2e/ui-session.ts's, the workbench helpers
- * test/e2e/ui-workbench.ts's. Waits are condition-based with bounded timeouts; git is run from
- * this process, read-only.
+ * The session and screenshots are test/e2e/ui-session.ts's, the workbench helpers
+ * test/e2e/ui-workbench.ts's, the git runner and the "user's repository unchanged" invariant
+ * test/support/git.ts's and user-repo.ts's. Waits are condition-based with bounded timeouts; git
+ * is run from this process, read-only.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { git } from '../support/git';
+import { assertRepoUnchanged, userRepoState } from '../support/user-repo';
 import {
   AGENT_EDITS_SETTINGS,
   assert,
-  assertRepoUnchanged,
   checkScreenshots,
   createNotesWorkspace,
-  git,
   readmePicture,
   startUiSession,
   stateGuard,
   timedOf,
   uiDirs,
-  userRepoState,
+  WORKBENCH_REPO_EXCEPT,
   VOX_WEBVIEW,
   type UiCheckOptions,
   type UiSession,
@@ -102,7 +103,7 @@ export type CheckpointUiOptions = UiCheckOptions;
 // Small helpers
 
 function refsUnder(ws: string, prefix: string): string[] {
-  return git(ws, 'for-each-ref', '--format=%(refname)', prefix).split('\n').filter(Boolean);
+  return git(ws, ['for-each-ref', '--format=%(refname)', prefix]).split('\n').filter(Boolean);
 }
 
 const readNotes = (ws: string): string => fs.readFileSync(path.join(ws, NOTES), 'utf8');
@@ -221,10 +222,8 @@ export async function runCheckpointChecks(o: CheckpointUiOptions): Promise<void>
         assert(cps.length === 2, `expected 2 checkpoint refs, got ${cps.length}: ${cps.join(', ')}`);
         const first = cps.find((r) => r.endsWith('/1'));
         assert(first, `no checkpoint #1 among ${cps.join(', ')}`);
-        assert(git(ws, 'show', `${first}:${NOTES}`) === ORIGINAL, `checkpoint #1 does not hold the original ${NOTES}`);
-        const now = userRepoState(ws);
-        assert(now.head === base.head && now.branch === base.branch, `HEAD moved: ${base.branch}@${base.head} -> ${now.branch}@${now.head}`);
-        assert(now.index === base.index, 'the index changed while checkpoints were taken');
+        assert(git(ws, ['show', `${first}:${NOTES}`]) === ORIGINAL, `checkpoint #1 does not hold the original ${NOTES}`);
+        assertRepoUnchanged(base, userRepoState(ws), { except: WORKBENCH_REPO_EXCEPT, what: "the user's repository (while checkpoints were taken)" });
         state.agent = true;
       }), p);
 
@@ -314,8 +313,8 @@ export async function runCheckpointChecks(o: CheckpointUiOptions): Promise<void>
         await restoreNotice.getByRole('button', { name: 'Undo' }).waitFor({ state: 'visible', timeout: 5_000 });
         const points = refsUnder(ws, 'refs/vox/restore-points/');
         assert(points.length === 1, `expected 1 restore point ref, got ${points.length}`);
-        assert(git(ws, 'show', `${points[0]}:${NOTES}`) === CHANGED, 'the restore point does not hold the agent\'s text');
-        assert(git(ws, 'status', '--porcelain') === '', `the restored workspace is not clean: ${git(ws, 'status', '--porcelain')}`);
+        assert(git(ws, ['show', `${points[0]}:${NOTES}`]) === CHANGED, 'the restore point does not hold the agent\'s text');
+        assert(git(ws, ['status', '--porcelain']) === '', `the restored workspace is not clean: ${git(ws, ['status', '--porcelain'])}`);
         await shot('e2e-checkpoints-restored');
         state.restored = true;
       }), p);
@@ -336,8 +335,8 @@ export async function runCheckpointChecks(o: CheckpointUiOptions): Promise<void>
         await waitForNotes(ws, CHANGED, `Undo to bring back the agent's ${NOTES}`);
         await toast(p, /restore undone \(1 file\(s\)/).waitFor({ state: 'visible', timeout: 15_000 });
         assert(base.stash === '', `git stash list was not empty before the agent ran: ${base.stash}`);
-        assertRepoUnchanged(base, userRepoState(ws));
-        const status = git(ws, 'status', '--porcelain');
+        assertRepoUnchanged(base, userRepoState(ws), { except: WORKBENCH_REPO_EXCEPT });
+        const status = git(ws, ['status', '--porcelain']);
         assert(status === ` M ${NOTES}\n`, `git status after Undo: ${JSON.stringify(status)}, expected " M ${NOTES}"`);
         assert(refsUnder(ws, 'refs/vox/checkpoints/').length === 2, 'checkpoint refs changed through restore + undo');
       }), p);

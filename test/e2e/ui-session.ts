@@ -2,16 +2,18 @@
  * What the UI checks in code-server share (test/e2e/ui-chat.ts, ui-checkpoints.ts,
  * ui-variants.ts): the options the runners hand them, one code-server session per set of checks
  * with a fresh profile (user data, HOME, browser context) and its settings, screenshots and the
- * README picture, the "an earlier step failed" guard, and the git helpers for the sample
- * workspace (run from this process, never through the extension). The workbench helpers (panes,
- * rows, menus, toasts, diffs, the palette) are test/e2e/ui-workbench.ts's.
+ * README picture, the "an earlier step failed" guard, the sample workspace with a notes file, and
+ * what the checks compare of the user's repository (test/support/user-repo.ts's invariant, less
+ * what the workbench itself rewrites). The workbench helpers (panes, rows, menus, toasts, diffs,
+ * the palette) are test/e2e/ui-workbench.ts's.
  *
  * Built on test/e2e/harness.ts; nothing here counts checks: the runner's `check` does.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { git } from '../support/git';
+import type { UserRepoField } from '../support/user-repo';
 import * as h from './harness';
 
 export const EXTENSION_ID = 'vox-dev.vox';
@@ -198,44 +200,22 @@ export function checkScreenshots(o: UiCheckOptions, shots: Record<string, string
 }
 
 // ---------------------------------------------------------------------------------------------
-// git, run from this process (never through the extension)
+// The user's repository (git through test/support/git.ts, run from this process, never through
+// the extension)
 
-/** Runs git in `cwd`; throws on a non-zero exit. */
-export function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'user.name=Vox E2E', '-c', 'user.email=e2e@vox.invalid', ...args], { cwd, encoding: 'utf8', timeout: 15_000 });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} (exit ${r.status ?? r.signal}): ${r.stderr.trim()}`);
-  return r.stdout;
-}
-
-/** What the user's repository looks like to them: Vox's checkpoints and variants must not change it. */
-export interface UserRepoState {
-  head: string;
-  branch: string;
-  index: string;
-  stash: string;
-}
-
-export function userRepoState(ws: string): UserRepoState {
-  return {
-    head: git(ws, 'rev-parse', 'HEAD').trim(),
-    branch: git(ws, 'symbolic-ref', '--short', 'HEAD').trim(),
-    index: git(ws, 'ls-files', '-s'),
-    stash: git(ws, 'stash', 'list'),
-  };
-}
-
-export function assertRepoUnchanged(before: UserRepoState, now: UserRepoState): void {
-  assert(now.branch === before.branch, `branch changed: ${before.branch} -> ${now.branch}`);
-  assert(now.head === before.head, `HEAD moved: ${before.head} -> ${now.head}`);
-  assert(now.index === before.index, `the index changed:\n${before.index}\n->\n${now.index}`);
-  assert(now.stash === before.stash, `git stash list changed: ${JSON.stringify(now.stash)}`);
-}
+/**
+ * What the UI checks compare of the user's repository: the invariant of test/support/user-repo.ts
+ * (HEAD, branch, staged entries, stash, branches, tags), except the index file's bytes: while the
+ * workbench is open, VS Code's git extension runs `git status`, which rewrites the index's stat
+ * data. The staged entries themselves (`index`) must not change.
+ */
+export const WORKBENCH_REPO_EXCEPT: readonly UserRepoField[] = ['indexSha256'];
 
 /** The sample workspace (h.createSampleWorkspace) plus a committed notes file; clean after. */
 export function createNotesWorkspace(dir: string, file: string, content: string): void {
   h.createSampleWorkspace(dir);
   fs.writeFileSync(path.join(dir, file), content);
-  git(dir, 'add', file);
-  git(dir, 'commit', '-q', '-m', 'Add notes');
-  assert(git(dir, 'status', '--porcelain') === '', 'the sample workspace is not clean after its commits');
+  git(dir, ['add', file]);
+  git(dir, ['commit', '-q', '-m', 'Add notes']);
+  assert(git(dir, ['status', '--porcelain']) === '', 'the sample workspace is not clean after its commits');
 }

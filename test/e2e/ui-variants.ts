@@ -30,29 +30,30 @@
  *   5. screenshots are PNGs, the README picture is small enough (copied to
  *      docs/screenshot-variants.png with `updateDocsScreenshot`).
  *
- * The session, screenshots and git helpers are test/e2e/ui-session.ts's, the workbench helpers
- * test/e2e/ui-workbench.ts's. Waits are condition-based with bounded timeouts; git is run from
- * this process, read-only.
+ * The session and screenshots are test/e2e/ui-session.ts's, the workbench helpers
+ * test/e2e/ui-workbench.ts's, the git runner and the "user's repository unchanged" invariant
+ * test/support/git.ts's and user-repo.ts's. Waits are condition-based with bounded timeouts; git
+ * is run from this process, read-only.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import { git } from '../support/git';
+import { assertRepoUnchanged, userRepoState } from '../support/user-repo';
 import { startModelRouter, type ModelRouter } from './model-router';
 import {
   AGENT_EDITS_SETTINGS,
   assert,
-  assertRepoUnchanged,
   checkScreenshots,
   createNotesWorkspace,
-  git,
   readmePicture,
   startUiSession,
   stateGuard,
   timedOf,
   uiDirs,
-  userRepoState,
+  WORKBENCH_REPO_EXCEPT,
   type UiCheckOptions,
   type UiSession,
 } from './ui-session';
@@ -103,7 +104,7 @@ export type VariantUiOptions = UiCheckOptions;
 
 /** `git worktree list --porcelain` as paths (the main worktree first). */
 function worktreePaths(ws: string): string[] {
-  return git(ws, 'worktree', 'list', '--porcelain')
+  return git(ws, ['worktree', 'list', '--porcelain'])
     .split('\n')
     .filter((l) => l.startsWith('worktree '))
     .map((l) => l.slice('worktree '.length));
@@ -256,8 +257,8 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
         assert(rt.unrouted.length === 0, `requests for no known model: ${rt.unrouted.join('; ')}`);
         // The main workspace is untouched: its notes.txt, HEAD, index; .vox/ is excluded from status.
         assert(readFileOr(path.join(ws, NOTES)) === ORIGINAL, `the main workspace's ${NOTES} changed while the variants ran`);
-        assertRepoUnchanged(base, userRepoState(ws));
-        const status = git(ws, 'status', '--porcelain');
+        assertRepoUnchanged(base, userRepoState(ws), { except: WORKBENCH_REPO_EXCEPT });
+        const status = git(ws, ['status', '--porcelain']);
         assert(status === '', `git status of the main workspace is not clean: ${JSON.stringify(status)}`);
         state.started = true;
       }), p);
@@ -363,8 +364,8 @@ export async function runVariantChecks(o: VariantUiOptions): Promise<void> {
         assert(doneText.includes(`adopted variant #${ADOPT} (1 file(s))`), `the notification says ${JSON.stringify(doneText)}`);
         // Exactly the variant's bytes, and only that file changed; the user's git state is theirs.
         assert(fs.readFileSync(path.join(ws, NOTES), 'utf8') === MODELS[ADOPT].content, `${NOTES} is not exactly variant #${ADOPT}'s text`);
-        assertRepoUnchanged(base, userRepoState(ws));
-        const status = git(ws, 'status', '--porcelain');
+        assertRepoUnchanged(base, userRepoState(ws), { except: WORKBENCH_REPO_EXCEPT });
+        const status = git(ws, ['status', '--porcelain']);
         assert(status === ` M ${NOTES}\n`, `git status after adoption: ${JSON.stringify(status)}, expected " M ${NOTES}" (unstaged)`);
         // Every variant worktree is removed (the other variant's too): only the main one is left.
         const left = await h.waitFor('the variant worktrees to be removed', 30_000, async () => {

@@ -8,12 +8,8 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import * as h from './harness';
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Matches text that is exactly `s` (surrounding white space aside). */
-export const exactly = (s: string): RegExp => new RegExp(`^\\s*${escapeRegExp(s)}\\s*$`);
+export const exactly = (s: string): RegExp => new RegExp(`^\\s*${h.escapeRegExp(s)}\\s*$`);
 
 /** A view pane of the side bar (e.g. "Vox Checkpoints" in the Source Control container) by its title. */
 export function sideBarPane(page: Page, title: string): Locator {
@@ -90,7 +86,18 @@ export async function clickInlineAction(row: Locator, title: string): Promise<vo
   await action.click({ timeout: 5_000 });
 }
 
-/** Right-clicks a row and picks `item` from its context menu. */
+/** Clicks on a context menu item before it listens for them; each one dropped is clicked again. */
+const MENU_CLICK_ATTEMPTS = 3;
+/** How long a menu whose item ran may take to close (it closes as the item's action starts). */
+const MENU_CLOSE_MS = 3_000;
+
+/**
+ * Right-clicks a row and picks `item` from its context menu. VS Code's menu items listen for the
+ * mouse only 100 ms after they render (base/browser/ui/menu/menu.ts: "Add mouse up listener later
+ * to avoid accidental clicks"): a click that comes sooner, as Playwright's can, is dropped and the
+ * menu stays open with the item highlighted. The menu closing is what shows the item ran, so the
+ * click is repeated until it does (a dropped click ran nothing, so nothing runs twice).
+ */
 export async function clickContextMenuItem(page: Page, row: Locator, item: string): Promise<void> {
   await row.click({ button: 'right', timeout: 5_000 });
   const menu = page.locator('.monaco-menu').first();
@@ -103,7 +110,16 @@ export async function clickContextMenuItem(page: Page, row: Locator, item: strin
     await page.keyboard.press('Escape');
     throw new Error(`the context menu has no "${item}" (items: ${have.join(' | ') || 'none'})`);
   }
-  await entry.click({ timeout: 5_000 });
+  for (let attempt = 1; ; attempt++) {
+    await entry.click({ timeout: 5_000 });
+    const closed = await menu.waitFor({ state: 'hidden', timeout: MENU_CLOSE_MS }).then(() => true, () => false);
+    if (closed) return;
+    if (attempt === MENU_CLICK_ATTEMPTS) {
+      await page.keyboard.press('Escape');
+      throw new Error(`the context menu stayed open after ${attempt} clicks on "${item}"`);
+    }
+    h.log(`context menu: the click on "${item}" was dropped (the menu is still open); clicking again (${attempt}/${MENU_CLICK_ATTEMPTS - 1})`);
+  }
 }
 
 /** A notification toast containing `text`. */

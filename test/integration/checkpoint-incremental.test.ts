@@ -9,11 +9,12 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, WARM_MAX_PENDING, packMaintenanceIdle } from '../../src/engine/checkpoints/git-checkpoints';
-import { commitSnapshot, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userState } from '../support/git-fixtures';
+import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
+import { gitBuf, gitOut } from '../support/git';
 import { fastImportCommit } from '../../src/engine/checkpoints/capture/fast-import';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { userRepoState } from '../support/user-repo';
 
 const T = 'thread:incremental-test';
 
@@ -28,18 +29,13 @@ async function fullTree(repo: string, maxUntrackedFileBytes?: number): Promise<s
 /** Entries of an index file (`ls-files -s`), path → "mode sha". */
 function indexEntries(repo: string, indexFile: string): Map<string, string> {
   const out = new Map<string, string>();
-  const raw = execGit(repo, ['ls-files', '-s', '-z'], { GIT_INDEX_FILE: indexFile });
+  const raw = gitBuf(repo, ['ls-files', '-s', '-z'], { env: { GIT_INDEX_FILE: indexFile } });
   for (const rec of raw.toString('latin1').split('\0').filter(Boolean)) {
     const tab = rec.indexOf('\t');
     const [mode, sha] = rec.slice(0, tab).split(' ');
     out.set(rec.slice(tab + 1), `${mode} ${sha}`);
   }
   return out;
-}
-
-/** git with one extra environment variable (the fixtures' helper scrubs GIT_INDEX_FILE). */
-function execGit(cwd: string, args: string[], env: Record<string, string>): Buffer {
-  return execFileSync('git', args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
 function treeEntries(repo: string, rev: string): Map<string, string> {
@@ -78,7 +74,7 @@ describe('incremental checkpoint capture (real git)', function () {
   it('writes the same tree as a full snapshot, in status and reported mode, through every kind of change', async () => {
     const repo = initRepo(path.join(tmp, 'r'), { 'a.txt': 'a\n', 'dir/b.txt': 'b\n', 'dir/deep/c.txt': 'c\n', 'run.sh': '#!/bin/sh\n', '.gitignore': '*.log\nbuild/\n' });
     const store = new GitPlumbingCheckpointStore({ maxUntrackedFileBytes: 1000 });
-    const before = userState(repo);
+    const before = userRepoState(repo);
     const first = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'turnEnd' } });
     assert.equal(first.incremental, false, 'no warm state yet');
     const steps: Array<{ name: string; act: () => string[] }> = [
@@ -109,7 +105,7 @@ describe('incremental checkpoint capture (real git)', function () {
     }
     const skipped = (await store.listCheckpoints(repo, T)).at(-1)!.skipped.map((s) => s.path);
     assert.deepEqual(skipped, ['big.bin'], 'over-cap untracked file reported');
-    assert.deepEqual(userState(repo), before, 'HEAD, branch, index and stash untouched');
+    assert.deepEqual(userRepoState(repo), before, 'HEAD, branch, index and stash untouched');
     assert.deepEqual(fs.readdirSync(path.join(repo, '.git')).filter((n) => n.startsWith('vox-index-') || n.startsWith('fast_import_crash')), []);
   });
 
@@ -243,7 +239,7 @@ describe('incremental checkpoint capture (real git)', function () {
     fs.writeFileSync(path.join(repo, 'untracked.txt'), 'u\n');
     fs.writeFileSync(path.join(repo, 'sub', 'new.txt'), 'n\n');
     const store = new GitPlumbingCheckpointStore();
-    const before = userState(repo);
+    const before = userRepoState(repo);
     assert.equal(await store.prepareWarm(repo), true);
     assert.equal(await store.prepareWarm(repo), false, 'already warm');
     assert.equal(gitBuf(repo, ['for-each-ref', 'refs/vox']).length, 0, 'no checkpoint made');
@@ -253,7 +249,7 @@ describe('incremental checkpoint capture (real git)', function () {
     assert.deepEqual(r.changed.map((c) => `${c.status} ${c.path}`).sort(), ['added sub/new.txt', 'added untracked.txt', 'modified a.txt'], 'first checkpoint: against HEAD, nested included');
     assert.equal(gitOut(path.join(repo, 'sub'), ['show', `${r.ref}:new.txt`]), 'n');
     assert.equal(r.tree, await fullTree(repo));
-    assert.deepEqual(userState(repo), before);
+    assert.deepEqual(userRepoState(repo), before);
     await assert.rejects(store.prepareWarm(path.join(tmp)), /not inside a git work tree|not a directory/);
   });
 });

@@ -28,9 +28,11 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/checkpoints/git-checkpoints';
-import { commitSnapshot, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userStateFingerprint, type Entry } from '../support/git-fixtures';
+import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot, type Entry } from '../support/git-fixtures';
+import { gitBuf, gitOut } from '../support/git';
+import { Rng } from '../support/random';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { seededRandom } from '../support/manual-clock';
+import { userRepoFingerprint } from '../support/user-repo';
 
 /** Steps in a default (CI) run. */
 const DEFAULT_STEPS = 150;
@@ -47,29 +49,6 @@ const STEPS = Number(process.env.VOX_PROPERTY_STEPS ?? (process.argv.includes('-
 /** Fixed default seed so CI is deterministic; set VOX_PROPERTY_SEED to explore others. */
 const DEFAULT_SEED = 20_261_130;
 const SEED = Number(process.env.VOX_PROPERTY_SEED ?? DEFAULT_SEED);
-
-
-class Rng {
-  private readonly f: () => number;
-  constructor(seed: number) {
-    this.f = seededRandom(seed);
-  }
-  int(n: number): number {
-    return Math.floor(this.f() * n);
-  }
-  chance(p: number): boolean {
-    return this.f() < p;
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
-  weighted<T extends string>(w: Record<T, number>): T {
-    const entries = Object.entries(w) as Array<[T, number]>;
-    let r = this.f() * entries.reduce((s, [, v]) => s + v, 0);
-    for (const [k, v] of entries) if ((r -= v) < 0) return k;
-    return entries[entries.length - 1]![0];
-  }
-}
 
 // Paths are latin1 strings (one char per byte) so non-UTF-8 names work as map keys.
 const L = (s: string | Buffer): string => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s).toString('latin1');
@@ -110,8 +89,8 @@ describe('checkpoint store property test', function () {
     gitBuf(root, ['commit', '-q', '-m', 'add sub0']);
     const trackedOuter = new Set(gitBuf(root, ['ls-files', '-z']).toString('latin1').split('\0').filter(Boolean));
     const nested: NestedRepo[] = [{ root: 'sub0', tracked: new Set(['f', 'g.txt']), gitDir: path.join(root, 'sub0', '.git'), fingerprint: '' }];
-    nested[0]!.fingerprint = userStateFingerprint(nested[0]!.gitDir);
-    const outerFingerprint = userStateFingerprint(path.join(root, '.git'));
+    nested[0]!.fingerprint = userRepoFingerprint(nested[0]!.gitDir);
+    const outerFingerprint = userRepoFingerprint(path.join(root, '.git'));
 
     const store = new GitPlumbingCheckpointStore({ maxUntrackedFileBytes: CAP });
     const threads = ['thread:prop-a', 'thread:prop-b'];
@@ -228,8 +207,8 @@ describe('checkpoint store property test', function () {
     const label = (p: string): string => JSON.stringify(Buffer.from(p, 'latin1').toString('utf8'));
 
     async function checkUserState(where: string): Promise<void> {
-      assert.equal(userStateFingerprint(path.join(root, '.git')), outerFingerprint, `${where}: outer HEAD/branch/index/stash changed`);
-      for (const n of nested) assert.equal(userStateFingerprint(n.gitDir), n.fingerprint, `${where}: ${n.root} HEAD/branch/index/stash changed`);
+      assert.equal(userRepoFingerprint(path.join(root, '.git')), outerFingerprint, `${where}: outer HEAD/branch/index/stash changed`);
+      for (const n of nested) assert.equal(userRepoFingerprint(n.gitDir), n.fingerprint, `${where}: ${n.root} HEAD/branch/index/stash changed`);
     }
     function fail(msg: string, problems: string[]): never {
       assert.fail(`${msg}\nseed=${SEED} steps=${STEPS}\n${problems.slice(0, 20).join('\n')}\nlast operations:\n${log.slice(-REPORT_TAIL).join('\n')}`);
@@ -312,7 +291,7 @@ describe('checkpoint store property test', function () {
           const withCommit = rng.chance(0.5);
           initRepo(path.join(root, name), withCommit ? { f: `${name} f\n` } : undefined);
           fs.writeFileSync(path.join(root, name, 'g.txt'), `${name} untracked\n`);
-          nested.push({ root: name, tracked: new Set(withCommit ? ['f'] : []), gitDir: path.join(root, name, '.git'), fingerprint: userStateFingerprint(path.join(root, name, '.git')) });
+          nested.push({ root: name, tracked: new Set(withCommit ? ['f'] : []), gitDir: path.join(root, name, '.git'), fingerprint: userRepoFingerprint(path.join(root, name, '.git')) });
           touch(name);
           log.push(`${step} nestedCreate ${name} ${withCommit ? 'with' : 'without'} commit`);
           break;

@@ -10,8 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, GitPlumbingCheckpointStore, checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '../../src/engine/checkpoints/git-checkpoints';
 import { WorkspaceLeaseMap } from '../../src/engine/platform/workspace-lease';
-import { bytesPath, gitBuf, gitOut, initRepo, snapshotDiff, treeSnapshot, userState } from '../support/git-fixtures';
+import { bytesPath, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
+import { gitBuf, gitOut } from '../support/git';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { userRepoState } from '../support/user-repo';
 
 const T = 'thread:5b0c1d2e-test';
 const NON_UTF8 = Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74]); // "bad\xff\xfe.txt"
@@ -56,7 +58,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       fs.writeFileSync(path.join(repo, 'x.log'), 'ignored\n');
       fs.writeFileSync(path.join(repo, 'stashme.txt'), 's\n');
       gitBuf(repo, ['stash', 'push', '-u', '-m', 'user stash', '--', 'stashme.txt']);
-      const before = userState(repo);
+      const before = userRepoState(repo);
       const worktreeBefore = treeSnapshot(repo);
 
       const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool', toolName: 'write_file' } });
@@ -70,7 +72,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.deepEqual(r.changed.map((c) => `${c.status} ${c.path}`).sort(), ['added c.txt', 'added staged.txt', 'deleted b.txt', 'modified a.txt']);
       assert.equal(r.changedCount, 4);
       assert.deepEqual(r.skipped, []);
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
       assert.deepEqual(snapshotDiff(worktreeBefore, treeSnapshot(repo)), []);
       assert.equal(fs.readdirSync(path.join(repo, '.git')).filter((n) => n.startsWith('vox-index-')).length, 0, 'temporary index removed');
 
@@ -80,7 +82,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal(r2.parent, r.commit);
       assert.equal(gitOut(repo, ['rev-parse', `${r2.commit}^`]), r.commit, 'parent is the previous checkpoint');
       assert.deepEqual(r2.changed.map((c) => `${c.status} ${c.path}`), ['modified c.txt']);
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
 
       const list = await store.listCheckpoints(repo, T);
       assert.deepEqual(list.map((c) => [c.ordinal, c.trigger.kind, c.changedCount]), [[1, 'tool', 4], [2, 'turnEnd', 1]]);
@@ -93,11 +95,11 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       const repo = initRepo(path.join(tmp, 'empty'));
       assert.equal(fs.existsSync(path.join(repo, '.git', 'index')), false);
       fs.writeFileSync(path.join(repo, 'first.txt'), 'hello\n');
-      const before = userState(repo);
+      const before = userRepoState(repo);
       const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       assert.deepEqual(lsTree(repo, r.commit), ['first.txt']);
       assert.deepEqual(r.changed.map((c) => `${c.status} ${c.path}`), ['added first.txt']);
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
       assert.equal(fs.existsSync(path.join(repo, '.git', 'index')), false, 'no real index was created');
       // ... and one with nothing at all.
       const bare = initRepo(path.join(tmp, 'nothing'));
@@ -111,13 +113,13 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       gitBuf(main, ['worktree', 'add', '-q', '-b', 'feature', wt]);
       fs.writeFileSync(path.join(wt, 'a.txt'), 'feature edit\n');
       fs.writeFileSync(path.join(wt, 'new.txt'), 'new\n');
-      const beforeMain = userState(main);
-      const beforeWt = userState(wt);
+      const beforeMain = userRepoState(main);
+      const beforeWt = userRepoState(wt);
       const r = await store.captureCheckpoint({ worktree: wt, threadId: T, trigger: { kind: 'manual' } });
       assert.equal(gitOut(main, ['show', `${r.ref}:a.txt`]), 'feature edit', 'ref visible from the main worktree');
       assert.deepEqual(lsTree(wt, r.commit).sort(), ['a.txt', 'new.txt']);
-      assert.deepEqual(userState(main), beforeMain);
-      assert.deepEqual(userState(wt), beforeWt);
+      assert.deepEqual(userRepoState(main), beforeMain);
+      assert.deepEqual(userRepoState(wt), beforeWt);
       assert.equal(gitOut(wt, ['symbolic-ref', 'HEAD']), 'refs/heads/feature');
 
       fs.writeFileSync(path.join(wt, 'a.txt'), 'later\n');
@@ -127,8 +129,8 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal(fs.readFileSync(path.join(wt, 'new.txt'), 'utf8'), 'new\n');
       assert.equal(fs.readFileSync(path.join(main, 'a.txt'), 'utf8'), 'a\n', 'main worktree untouched');
       assert.ok(res.restorePoint.startsWith('refs/vox/restore-points/'));
-      assert.deepEqual(userState(main), beforeMain);
-      assert.deepEqual(userState(wt), beforeWt);
+      assert.deepEqual(userRepoState(main), beforeMain);
+      assert.deepEqual(userRepoState(wt), beforeWt);
     });
 
     it('captures nested repositories (with and without commits) inside themselves, as part of the same checkpoint', async () => {
@@ -138,7 +140,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       fs.writeFileSync(path.join(sub, 'lib.txt'), 'lib edited\n');
       fs.writeFileSync(path.join(sub, 'untracked-in-sub.txt'), 'u\n');
       fs.writeFileSync(path.join(fresh, 'f.txt'), 'f\n');
-      const before = [userState(repo), userState(sub), userState(fresh)];
+      const before = [userRepoState(repo), userRepoState(sub), userRepoState(fresh)];
       const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       assert.deepEqual(r.warnings, []);
       const nested = new Map(r.nested.map((n) => [n.path, n.commit]));
@@ -152,7 +154,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.match(gitOut(repo, ['ls-tree', r.commit, 'libs/sub']), /^160000 commit /);
       assert.equal(gitOut(repo, ['ls-tree', r.commit, 'fresh']), '');
       assert.deepEqual(r.changed.map((c) => c.path).sort(), ['fresh/f.txt', 'libs/sub/lib.txt', 'libs/sub/untracked-in-sub.txt']);
-      assert.deepEqual([userState(repo), userState(sub), userState(fresh)], before);
+      assert.deepEqual([userRepoState(repo), userRepoState(sub), userRepoState(fresh)], before);
       assert.ok(fs.existsSync(path.join(sub, '.git')) && fs.existsSync(path.join(fresh, '.git')), 'nested repos never renamed');
     });
 
@@ -163,7 +165,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       gitBuf(repo, ['commit', '-q', '-m', 'add submodule']);
       const sub = path.join(repo, 'deps', 'lib');
       assert.ok(fs.statSync(path.join(sub, '.git')).isFile(), 'the submodule uses a gitfile');
-      const states = [userState(repo), userState(sub)];
+      const states = [userRepoState(repo), userRepoState(sub)];
       fs.writeFileSync(path.join(sub, 'lib.txt'), 'edited in the submodule\n');
       const cp = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       assert.deepEqual(cp.nested.map((n) => n.path), ['deps/lib']);
@@ -174,7 +176,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal(fs.readFileSync(path.join(sub, 'lib.txt'), 'utf8'), 'edited in the submodule\n');
       assert.equal(fs.existsSync(path.join(sub, 'extra.txt')), false);
       assert.deepEqual(res.nested.map((n) => `${n.path}:${n.status}`), ['deps/lib:restored']);
-      assert.deepEqual([userState(repo), userState(sub)], states);
+      assert.deepEqual([userRepoState(repo), userRepoState(sub)], states);
       assert.deepEqual(fs.readdirSync(path.join(repo, '.git', 'modules', 'deps', 'lib')).filter((n) => n.startsWith('vox-index-')), []);
     });
 
@@ -183,7 +185,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       const names: Array<string | Buffer> = ['with space.txt', 'new\nline.txt', '-leading-dash.txt', '--', 'dir with space/-x', NON_UTF8, ':(exclude)magic.txt', '*.txt'];
       fs.mkdirSync(path.join(repo, 'dir with space'));
       for (const n of names) fs.writeFileSync(bytesPath(repo, n), `content of ${typeof n === 'string' ? n : 'bytes'}\n`);
-      const before = userState(repo);
+      const before = userRepoState(repo);
       const snap = treeSnapshot(repo);
       const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       const inTree = new Set(lsTree(repo, r.commit));
@@ -194,7 +196,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.deepEqual(snapshotDiff(snap, treeSnapshot(repo)), []);
       assert.deepEqual((await store.readFileAtCheckpoint(repo, r.ref, NON_UTF8)).toString(), 'content of bytes\n');
       assert.deepEqual((await store.readFileAtCheckpoint(repo, r.ref, 'new\nline.txt')).toString(), 'content of new\nline.txt\n');
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
     });
 
     it('skips untracked files over the size cap and reports them; the restore leaves them alone', async () => {
@@ -280,7 +282,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       fs.writeFileSync(path.join(repo, 'untracked-at-cp.txt'), 'u\n');
       fs.mkdirSync(path.join(repo, 'build'));
       fs.writeFileSync(path.join(repo, 'build', 'out.o'), 'obj\n');
-      const before = userState(repo);
+      const before = userRepoState(repo);
       const cp = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       const atCheckpoint = treeSnapshot(repo, (rel) => rel === 'build' || rel.endsWith('.log'));
 
@@ -307,13 +309,13 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.deepEqual(res.changed.map((c) => `${c.status} ${c.path}`).sort(), [
         'added del.txt', 'added untracked-at-cp.txt', 'deleted created.txt', 'deleted newdir/deep/x.txt', 'modified mod.txt', 'modified run.sh', 'modified link',
       ].sort());
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
       assert.equal(gitOut(repo, ['log', '-1', '--format=%s', res.restorePoint]), `vox-restore-point:${cp.ref}`);
 
       const undo = await store.undoRestore({ worktree: repo, restorePoint: res.restorePoint });
       assert.deepEqual(snapshotDiff(preRestore, treeSnapshot(repo)), [], 'undo returns byte for byte');
       assert.notEqual(undo.restorePoint, res.restorePoint, 'undo leaves its own restore point');
-      assert.deepEqual(userState(repo), before);
+      assert.deepEqual(userRepoState(repo), before);
       const points = await store.listRestorePoints(repo);
       assert.deepEqual(points.map((p) => p.target), [cp.ref, res.restorePoint]);
     });
@@ -365,16 +367,16 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       fs.writeFileSync(path.join(fresh, 'f.txt'), 'f2\n');
       fs.writeFileSync(path.join(repo, 'top.txt'), 't2\n');
       const later = initRepo(path.join(repo, 'later'), { 'l.txt': 'l\n' }); // created after the checkpoint: left alone
-      const states = [userState(repo), userState(sub), userState(fresh)];
+      const states = [userRepoState(repo), userRepoState(sub), userRepoState(fresh)];
       const pre = treeSnapshot(repo);
       const res = await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: cp.ordinal, mode: 'files' });
       assert.deepEqual(snapshotDiff(atCp, treeSnapshot(repo, (rel) => rel === 'later')), []);
       assert.equal(fs.readFileSync(path.join(later, 'l.txt'), 'utf8'), 'l\n');
       assert.deepEqual(res.nested.map((n) => `${n.path}:${n.status}`).sort(), ['fresh:restored', 'sub:restored']);
-      assert.deepEqual([userState(repo), userState(sub), userState(fresh)], states);
+      assert.deepEqual([userRepoState(repo), userRepoState(sub), userRepoState(fresh)], states);
       await store.undoRestore({ worktree: repo, restorePoint: res.restorePoint });
       assert.deepEqual(snapshotDiff(pre, treeSnapshot(repo)), []);
-      assert.deepEqual([userState(repo), userState(sub), userState(fresh)], states);
+      assert.deepEqual([userRepoState(repo), userRepoState(sub), userRepoState(fresh)], states);
     });
   });
 

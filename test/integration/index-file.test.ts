@@ -7,7 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readIndexEntries } from '../../src/engine/git/index-file';
-import { gitBuf, initRepo } from '../support/git-fixtures';
+import { gitBuf } from '../support/git';
+import { initRepo } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 /** `ls-files -s` as a map path(latin1) → mode/sha, limited like the reader is. */

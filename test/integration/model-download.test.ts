@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DownloadError, RECOMMENDED_MODELS, downloadModel } from '../../src/engine/model/download';
+import { seededBytes, seededRandom } from '../support/random';
 
 /** Size of the fake model payload. */
 const PAYLOAD_BYTES = 1_000_000;
@@ -20,13 +21,11 @@ const DROP_AT = 300_000;
 const SLOW_CHUNK_DELAY_MS = 20;
 const SLOW_CHUNK_BYTES = 16_384;
 
+/** Seed of the fake payload's bytes. */
+const PAYLOAD_SEED = 12345;
+
 function makePayload(): Buffer {
-  const buf = Buffer.alloc(PAYLOAD_BYTES);
-  let x = 12345;
-  for (let i = 0; i < buf.length; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    buf[i] = x >>> 24;
-  }
+  const buf = Buffer.from(seededBytes(seededRandom(PAYLOAD_SEED), PAYLOAD_BYTES));
   buf.write('GGUF', 0, 'ascii');
   return buf;
 }

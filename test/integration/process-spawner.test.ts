@@ -12,7 +12,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitError, gitRaw } from '../../src/engine/git/git';
 import { helperPid, spawnViaHelper } from '../../src/engine/platform/process-spawner';
-import { gitOut, initRepo } from '../support/git-fixtures';
+import { gitOut } from '../support/git';
+import { initRepo } from '../support/git-fixtures';
+import { waitFor } from '../support/wait';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -123,7 +125,7 @@ describe('the process helper itself', function () {
     assert.notEqual(helperPid(), pid);
   });
 
-  it('never keeps its caller alive, and ends a fast-import left waiting cleanly when the caller exits', () => {
+  it('never keeps its caller alive, and ends a fast-import left waiting cleanly when the caller exits', async () => {
     const repo = initRepo(path.join(tmp, 'exit'), { 'a.txt': 'a\n' });
     // A separate Node process: one git call (the process must then exit by itself), and a
     // fast-import started with input that never comes, then an exit.
@@ -146,8 +148,7 @@ describe('the process helper itself', function () {
     const fi = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script, 'fast-import'], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8', timeout: 30_000 });
     assert.equal(fi.status, 0, fi.stderr);
     const helper = Number(/helper (\d+)/.exec(fi.stdout)?.[1]);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && isAlive(helper)) spawnSync('sleep', ['0.1']);
+    await waitFor('the helper to exit', 10_000, () => !isAlive(helper), 100).catch(() => undefined);
     assert.ok(!isAlive(helper), 'the helper exited after its caller');
     assert.deepEqual(fs.readdirSync(path.join(repo, '.git')).filter((n) => n.startsWith('fast_import_crash')), []);
     assert.deepEqual(fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.startsWith('tmp_')), []);

@@ -20,7 +20,9 @@ import {
 import { variantLocation } from '../../src/engine/variants/pool';
 import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
 import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
-import { commitAll, gitSync, makeRepo, makeSandbox, sleep, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
+import { git } from '../support/git';
+import { sleep } from '../support/wait';
+import { commitAll, makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 
 async function rejectsWith<T>(p: Promise<T>, code: WorktreeErrorCode): Promise<WorktreeError> {
   try {
@@ -53,7 +55,7 @@ describe('managed worktrees', () => {
 
   describe('create, list, remove', () => {
     it('creates a detached worktree at .vox/worktrees/<repo>/<slug>, lists it, removes it', async () => {
-      const head = gitSync(repo, ['rev-parse', 'HEAD']).trim();
+      const head = git(repo, ['rev-parse', 'HEAD']).trim();
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'feat-1' });
       assert.equal(wt.path, path.join(repo, '.vox', 'worktrees', 'app', 'feat-1'));
       assert.deepEqual([wt.family, wt.group, wt.slug, wt.head, wt.branch, wt.detached], ['repo', 'app', 'feat-1', head, null, true]);
@@ -71,20 +73,20 @@ describe('managed worktrees', () => {
     });
 
     it('creates on a new branch from a base ref, and lists only managed worktrees', async () => {
-      const first = gitSync(repo, ['rev-parse', 'HEAD']).trim();
+      const first = git(repo, ['rev-parse', 'HEAD']).trim();
       writeFile(repo, 'b.txt', 'b\n');
       commitAll(repo, 'second');
       const userWt = path.join(sb.dir, 'user-wt');
-      gitSync(repo, ['worktree', 'add', '-q', '--detach', userWt, 'HEAD']);
+      git(repo, ['worktree', 'add', '-q', '--detach', userWt, 'HEAD']);
 
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'topic', baseRef: first, branch: 'vox/topic' });
       assert.equal(wt.branch, 'refs/heads/vox/topic');
       assert.equal(wt.detached, false);
-      assert.equal(gitSync(repo, ['rev-parse', 'vox/topic']).trim(), first);
+      assert.equal(git(repo, ['rev-parse', 'vox/topic']).trim(), first);
       assert.equal(fs.existsSync(path.join(wt.path, 'b.txt')), false);
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => w.path), [wt.path]);
 
-      gitSync(repo, ['branch', 'feature', first]);
+      git(repo, ['branch', 'feature', first]);
       const onBranch = await createManagedWorktree({ repoRoot: repo, slug: 'on-feature', baseRef: 'feature', detach: false });
       assert.deepEqual([onBranch.branch, onBranch.head], ['refs/heads/feature', first]);
       await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'not-branch', baseRef: first, detach: false }), 'invalidRef');
@@ -135,7 +137,7 @@ describe('managed worktrees', () => {
       await createManagedWorktree({ repoRoot: repo, slug: 'one' });
       await createManagedWorktree({ repoRoot: repo, slug: 'two' });
       assert.equal(excludeLines(repo).filter((l) => l === '.vox/').length, 1);
-      assert.equal(gitSync(repo, ['status', '--porcelain', '--untracked-files=all']), '');
+      assert.equal(git(repo, ['status', '--porcelain', '--untracked-files=all']), '');
     });
 
     it('keeps existing content and adds a newline before .vox/ when the file lacks one', async () => {
@@ -200,11 +202,11 @@ describe('managed worktrees', () => {
     });
 
     it('never overwrites a file the checkout already has', async () => {
-      gitSync(repo, ['checkout', '-q', '-b', 'other']);
+      git(repo, ['checkout', '-q', '-b', 'other']);
       writeFile(repo, 'config/.env.test', 'FROM_COMMIT=1\n');
-      gitSync(repo, ['add', '-f', 'config/.env.test']);
-      gitSync(repo, ['commit', '-q', '-m', 'tracked env on other']);
-      gitSync(repo, ['checkout', '-q', 'main']);
+      git(repo, ['add', '-f', 'config/.env.test']);
+      git(repo, ['commit', '-q', '-m', 'tracked env on other']);
+      git(repo, ['checkout', '-q', 'main']);
       writeFile(repo, 'config/.env.test', 'FROM_WORKTREE=1\n'); // untracked (ignored) on main
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'keep', baseRef: 'other' });
       assert.deepEqual(wt.env?.skipped.find((s) => s.path === 'config/.env.test')?.reason, 'exists');
@@ -218,13 +220,13 @@ describe('managed worktrees', () => {
       writeFile(repo, '.gitignore', fs.readFileSync(path.join(repo, '.gitignore'), 'utf8') + '.env.linked\n');
       // On branch `other`, `secrets` is a committed symlink to a directory outside the repo; in the
       // user's tree it is a real directory holding an ignored .env.
-      gitSync(repo, ['checkout', '-q', '-b', 'other']);
+      git(repo, ['checkout', '-q', '-b', 'other']);
       const outsideDir = path.join(sb.dir, 'outside-dir');
       fs.mkdirSync(outsideDir);
       fs.symlinkSync(outsideDir, path.join(repo, 'secrets'));
-      gitSync(repo, ['add', '-f', 'secrets', '.gitignore']);
-      gitSync(repo, ['commit', '-q', '-m', 'symlinked secrets']);
-      gitSync(repo, ['checkout', '-q', 'main']);
+      git(repo, ['add', '-f', 'secrets', '.gitignore']);
+      git(repo, ['commit', '-q', '-m', 'symlinked secrets']);
+      git(repo, ['checkout', '-q', 'main']);
       writeFile(repo, 'secrets/.env', 'S=1\n');
 
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'links', baseRef: 'other' });
@@ -378,14 +380,14 @@ describe('managed worktrees', () => {
 
     it('refuses a locked worktree with its reason, even with force', async () => {
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'locked' });
-      gitSync(repo, ['worktree', 'lock', '--reason', 'x', wt.path]);
+      git(repo, ['worktree', 'lock', '--reason', 'x', wt.path]);
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => [w.locked, w.lockReason]), [[true, 'x']]);
       for (const force of [false, true]) {
         const e = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path, force }), 'locked');
         assert.equal(e.details.lockReason, 'x');
       }
       assert.ok(fs.existsSync(path.join(wt.path, 'README.md')));
-      gitSync(repo, ['worktree', 'unlock', wt.path]);
+      git(repo, ['worktree', 'unlock', wt.path]);
       await removeManagedWorktree({ repoRoot: repo, path: wt.path });
       assert.equal(fs.existsSync(wt.path), false);
     });
@@ -398,14 +400,14 @@ describe('managed worktrees', () => {
       writeFile(plain, 'data.txt', 'mine\n');
 
       const clone = path.join(root, 'clone');
-      gitSync(sb.dir, ['clone', '-q', repo, clone]);
+      git(sb.dir, ['clone', '-q', repo, clone]);
 
       const copy = path.join(root, 'copy');
       fs.cpSync(path.join(root, 'real'), copy, { recursive: true });
 
       const other = makeRepo(sb, 'other');
       const otherWt = path.join(sb.dir, 'other-wt');
-      gitSync(other, ['worktree', 'add', '-q', '--detach', otherWt, 'HEAD']);
+      git(other, ['worktree', 'add', '-q', '--detach', otherWt, 'HEAD']);
       const moved = path.join(root, 'moved');
       fs.renameSync(otherWt, moved);
 
@@ -421,7 +423,7 @@ describe('managed worktrees', () => {
 
     it('drops only its own admin entry: a user worktree whose directory is missing survives', async () => {
       const userWt = path.join(sb.dir, 'usb-drive-wt');
-      gitSync(repo, ['worktree', 'add', '-q', '--detach', userWt, 'HEAD']);
+      git(repo, ['worktree', 'add', '-q', '--detach', userWt, 'HEAD']);
       fs.renameSync(userWt, `${userWt}-unmounted`);
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'mine' });
       await removeManagedWorktree({ repoRoot: repo, path: wt.path });
@@ -505,10 +507,10 @@ describe('managed worktrees', () => {
     writeFile(repo, '.gitignore', '.env\n');
     commitAll(repo, 'gitignore');
     writeFile(repo, 'stashed.txt', 'stash me\n');
-    gitSync(repo, ['add', 'stashed.txt']);
-    gitSync(repo, ['stash', 'push', '-q', '-m', 'user stash']);
+    git(repo, ['add', 'stashed.txt']);
+    git(repo, ['stash', 'push', '-q', '-m', 'user stash']);
     writeFile(repo, 'staged.txt', 'staged\n');
-    gitSync(repo, ['add', 'staged.txt']);
+    git(repo, ['add', 'staged.txt']);
     fs.appendFileSync(path.join(repo, 'README.md'), 'unstaged edit\n');
     writeFile(repo, 'untracked.txt', 'u\n');
     writeFile(repo, '.env', 'A=1\n');
@@ -526,6 +528,6 @@ describe('managed worktrees', () => {
     const { branches: branchesAfter, ...restAfter } = after;
     const { branches: branchesBefore, ...restBefore } = before;
     assert.deepEqual(restAfter, restBefore);
-    assert.equal(branchesAfter, branchesBefore + gitSync(repo, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/vox/state']), 'only the requested branch was added');
+    assert.equal(branchesAfter, branchesBefore + git(repo, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/vox/state']), 'only the requested branch was added');
   });
 });

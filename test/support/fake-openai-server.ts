@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sleep } from './wait';
 
 /** Pieces a tool call's argument JSON is cut into when the script gives no explicit chunks. */
 export const DEFAULT_ARG_PIECES = 3;
@@ -189,8 +190,6 @@ export interface WireFormat {
   /** Headers every response carries (request ids, …). */
   responseHeaders(seq: number): Record<string, string>;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function startScriptedServer(format: WireFormat, opts: FakeServerOptions): Promise<FakeServer> {
   const queue = [...opts.responses];

@@ -1,37 +1,15 @@
 /**
- * Real git repositories for checkpoint tests: creation (with an identity passed in the
- * environment, since CI machines may lack a global one), byte-exact snapshots of a working tree
- * (file names as raw bytes, content, executable bit, symlink targets), and the user-visible git
- * state a checkpoint must never change (HEAD, branch, real index, stash).
+ * Real git repositories for checkpoint tests: creation (`initRepo`), byte-exact snapshots of a
+ * working tree (file names as raw bytes, content, executable bit, symlink targets) and of a
+ * commit's tree, and their differences. Git runs through test/support/git.ts; the user-visible
+ * git state a checkpoint must never change is test/support/user-repo.ts's.
  */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { gitBuf } from './git';
 
-/** Identity and isolation for fixture git commands (never used by the store itself). */
-export const FIXTURE_GIT_ENV: Record<string, string> = {
-  GIT_AUTHOR_NAME: 'Fixture Author',
-  GIT_AUTHOR_EMAIL: 'author@fixture.invalid',
-  GIT_COMMITTER_NAME: 'Fixture Author',
-  GIT_COMMITTER_EMAIL: 'author@fixture.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
-
-function fixtureEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...FIXTURE_GIT_ENV };
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE']) delete env[k];
-  return env;
-}
-
-/** Runs git in `cwd` for a fixture; returns stdout as a Buffer. */
-export function gitBuf(cwd: string, args: string[], input?: Buffer | string): Buffer {
-  return execFileSync('git', ['-c', 'advice.addEmbeddedRepo=false', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgSign=false', ...args], { cwd, env: fixtureEnv(), input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
-}
-
-export function gitOut(cwd: string, args: string[], input?: Buffer | string): string {
-  return gitBuf(cwd, args, input).toString('utf8').replace(/\n$/, '');
-}
+// Re-exported for tests that still import the runner from here (checkpoint-service, cli-vcs).
+export { gitBuf, gitOut } from './git';
 
 /** `git init` with an initial commit of `files` (omit files for a repository with no commits). */
 export function initRepo(dir: string, files?: Record<string, string>): string {
@@ -46,34 +24,6 @@ export function initRepo(dir: string, files?: Record<string, string>): string {
     gitBuf(dir, ['commit', '-q', '-m', 'initial']);
   }
   return dir;
-}
-
-export interface GitUserState {
-  head: string | null;
-  symbolicHead: string | null;
-  indexSha: string | null;
-  stash: string;
-  branches: string;
-}
-
-function tryOut(cwd: string, args: string[]): string | null {
-  try {
-    return gitOut(cwd, args);
-  } catch {
-    return null;
-  }
-}
-
-/** Everything of the user's git state that a checkpoint, restore or undo must leave alone. */
-export function userState(dir: string): GitUserState {
-  const indexPath = path.resolve(dir, gitOut(dir, ['rev-parse', '--git-path', 'index']));
-  return {
-    head: tryOut(dir, ['rev-parse', '-q', '--verify', 'HEAD']),
-    symbolicHead: tryOut(dir, ['symbolic-ref', '-q', 'HEAD']),
-    indexSha: fs.existsSync(indexPath) ? createHash('sha256').update(fs.readFileSync(indexPath)).digest('hex') : null,
-    stash: tryOut(dir, ['stash', 'list']) ?? '',
-    branches: tryOut(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']) ?? '',
-  };
 }
 
 export type Entry = { kind: 'file'; content: Buffer; executable: boolean } | { kind: 'symlink'; target: Buffer };
@@ -119,33 +69,6 @@ export function snapshotDiff(expected: Map<string, Entry>, actual: Map<string, E
 /** Path helper for names given as raw bytes. */
 export function bytesPath(root: string, ...parts: Array<string | Buffer>): Buffer {
   return Buffer.concat(parts.flatMap((p, i) => [Buffer.from(i === 0 ? `${root}/` : '/'), typeof p === 'string' ? Buffer.from(p) : p]));
-}
-
-/**
- * A cheap, filesystem-only fingerprint of the same user state (for tests that check it after
- * every step): the bytes of HEAD, the real index, packed-refs, every file under refs/heads and
- * refs/tags, refs/stash and the stash reflog. Any change to HEAD, a branch, the index or the stash
- * changes it. `gitDir` is the repository's (per-worktree) git dir.
- */
-export function userStateFingerprint(gitDir: string): string {
-  const h = createHash('sha256');
-  const add = (rel: string): void => {
-    const p = path.join(gitDir, rel);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(p);
-    } catch {
-      h.update(`${rel}:absent\n`);
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const n of fs.readdirSync(p).sort()) add(path.join(rel, n));
-    } else {
-      h.update(`${rel}:`).update(fs.readFileSync(p)).update('\n');
-    }
-  };
-  for (const rel of ['HEAD', 'index', 'packed-refs', 'refs/heads', 'refs/tags', 'refs/stash', 'logs/refs/stash']) add(rel);
-  return h.digest('hex');
 }
 
 /**

@@ -7,7 +7,7 @@
 import {
   TurnStreamRegistry, type ChunkKind, type TurnChunk, type TurnEnd, type TurnStreamRegistryOptions, type Subscription,
 } from '../../src/engine/stream/turn-stream-registry';
-import { seededRandom } from './manual-clock';
+import { seededRandom } from './random';
 
 /** Event-loop turns the chaos loop may take before giving up: a broken registry fails, never hangs. */
 export const MAX_SPINS = 500_000;

@@ -1,34 +1,15 @@
 /**
- * Real git repositories in temporary directories for the managed-worktree tests. Commits carry a
- * fixed identity passed through the environment (CI may have no global git identity) and never
- * sign. `userState` snapshots everything a worktree operation must leave alone in the user's
- * repository: HEAD, the current branch, the index bytes, the stash and the status.
+ * Real git repositories in temporary directories for the managed-worktree and variant tests: a
+ * sandbox directory (removable even when a test left read-only directories behind), repositories
+ * with one initial commit, commits, file writes and byte snapshots of a directory. Git runs
+ * through test/support/git.ts; what a worktree operation must leave alone in the user's
+ * repository is test/support/user-repo.ts's invariant (`userState` below adds `git status`).
  */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { git } from './git';
 import { makeTmpDir, removeTmpDir } from './tmp';
-
-/** Identity and settings for every fixture git call; GIT_OPTIONAL_LOCKS keeps status read-only. */
-const FIXTURE_GIT_ENV: Record<string, string> = {
-  GIT_AUTHOR_NAME: 'Vox Test',
-  GIT_AUTHOR_EMAIL: 'vox-test@example.invalid',
-  GIT_COMMITTER_NAME: 'Vox Test',
-  GIT_COMMITTER_EMAIL: 'vox-test@example.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_OPTIONAL_LOCKS: '0',
-  GIT_TERMINAL_PROMPT: '0',
-};
-
-/** Environment variables that would point a fixture git call at the wrong repository. */
-const REDIRECTING_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY'];
-
-export function gitSync(cwd: string, args: string[]): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...FIXTURE_GIT_ENV };
-  for (const k of REDIRECTING_ENV) delete env[k];
-  return execFileSync('git', ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
+import { userRepoState, type UserRepoState } from './user-repo';
 
 export function writeFile(root: string, rel: string, content: string | Buffer): string {
   const p = path.join(root, rel);
@@ -70,42 +51,25 @@ export function makeSandbox(): Sandbox {
 export function makeRepo(sandbox: Sandbox, name: string, opts: { commit?: boolean; files?: Record<string, string> } = {}): string {
   const root = path.join(sandbox.dir, name);
   fs.mkdirSync(root, { recursive: true });
-  gitSync(root, ['init', '-q', '-b', 'main']);
+  git(root, ['init', '-q', '-b', 'main']);
   if (opts.commit !== false) {
     writeFile(root, 'README.md', `# ${name}\n`);
     for (const [rel, content] of Object.entries(opts.files ?? {})) writeFile(root, rel, content);
-    gitSync(root, ['add', '-A']);
-    gitSync(root, ['commit', '-q', '-m', 'initial']);
+    git(root, ['add', '-A']);
+    git(root, ['commit', '-q', '-m', 'initial']);
   }
   return root;
 }
 
 export function commitAll(root: string, message: string): string {
-  gitSync(root, ['add', '-A']);
-  gitSync(root, ['commit', '-q', '-m', message]);
-  return gitSync(root, ['rev-parse', 'HEAD']).trim();
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', message]);
+  return git(root, ['rev-parse', 'HEAD']).trim();
 }
 
-export interface UserState {
-  head: string;
-  branch: string;
-  indexSha256: string;
-  stash: string;
-  status: string;
-  branches: string;
-}
-
-/** Snapshot of what no worktree operation may change in the user's repository at `root`. */
-export function userState(root: string): UserState {
-  const index = path.join(root, '.git', 'index');
-  return {
-    head: gitSync(root, ['rev-parse', 'HEAD']).trim(),
-    branch: gitSync(root, ['symbolic-ref', '-q', 'HEAD']).trim(),
-    indexSha256: fs.existsSync(index) ? createHash('sha256').update(fs.readFileSync(index)).digest('hex') : '',
-    stash: gitSync(root, ['stash', 'list', '--format=%H %gs']),
-    status: gitSync(root, ['status', '--porcelain=v1', '--untracked-files=all']),
-    branches: gitSync(root, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads']),
-  };
+/** The user's repository (test/support/user-repo.ts) plus its `git status`: what no worktree operation may change. */
+export function userState(root: string): UserRepoState & { status: string } {
+  return userRepoState(root, { status: true }) as UserRepoState & { status: string };
 }
 
 /** Every regular file under `dir` (no symlinks followed) with its bytes, keyed by relative path. */
@@ -118,9 +82,4 @@ export function snapshotFiles(dir: string): Map<string, Buffer> {
   };
   walk(dir);
   return out;
-}
-
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -2,7 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { ChunkBatcher, BATCH_INTERVAL_MS, BATCH_MAX_BYTES, type BatchSink } from '../../src/engine/stream/chunk-batcher';
 import { StreamError, TurnStreamRegistry, type ChunkKind, type TurnChunk, type TurnEnd } from '../../src/engine/stream/turn-stream-registry';
-import { ManualClock, seededRandom } from '../support/manual-clock';
+import { ManualClock } from '../support/manual-clock';
+import { seededRandom } from '../support/random';
 
 function recorder() {
   const log: Array<{ chunks: TurnChunk[] } | { end: TurnEnd }> = [];

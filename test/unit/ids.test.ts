@@ -18,7 +18,7 @@ import {
   parseDerived,
   type IdErrorCode,
 } from '../../src/engine/ids/ids';
-import { seededRandom } from '../support/manual-clock';
+import { seededRandom } from '../support/random';
 
 
 function throwsId(fn: () => unknown, code: IdErrorCode): void {

@@ -18,6 +18,7 @@ import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/tools/search-text';
 import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } from '../../src/engine/tools/run-command';
 import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { waitFor } from '../support/wait';
 
 const tools = builtinToolRegistry();
 const lookupTool = (r: ToolRegistry, name: string) => r.lookup(name);
@@ -45,21 +46,16 @@ async function rejects(p: Promise<unknown> | (() => unknown), code: string, patt
 }
 
 /** True once `pid` no longer runs (gone, or a zombie waiting for a reaper that is not us). */
-async function processGone(pid: number, withinMs = 1500): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    let alive = true;
+function processGone(pid: number, withinMs = 1500): Promise<boolean> {
+  const gone = (): boolean => {
     try {
       process.kill(pid, 0);
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (/\) Z /.test(stat)) alive = false;
+      return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
     } catch {
-      alive = false;
+      return true;
     }
-    if (!alive) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  };
+  return waitFor(`process ${pid} to end`, withinMs, gone, 25).then(() => true, () => false);
 }
 
 describe('agent tools', () => {

@@ -4,7 +4,7 @@ import {
   StreamError, TurnStreamRegistry, MAX_RETAINED_ENDED_TURNS, type ChunkKind, type TurnChunk, type TurnEnd,
   type TurnStreamRegistryOptions, type StreamErrorCode,
 } from '../../src/engine/stream/turn-stream-registry';
-import { seededRandom } from '../support/manual-clock';
+import { seededRandom } from '../support/random';
 import { makeScript, runChaos, MAX_SPINS } from '../support/stream-chaos';
 
 function throwsCode(fn: () => unknown, code: StreamErrorCode): void {

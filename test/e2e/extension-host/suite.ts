@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Mocha from 'mocha';
 import type { VoxApi } from '../../../src/extension/extension';
+import { withTimeout } from '../../support/wait';
 
 const EXTENSION_ID = 'vox-dev.vox';
 const REQUIRED_COMMANDS = ['vox.newThread', 'vox.showLogs', 'vox.setApiKey'];
@@ -30,22 +31,6 @@ interface TestRecord {
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
-}
-
-function withTimeout<T>(what: string, ms: number, p: Thenable<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    Promise.resolve(p).then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }
 
 /** The activated extension's API, or a clear error naming what is missing. */
