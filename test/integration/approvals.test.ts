@@ -12,6 +12,10 @@ import type { EngineUpdate, UpdateOf } from '../../src/protocol/updates';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { waitFor } from '../support/wait';
+
+/** Polls a condition of the engine (20 ms apart, 20 s at most). */
+const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
 
 describe('approvals carry their thread and run', function () {
   this.timeout(30_000);
@@ -76,11 +80,3 @@ describe('approvals carry their thread and run', function () {
     assert.equal(fs.existsSync(path.join(dir, 'b.txt')), false);
   });
 });
-
-async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -8,6 +8,7 @@ import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { waitFor } from '../support/wait';
 
 describe('client session (protocol handlers over a real engine)', function () {
   this.timeout(20_000);
@@ -35,14 +36,8 @@ describe('client session (protocol handlers over a real engine)', function () {
   }
   const resultOf = <T>(out: EngineUpdate[], id: string) => (out.find((u) => u.type === 'result' && u.inReplyTo === id) as Extract<EngineUpdate, { type: 'result' }> | undefined)?.value as T;
 
-  async function until(out: EngineUpdate[], pred: (u: EngineUpdate) => boolean): Promise<EngineUpdate> {
-    for (let i = 0; i < 200; i++) {
-      const hit = out.find(pred);
-      if (hit) return hit;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`timed out; got ${JSON.stringify(out.map((u) => u.type))}`);
-  }
+  const until = (out: EngineUpdate[], pred: (u: EngineUpdate) => boolean): Promise<EngineUpdate> =>
+    waitFor('an update', 4_000, () => out.find(pred), { everyMs: 20, detail: () => `got ${JSON.stringify(out.map((u) => u.type))}` });
 
   it('sendPrompt → result {threadId, runId}; two clients see the same turn, one joining mid-way, text identical', async () => {
     const a: EngineUpdate[] = [];

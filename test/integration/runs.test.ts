@@ -13,6 +13,10 @@ import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-open
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeRepo, makeSandbox, type Sandbox } from '../support/worktree-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { waitFor } from '../support/wait';
+
+/** Polls a condition of the engine (20 ms apart, 20 s at most). */
+const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
 
 const ROOT = path.resolve(__dirname, '../..');
 /** A turn slow enough that a second prompt arrives while it runs. */
@@ -161,11 +165,3 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     }
   });
 });
-
-async function until(pred: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
