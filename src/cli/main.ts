@@ -31,9 +31,8 @@ function describeError(e: unknown): string {
   return `${err.name ?? 'Error'}${err.code ? ` (${err.code})` : ''}: ${err.message ?? String(e)}`;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let pending: Promise<number> | null = null;
-  const run = (p: Promise<number>) => void (pending = p);
+/** The whole command tree; `run` receives each command's work (main awaits it). */
+export function buildProgram(run: (p: Promise<number>) => void): Command {
   const program = new Command('vox')
     .description('Vox, the coding agent, from the command line')
     .addHelpText('after', `\n${MODELS_HELP}`)
@@ -53,6 +52,12 @@ export async function main(argv: string[]): Promise<number> {
   registerCheckpointCommands(program, run);
   registerWorktreeCommands(program, run);
   registerVariantCommands(program, run);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let pending: Promise<number> | null = null;
+  const program = buildProgram((p) => void (pending = p));
   try {
     if (argv.length === 0) {
       program.outputHelp();
