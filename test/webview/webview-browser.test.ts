@@ -298,6 +298,32 @@ describe('chat webview in Chromium (fake host)', function () {
     await page.locator('button.threads-toggle').click();
   });
 
+  it('the thread list is paged: "More threads…" asks for the next page and shows it', async () => {
+    await page.locator('button.threads-toggle').click();
+    const first = (await posted()).filter((m) => m.type === 'listThreads').at(-1)!;
+    await host({ type: 'result', inReplyTo: first.requestId, value: { nextCursor: '1:thread:z', threads: [
+      { id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0 },
+    ] } });
+    await page.locator('#vox-thread-panel button.more').click();
+    const more = await waitPosted('listThreads after the cursor', (m) => m.type === 'listThreads' && m.before === '1:thread:z');
+    await host({ type: 'result', inReplyTo: more.requestId, value: { nextCursor: null, threads: [{ id: 'thread:paged', title: 'From the second page', createdAt: 1, updatedAt: 0, lastSeq: 0 }] } });
+    await page.locator('#vox-thread-panel li.row', { hasText: 'From the second page' }).waitFor();
+    assert.equal(await page.locator('#vox-thread-panel button.more').count(), 0, 'no more pages');
+    await page.locator('button.threads-toggle').click();
+  });
+
+  it('an approval of another thread shows as a notice that opens it, never as Approve buttons in this thread', async () => {
+    await host({ type: 'approvalRequested', callId: 'item:other', threadId: 'thread:paged', runId: 'run:other', toolName: 'run_command', argumentsJson: '{"command":"npm test"}', toolClass: 'execute' });
+    const notice = page.locator('.elsewhere');
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /A tool call waits for your approval in “From the second page”/);
+    assert.equal(await page.locator('vscode-button.approve').count(), 0, 'nothing to approve in the open thread');
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-approval-elsewhere.png') });
+    await host({ type: 'approvalSettled', callId: 'item:other', threadId: 'thread:paged', runId: 'run:other', decision: 'denied' });
+    await notice.waitFor({ state: 'detached' });
+  });
+
   it('runs under the strict CSP without violations or page errors; screenshot', async () => {
     await host({ type: 'events', threadId: T, events: [
       ev({ type: 'message.added', messageId: 'm:u2', parentId: 'm:a', role: 'user', content: 'line one\nline two', runId: null, status: 'complete' }),
