@@ -1,25 +1,14 @@
 /** `vox variants run` as a real process: two variants in worktrees, waited for, reported as JSON, discarded; bad input typed. */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { initRepo } from '../support/git-fixtures';
+import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { userRepoState } from '../support/user-repo';
 
-const ROOT = path.resolve(__dirname, '../..');
 
-function vox(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 describe('vox CLI: variants', function () {
   this.timeout(60_000);
@@ -48,7 +37,7 @@ describe('vox CLI: variants', function () {
 
   it('runs two variants, prints both as JSON, and --discard removes their worktrees; the user\'s repository is untouched', async () => {
     const before = userRepoState(repo);
-    const r = await vox(['variants', 'run', '--model', 'openai:gpt-test', '--model', 'openai:gpt-test', '--yes', '--discard', '--json', '--cwd', repo, 'write v.txt'], env);
+    const r = await runVox(['variants', 'run', '--model', 'openai:gpt-test', '--model', 'openai:gpt-test', '--yes', '--discard', '--json', '--cwd', repo, 'write v.txt'], env);
     assert.equal(r.code, 0, r.err);
     const out = JSON.parse(r.out) as { pool: { variants: { status: string; worktreePath: string }[] }; discarded: boolean };
     assert.deepEqual(out.pool.variants.map((v) => v.status), ['completed', 'completed']);
@@ -59,10 +48,10 @@ describe('vox CLI: variants', function () {
   });
 
   it('bad input: no model is a typed VariantError (exit 1); a non-numeric --adopt is a usage error (exit 2)', async () => {
-    const none = await vox(['variants', 'run', '--cwd', repo, 'do it'], env);
+    const none = await runVox(['variants', 'run', '--cwd', repo, 'do it'], env);
     assert.equal(none.code, 1);
     assert.match(none.err, /VariantError \(invalidModels\)/);
-    const bad = await vox(['variants', 'run', '--model', 'openai:gpt-test', '--adopt', 'x', '--cwd', repo, 'do it'], env);
+    const bad = await runVox(['variants', 'run', '--model', 'openai:gpt-test', '--adopt', 'x', '--cwd', repo, 'do it'], env);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--adopt takes a variant index/);
     assert.deepEqual(fs.readdirSync(repo).filter((f) => f !== '.git'), ['a.txt']);

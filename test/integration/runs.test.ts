@@ -5,20 +5,19 @@
  * reaches variant runs too. Real engine, real SQLite, real processes, fake OpenAI server.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { ClientError } from '../../src/client/engine-client';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeRepo, makeSandbox, type Sandbox } from '../support/worktree-fixtures';
+import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
 /** Polls a condition of the engine (20 ms apart, 20 s at most). */
 const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
 
-const ROOT = path.resolve(__dirname, '../..');
 /** A turn slow enough that a second prompt arrives while it runs. */
 const slowTurn = (text: string) => textTurn(text.split(' ').map((w) => `${w} `), { eventDelayMs: 60 });
 
@@ -33,16 +32,6 @@ async function rejectsBusy(p: Promise<unknown>): Promise<ClientError> {
   assert.fail('expected run/threadBusy');
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 describe('runs: one active run per thread, one owner of all runs', function () {
   this.timeout(60_000);
@@ -104,12 +93,12 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     server = await startFakeOpenAI({ responses: [textTurn('created'), textTurn(['the only ', 'turn ', 'that ran'], { holds: [{ afterEvents: 2, release: held }] })] });
     const home = path.join(dir, 'home');
     const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
-    const made = await runCli(['chat', '--model', 'openai:gpt-test', '--cwd', dir, 'create the thread'], env);
+    const made = await runVox(['chat', '--model', 'openai:gpt-test', '--cwd', dir, 'create the thread'], env);
     assert.equal(made.code, 0, made.err);
     const store = VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
     const threadId = store.listThreads()[0]!.id;
     store.close();
-    const runs = [1, 2, 3, 4].map((i) => runCli(['chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, `prompt ${i}`], env));
+    const runs = [1, 2, 3, 4].map((i) => runVox(['chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, `prompt ${i}`], env));
     let refused = 0;
     for (const r of runs) void r.then((x) => x.code === 75 && ++refused === 3 && release());
     const results = await Promise.all(runs);
