@@ -1,6 +1,6 @@
 /**
  * Capture stage 1, find what changed (SPEC §4.2: a cost proportional to what changed). Three
- * ways, each one or two git processes at most, each returning a change list:
+ * ways, each returning a change list:
  *   - status mode (`findStatusChanges`, an incremental capture without `changedPaths`): one
  *     `git status --porcelain=v2 -z -uall` on a copy of the warm index, with git's untracked
  *     cache on (directories whose mtime did not change are not read again) and optional locks
@@ -16,6 +16,8 @@
  *     (gitlinks, unmerged entries) on a copy of the real index, untracked files over the size cap
  *     left out, nested repositories probed (`nested-repos.ts`): those with no commit or that
  *     cannot be entered are left out of the outer add.
+ * Also here: whether a known nested repository is still the same one (`stillNested`), and which
+ * over-cap files stay left out in reported mode (`stillSkipped`).
  *
  * Anything unusual in an incremental capture throws `FallBack` (the full snapshot then decides).
  */
