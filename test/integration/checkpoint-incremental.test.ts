@@ -1,5 +1,5 @@
 /**
- * The incremental capture (src/engine/checkpoints/capture/delta.ts and scan.ts) against real git: every
+ * The incremental capture (src/engine/checkpoints/capture/pipeline.ts and its stages) against real git: every
  * checkpoint it writes holds exactly what a full snapshot of the same working tree holds; the
  * journal on the warm index adds up to the captured tree and is applied once it is long; clean
  * filters are honoured; a stale "last checkpoint" (another store captured the thread) and a
@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { GitPlumbingCheckpointStore, PACK_CONSOLIDATE_THRESHOLD, WARM_MAX_PENDING, packMaintenanceIdle } from '../../src/engine/checkpoints/git-checkpoints';
 import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
-import { fastImportCommit } from '../../src/engine/checkpoints/capture/fast-import';
+import { fastImportCommit } from '../../src/engine/checkpoints/capture/commit';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { userRepoState } from '../support/user-repo';
 

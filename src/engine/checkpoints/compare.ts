@@ -10,7 +10,8 @@
  */
 import { readCommit, resolveCommit, type RepoInfo } from './repo';
 import { parseCommitMessage } from './refs';
-import { readBlobAt, relKey, type DiffSide } from './diff';
+import { readBlobAt, type DiffSide } from './diff';
+import { relKey } from './paths';
 import { probeNestedRepo } from './nested-repos';
 import type { SnapshotNode } from './capture/snapshot';
 import { CheckpointError } from './types';

@@ -14,7 +14,7 @@ import { run, runText, type RepoInfo } from './repo';
 import { statusFromLetter } from './refs';
 import { GITLINK_MODE } from './nested-repos';
 import { CheckpointError, repoPath, type ChangeStatus, type FileDiffStat, type RepoPath } from './types';
-import { joinRel } from './capture/snapshot';
+import { joinRel, relKey } from './paths';
 
 export interface RawDiffEntry extends RepoPath {
   status: ChangeStatus;
@@ -85,10 +85,6 @@ export interface DiffSide {
   repo: RepoInfo;
   tree: string;
   nested: Map<string, { rel: RepoPath; side: () => Promise<DiffSide | null> }>;
-}
-
-export function relKey(rel: Buffer): string {
-  return rel.toString('hex');
 }
 
 /**

@@ -3,16 +3,16 @@
  * refs, at a cost proportional to what changed, without ever touching HEAD, branches, the real
  * index, the stash or (on capture) the working tree, and without losing a byte on restore.
  *
- *   capture   incremental from the repository's warm state when there is one
- *             (`capture/delta.ts`: status or the reported paths, fast-import, a journal),
- *             else the full snapshot (`capture/snapshot.ts`: temp copy of the real index,
- *             `add -A` minus over-cap untracked files and commit-less nested repositories,
- *             `write-tree`; then `commit-tree` with the thread's previous checkpoint as parent and
- *             a create-only `update-ref refs/vox/checkpoints/<encoded thread>/<ordinal>`,
- *             `capture/commit.ts`), which leaves the warm state behind. Nested repositories are
- *             checkpointed inside themselves under the same ref name and listed with their commit
- *             ids in the outer metadata. The last checkpoint of each thread is remembered, so a
- *             capture needs no ref listing (a stale memory is caught by git and retried).
+ *   capture   the capture pipeline (`capture/pipeline.ts`): target → find what changed → write
+ *             objects → trees and commit → move the ref → journal, incremental from the
+ *             repository's warm state when there is one (status or the reported paths,
+ *             fast-import, a journal), else the full snapshot (temp copy of the real index, one
+ *             walk, `add -A`, `write-tree`, `commit-tree`, create-only `update-ref
+ *             refs/vox/checkpoints/<encoded thread>/<ordinal>`), which leaves the warm state
+ *             behind. Nested repositories are checkpointed inside themselves under the same ref
+ *             name and listed with their commit ids in the outer metadata. The last checkpoint of
+ *             each thread is remembered, so a capture needs no ref listing (a stale memory is
+ *             caught by git and retried).
  *   restore   restore point first (`refs/vox/restore-points/<stamp>`), then git's two-tree switch
  *             on a temporary index (`restore.ts`); `undoRestore` restores a restore
  *             point the same way (leaving a new restore point).
@@ -27,13 +27,13 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from '../platform/workspace-lease';
-import { emptyTree, headCommit, listRefs, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
+import { emptyTree, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './refs';
-import { disposeSnapshot, joinRel, snapshotRepo, type SnapshotNode } from './capture/snapshot';
-import { commitCheckpoint, commitRestorePoint, type CheckpointHeader } from './capture/commit';
-import { applyRestore, planRestore, preserveObstacles } from './restore';
-import { dropWarmIndex, keepWarmSnapshot, readWarm } from './capture/warm';
-import { captureDelta, normalizeReported, type RepoCapture } from './capture/delta';
+import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './capture/snapshot';
+import { captureWorktree, prepareWarmState } from './capture/pipeline';
+import { LastCheckpoints } from './capture/target';
+import { applyRestore, commitRestorePoint, planRestore, preserveObstacles } from './restore';
+import { dropWarmIndex } from './warm-state';
 import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
@@ -53,19 +53,16 @@ import {
   type RestoreOptions,
   type RestorePointInfo,
   type RestoreResult,
-  type SkippedFile,
 } from './types';
 
 export * from './types';
 export { checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from './refs';
 export { GITLINK_MODE, MAX_NESTED_DEPTH } from './nested-repos';
-export { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING } from './capture/warm';
+export { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING } from './warm-state';
 export { PACK_CONSOLIDATE_THRESHOLD, packMaintenanceIdle, packMaintenanceStats } from './packs';
 
 /** Most resolved repositories remembered by one store. */
 const REPO_CACHE_MAX = 256;
-/** Most (worktree, thread) pairs whose last checkpoint a store remembers. */
-const LAST_CHECKPOINT_CACHE_MAX = 1024;
 /** Random bytes in a restore point name (on top of the time stamp and sequence number). */
 const RESTORE_POINT_RANDOM_BYTES = 3;
 
@@ -80,17 +77,6 @@ export interface CheckpointStoreOptions {
   now?: () => number;
 }
 
-/** Over-cap files a snapshot left out, nested ones with their path from the top. */
-function skippedOf(node: SnapshotNode): SkippedFile[] {
-  return [...node.skipped, ...node.children.flatMap((c) => skippedOf(c).map((s) => ({ ...joinRel(c.rel, s), bytes: s.bytes })))];
-}
-
-function collectWarnings(node: SnapshotNode, out: string[] = []): string[] {
-  out.push(...node.warnings);
-  for (const c of node.children) collectWarnings(c, out);
-  return out;
-}
-
 export class GitPlumbingCheckpointStore {
   private readonly leases: WorkspaceLeaseMap;
   private readonly maxUntrackedBytes: number;
@@ -98,12 +84,11 @@ export class GitPlumbingCheckpointStore {
   private readonly now: () => number;
   private restoreSeq = 0;
   /**
-   * The last checkpoint this store made per worktree and thread (`root\0threadId`), so the next
-   * capture needs no ref listing. If another process captured the thread since, the new ref
-   * exists and is not a descendant: git refuses to move it, and the capture runs again from the
-   * refs. Pruning forgets the worktree's entries.
+   * The last checkpoint this store made per worktree and thread, so the next capture needs no ref
+   * listing (`capture/target.ts`; a stale one is caught by git and retried, `capture/move-ref.ts`).
+   * Pruning forgets the worktree's entries.
    */
-  private readonly lastCheckpoint = new Map<string, { ordinal: number; commit: string }>();
+  private readonly lastCheckpoints = new LastCheckpoints();
   /** Resolved repositories by the path callers pass (checked to still exist before each use). */
   private readonly repos = new Map<string, RepoInfo>();
 
@@ -123,91 +108,29 @@ export class GitPlumbingCheckpointStore {
     return this.leases.withWorkspaceLease(repo.root, async () => {
       const started = performance.now();
       const timeMs = this.now();
-      const cacheKey = `${repo.root}\0${opts.threadId}`;
-      const cached = opts.ordinal === undefined ? this.lastCheckpoint.get(cacheKey) : undefined;
-      this.lastCheckpoint.delete(cacheKey);
-      try {
-        return await this.capture(repo, opts, started, timeMs, cached);
-      } catch (err) {
-        // The remembered last checkpoint may be stale (another process captured this thread):
-        // once more from the refs.
-        if (!cached) throw err;
-        return await this.capture(repo, opts, started, timeMs, undefined);
-      }
-    });
-  }
-
-  /** The new checkpoint's header and the thread's previous checkpoint (from memory or the refs). */
-  private async headFor(repo: RepoInfo, opts: CaptureOptions, timeMs: number, cached: { ordinal: number; commit: string } | undefined): Promise<{ header: CheckpointHeader; prevCommit: string | null }> {
-    const header = (ordinal: number): CheckpointHeader => ({ ref: checkpointRef(opts.threadId, ordinal), threadId: opts.threadId, ordinal, trigger: opts.trigger, timeMs });
-    if (cached) return { header: header(cached.ordinal + 1), prevCommit: cached.commit };
-    const refs = await listRefs(repo, threadRefPrefix(opts.threadId));
-    const existing = refs.map((r) => ({ ...r, parsed: parseCheckpointRef(r.ref) })).filter((r) => r.parsed);
-    const ordinal = opts.ordinal ?? existing.reduce((m, r) => Math.max(m, r.parsed!.ordinal), 0) + 1;
-    if (existing.some((r) => r.parsed!.ordinal === ordinal)) throw new CheckpointError('checkpointExists', `${checkpointRef(opts.threadId, ordinal)} already exists`);
-    const prev = existing.filter((r) => r.parsed!.ordinal < ordinal).sort((a, b) => b.parsed!.ordinal - a.parsed!.ordinal)[0] ?? null;
-    return { header: header(ordinal), prevCommit: prev?.commit ?? null };
-  }
-
-  private async capture(repo: RepoInfo, opts: CaptureOptions, started: number, timeMs: number, cached: { ordinal: number; commit: string } | undefined): Promise<CheckpointReceipt> {
-    try {
-      const head = this.headFor(repo, opts, timeMs, cached);
-      head.catch(() => undefined);
-      const warm = await readWarm(repo);
-      const reported = opts.changedPaths && warm ? await normalizeReported(repo.root, opts.changedPaths, warm.nested.map((n) => n.rel.raw)) : null;
-      // Incremental first (status mode, or reported mode when the paths can be trusted).
-      const delta = opts.changedPaths && !reported ? null : await captureDelta(repo, { head, maxUntrackedBytes: this.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, fullNested: (r, rel, prev, depth) => this.captureFull(r, rel, head, prev, depth) });
-      const { header, prevCommit } = await head;
-      const result = delta ?? (await this.captureFull(repo, null, head, prevCommit, 0));
-      // An explicitly chosen ordinal need not be the thread's last: only automatic ones are remembered.
-      if (opts.ordinal === undefined) this.rememberLast(`${repo.root}\0${opts.threadId}`, { ordinal: header.ordinal, commit: result.commit });
+      const request = { threadId: opts.threadId, ordinal: opts.ordinal, trigger: opts.trigger, changedPaths: opts.changedPaths, timeMs, maxUntrackedBytes: this.maxUntrackedBytes };
+      const { target, capture, incremental, fast } = await captureWorktree(repo, request, this.lastCheckpoints);
       const tookMs = Math.round(performance.now() - started);
       return {
-        ref: header.ref,
-        commit: result.commit,
-        tree: result.tree,
+        ref: target.header.ref,
+        commit: capture.commit,
+        tree: capture.tree,
         threadId: opts.threadId,
-        ordinal: header.ordinal,
-        parent: prevCommit,
+        ordinal: target.header.ordinal,
+        parent: target.prevCommit,
         trigger: opts.trigger,
         timeMs,
         tookMs,
-        changedCount: result.meta.changedCount,
-        changed: result.meta.changed,
-        skipped: result.meta.skipped,
-        nested: result.meta.nested,
-        fast: delta !== null && reported !== null,
-        incremental: delta !== null,
-        warnings: result.warnings,
+        changedCount: capture.meta.changedCount,
+        changed: capture.meta.changed,
+        skipped: capture.meta.skipped,
+        nested: capture.meta.nested,
+        fast,
+        incremental,
+        warnings: capture.warnings,
         ...(tookMs > this.budgetMs ? { overBudget: { budgetMs: this.budgetMs, tookMs } } : {}),
       };
-    } catch (err) {
-      throw toCheckpointError(err, `capturing checkpoint in ${repo.root}`);
-    }
-  }
-
-  private rememberLast(key: string, last: { ordinal: number; commit: string }): void {
-    if (this.lastCheckpoint.size >= LAST_CHECKPOINT_CACHE_MAX) this.lastCheckpoint.clear();
-    this.lastCheckpoint.set(key, last);
-  }
-
-  /**
-   * The full snapshot of `repo` (top level when `rel` is null, else one nested repository):
-   * temporary index copied from the real one, one walk, targeted `add`, `write-tree`, commits for
-   * it and its nested repositories; its indexes become the warm ones.
-   */
-  private async captureFull(repo: RepoInfo, rel: Buffer | null, head: Promise<{ header: CheckpointHeader; prevCommit: string | null }>, prevCommit: string | null, depth: number): Promise<RepoCapture> {
-    const { header } = await head;
-    const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes, depth });
-    try {
-      const { commit, meta } = await commitCheckpoint(node, header, prevCommit, [], rel === null);
-      const nestedCommits = new Map(meta.nested.map((n) => [n.raw.toString('hex'), n.commit]));
-      await keepWarmSnapshot(node, commit, nestedCommits, meta.skipped, 0);
-      // A nested repository's HEAD becomes its gitlink in the outer tree.
-      return { commit, tree: node.tree, meta, warnings: collectWarnings(node), head: rel === null ? null : await headCommit(repo) };
-    } finally {
-      await disposeSnapshot(node);
-    }
+    });
   }
 
   /**
@@ -218,15 +141,8 @@ export class GitPlumbingCheckpointStore {
   async prepareWarm(worktree: string): Promise<boolean> {
     const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
-      if (await readWarm(repo)) return false;
       try {
-        const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
-        try {
-          await keepWarmSnapshot(node, null, new Map(), skippedOf(node), 0);
-        } finally {
-          await disposeSnapshot(node);
-        }
-        return true;
+        return await prepareWarmState(repo, this.maxUntrackedBytes);
       } catch (err) {
         throw toCheckpointError(err, `preparing checkpoints in ${repo.root}`);
       }
@@ -382,7 +298,7 @@ export class GitPlumbingCheckpointStore {
     if (opts.threadId !== undefined) validateThreadId(opts.threadId);
     const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
-      for (const k of [...this.lastCheckpoint.keys()]) if (k.startsWith(`${repo.root}\0`)) this.lastCheckpoint.delete(k);
+      this.lastCheckpoints.forget(repo.root);
       try {
         return await pruneCheckpoints(repo, opts, this.now(), (prefix) => this.refsWithMeta(repo, prefix));
       } catch (err) {

@@ -23,12 +23,15 @@ import * as path from 'node:path';
 import { gitRaw, type GitResult } from '../git/git';
 import { canonicalPath } from '../platform/workspace-lease';
 import type { RepoInfo } from './repo';
+import { absBytes } from './paths';
 import { repoPath, type RepoPath } from './types';
 
 /** Deepest chain of repositories inside repositories that is followed. */
 export const MAX_NESTED_DEPTH = 8;
 /** Mode git gives a gitlink (submodule or embedded repository) entry. */
 export const GITLINK_MODE = '160000';
+/** Longest excerpt of git's complaint kept in the reason a nested repository cannot be entered. */
+const PROBE_ERROR_EXCERPT_CHARS = 200;
 
 export interface NestedProbe {
   rel: RepoPath;
@@ -38,11 +41,6 @@ export interface NestedProbe {
   /** The commit HEAD points at (when `hasHead`). */
   head?: string;
   reason?: string;
-}
-
-/** Absolute path of `rel` under `root`, as bytes (works for any file name). */
-export function absBytes(root: string, rel: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(root.endsWith(path.sep) ? root : root + path.sep, 'utf8'), rel]);
 }
 
 function isUtf8(b: Buffer): boolean {
@@ -82,11 +80,11 @@ export async function probeNestedRepo(parent: RepoInfo, rel: Buffer): Promise<Ne
   try {
     r = await gitRaw(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index', 'HEAD'], { cwd: dir, okExitCodes: [128] });
   } catch (err) {
-    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${(err as Error).message.slice(0, 200)}` };
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${(err as Error).message.slice(0, PROBE_ERROR_EXCERPT_CHARS)}` };
   }
   const [top, gitDir, index, head] = r.stdout.toString('utf8').split('\n');
   if (!top || !gitDir || !index) {
-    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${r.stderr.trim().slice(0, 200)}` };
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${r.stderr.trim().slice(0, PROBE_ERROR_EXCERPT_CHARS)}` };
   }
   if (canonicalPath(top) !== canonicalPath(dir)) return null;
   const repo: RepoInfo = { root: canonicalPath(top), gitDir: path.resolve(gitDir), indexPath: path.resolve(dir, index) };

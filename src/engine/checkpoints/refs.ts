@@ -37,6 +37,8 @@ export const MAX_THREAD_REF_COMPONENT_BYTES = 200;
 export const META_LINE_PREFIX = 'Vox-Meta: ';
 /** Version of the metadata JSON. */
 export const META_VERSION = 1;
+/** Changed paths named in a commit message's readable `Changed:` line (the JSON lists more). */
+const SUMMARY_MAX_PATHS = 5;
 
 /** C0 control characters and DEL. */
 function isControl(code: number): boolean {
@@ -150,6 +152,19 @@ export interface CommitMeta {
   nested: NestedCheckpoint[];
 }
 
+/**
+ * What a checkpoint records besides files, the same for every repository in one capture: its ref
+ * (`refs/vox/checkpoints/<thread>/<ordinal>`, nested repositories use the same name), thread,
+ * ordinal, trigger and time.
+ */
+export interface CheckpointHeader {
+  ref: string;
+  threadId: string;
+  ordinal: number;
+  trigger: CheckpointTrigger;
+  timeMs: number;
+}
+
 export function emptyMeta(kind: CommitMeta['kind'], timeMs: number): CommitMeta {
   return { kind, timeMs, changedCount: 0, changed: [], skipped: [], preserved: [], nested: [] };
 }
@@ -165,7 +180,7 @@ export function formatCommitMessage(meta: CommitMeta): string {
   const lines = [subject, ''];
   if (meta.trigger) lines.push(`Trigger: ${meta.trigger.kind}${meta.trigger.kind === 'tool' && meta.trigger.toolName ? ` ${oneLine(meta.trigger.toolName)}` : ''}`);
   lines.push(`Time: ${new Date(meta.timeMs).toISOString()}`);
-  lines.push(`Changed: ${meta.changedCount} file(s)${meta.changed.length ? ` — ${meta.changed.slice(0, 5).map((c) => oneLine(c.path)).join(', ')}${meta.changedCount > 5 ? ', …' : ''}` : ''}`);
+  lines.push(`Changed: ${meta.changedCount} file(s)${meta.changed.length ? ` — ${meta.changed.slice(0, SUMMARY_MAX_PATHS).map((c) => oneLine(c.path)).join(', ')}${meta.changedCount > SUMMARY_MAX_PATHS ? ', …' : ''}` : ''}`);
   if (meta.skipped.length) lines.push(`Skipped (over size cap): ${meta.skipped.length} file(s)`);
   if (meta.nested.length) lines.push(`Nested repositories: ${meta.nested.map((n) => oneLine(n.path)).join(', ')}`);
   const json = {

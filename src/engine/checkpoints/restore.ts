@@ -19,15 +19,21 @@
  *   4. Each nested repository the target recorded is restored the same way inside itself, to the
  *      nested commit the target lists. Nested repositories the target does not list are left as
  *      they are; a listed one that no longer exists is reported `missing`.
+ * The snapshot S is the capture's full snapshot (`capture/snapshot.ts`, with fresh stat data);
+ * the restore point is committed here (`commitRestorePoint`).
  */
 import * as fsp from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { readCommit, run } from './repo';
-import { parseCommitMessage, type CommitMeta } from './refs';
-import { rawDiff, relKey, type RawDiffEntry } from './diff';
-import { GITLINK_MODE, absBytes } from './nested-repos';
-import { NESTED_CONCURRENCY, addAll, joinRel, settleLimit, writeTree, type SnapshotNode } from './capture/snapshot';
-import { CheckpointError, repoPath, toCheckpointError, type ChangedFile, type NestedRestoreOutcome, type RepoPath, type SkippedFile } from './types';
+import { commitTree, createRef, readCommit, run, setRef } from './repo';
+import { formatCommitMessage, parseCommitMessage, type CommitMeta } from './refs';
+import { rawDiff, type RawDiffEntry } from './diff';
+import { absBytes, joinRel, relKey } from './paths';
+import { NESTED_CONCURRENCY, settleLimit } from './concurrency';
+import { GITLINK_MODE } from './nested-repos';
+import type { SnapshotNode } from './capture/snapshot';
+import { addAll } from './capture/write-objects';
+import { withNestedFiles, writeTree } from './capture/commit';
+import { CheckpointError, repoPath, toCheckpointError, type ChangedFile, type NestedCheckpoint, type NestedRestoreOutcome, type RepoPath, type SkippedFile } from './types';
 
 export interface RestoreTarget {
   commit: string;
@@ -140,4 +146,34 @@ export async function applyRestore(plan: RestorePlan, outcomes: NestedRestoreOut
   }
   for (const list of await settleLimit(plan.children, NESTED_CONCURRENCY, (c) => applyRestore(c, outcomes))) changed.push(...list);
   return changed;
+}
+
+/**
+ * Commits a restore point for `node` and its nested repositories under `ref` (the caller chose a
+ * name with a random part that does not exist yet). `preserved` holds, per repository root, the
+ * in-the-way files that were added. Nested commits come first; every repository gets the same
+ * ref name (created at the top level, set in nested repositories).
+ */
+export async function commitRestorePoint(node: SnapshotNode, ref: string, target: string, timeMs: number, preserved: Map<string, SkippedFile[]>, isTop = true): Promise<{ commit: string; meta: CommitMeta }> {
+  const children = await settleLimit(node.children, NESTED_CONCURRENCY, async (child) => ({
+    rel: child.rel!,
+    ...(await commitRestorePoint(child, ref, target, timeMs, preserved, false)),
+  }));
+  const meta: CommitMeta = {
+    kind: 'restorePoint',
+    target,
+    timeMs,
+    changedCount: 0,
+    changed: [],
+    skipped: withNestedFiles(node.skipped, children, (m) => m.skipped),
+    preserved: withNestedFiles(preserved.get(node.repo.root) ?? [], children, (m) => m.preserved),
+    nested: children.map((c): NestedCheckpoint => ({ ...c.rel, commit: c.commit })),
+  };
+  const commit = await commitTree(node.repo, node.tree, [], formatCommitMessage(meta), timeMs);
+  if (isTop) {
+    if (!(await createRef(node.repo, ref, commit))) throw new CheckpointError('gitFailed', `restore point ${ref} already exists`);
+  } else {
+    await setRef(node.repo, ref, commit);
+  }
+  return { commit, meta };
 }

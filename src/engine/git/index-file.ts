@@ -1,8 +1,9 @@
 /**
  * Reading entries of a git index file directly (no process), for the few paths a reported-mode
- * capture needs (`capture/delta.ts`). Only what Vox writes itself is read: the warm index,
- * versions 2–4, stage 0. Anything else — another signature, a sparse directory entry, an
- * unmerged or skip-worktree entry, a truncated file — is `null`, and the caller asks git instead.
+ * capture needs (`checkpoints/capture/find-changes.ts`). Only what Vox writes itself is read: the
+ * warm index, versions 2–4, stage 0. Anything else — another signature, a sparse directory
+ * entry, an unmerged or skip-worktree entry, a truncated file — is `null`, and the caller asks
+ * git instead.
  *
  * Format (gitformat-index): "DIRC", version, entry count; per entry 40 bytes of stat data and
  * mode, the object id (20 or 32 bytes), 16 bits of flags (assume-valid, extended, stage, name

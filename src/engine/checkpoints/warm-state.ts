@@ -1,12 +1,15 @@
 /**
- * The warm per-repository index behind incremental captures (SPEC §4.2).
+ * The warm state of a repository behind incremental captures (SPEC §4.2): its files and their
+ * format, read and written here only. The capture's journal stage (`capture/journal.ts`) decides
+ * what goes in; the stages before it read it. Imports nothing from `capture/`.
  *
  * After every capture, the temporary index (which then describes the captured tree exactly) is
- * kept as `<git-dir>/vox-warm-index`, with a sidecar JSON naming that tree, the nested
- * repositories (with the commits they were captured at) and the over-cap files that were left
- * out. Nested repositories keep their own warm index in their own git dir. The next capture of
- * the repository starts from a copy of it (`capture/delta.ts`), so git's stat data and
- * untracked cache are warm and the change list is relative to a known tree.
+ * kept as `<git-dir>/vox-warm-index`, with a sidecar JSON naming that tree, the commit made from
+ * it, the nested repositories (with the commits they were captured at), the over-cap files that
+ * were left out and a journal of changes not yet applied to the index file. Nested repositories
+ * keep their own warm index in their own git dir. The next capture of the repository starts from
+ * it, so git's stat data and untracked cache are warm and the change list is relative to a known
+ * tree.
  *
  * The sidecar is only trusted when it parses and the index file exists; restores delete both
  * (the working tree then no longer matches), and any capture that cannot use them falls back to
@@ -15,10 +18,9 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { removeIndexFile, type RepoInfo } from '../repo';
-import { pathFromJson, pathToJson } from '../refs';
-import type { SnapshotNode } from './snapshot';
-import type { RepoPath, SkippedFile } from '../types';
+import { removeIndexFile, type RepoInfo } from './repo';
+import { pathFromJson, pathToJson } from './refs';
+import type { RepoPath, SkippedFile } from './types';
 
 /** File name (in the repository's git dir) of the warm index. */
 export const WARM_INDEX_NAME = 'vox-warm-index';
@@ -110,16 +112,6 @@ export async function keepWarm(repo: RepoInfo, indexFile: string | null, state: 
   } catch {
     await dropWarmIndex(repo);
   }
-}
-
-/** Keeps a full snapshot's indexes (this repository's and every nested one's) as warm indexes. */
-export async function keepWarmSnapshot(node: SnapshotNode, commit: string | null, nestedCommits: Map<string, string>, skipped: SkippedFile[], fastRuns: number): Promise<void> {
-  const nested: WarmNested[] = [
-    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, repo: c.repo })),
-    ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
-  ];
-  await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes });
-  for (const c of node.children) await keepWarmSnapshot(c, nestedCommits.get(c.rel!.raw.toString('hex')) ?? null, new Map(), c.skipped, 0);
 }
 
 /** The warm state of `repo`, or null when there is none that can be trusted. */
