@@ -13,58 +13,20 @@
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
-import {
-  COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandResult, type CommandType,
-  type SettingsView, type ThreadSummary,
-} from '../../../src/protocol/commands/index';
+import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
 import type { HostAction } from '../../../src/protocol/host';
+import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
+import { RequestTracker, type Pending } from './requests';
 import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type ThreadState,
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
+export { MAX_TRACKED_REQUESTS } from './requests';
 
-/** Error notices kept on screen; older ones are dropped. */
-export const MAX_NOTICES = 5;
-/** Requests remembered while waiting for a reply (subscriptions never get one unless they fail). */
-export const MAX_TRACKED_REQUESTS = 256;
-
-export type { SettingsView, ThreadSummary };
-export type ApprovalView = Omit<Extract<EngineUpdate, { type: 'approvalRequested' }>, 'type'> & { responding: boolean };
-export interface Notice { id: number; code: string; message: string }
-
-export interface AppModel {
-  settings: SettingsView | null;
-  threads: ThreadSummary[];
-  threadsLoaded: boolean;
-  /** Where the next page of the thread list starts (null: everything is loaded). */
-  threadsCursor: string | null;
-  /** The open thread; null while composing the first prompt of a new one. */
-  thread: ThreadState | null;
-  /** Tool calls waiting for the user, of every thread (each shows in its own thread; see `approvalsOf`). */
-  approvals: ApprovalView[];
-  notices: Notice[];
-  draft: string;
-  /** A prompt sent but not yet seen back as a user message. */
-  sending: { requestId: string; prompt: string } | null;
-  /** Bumped when the composer should take focus. */
-  focusRequests: number;
-}
-
-export interface Logger { warn(message: string): void; error(message: string): void }
-
-type Pending = { type: CommandType; threadId?: string; turnId?: string; callId?: string; prompt?: string; append?: boolean };
-
-export function createModel(): AppModel {
-  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
-}
-
-/** The approvals of one thread (null: those of no open thread, for the empty screen). */
-export function approvalsOf(model: AppModel, threadId: string | null): ApprovalView[] {
-  return model.approvals.filter((a) => a.threadId === threadId);
-}
+export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView, type Logger, type Notice, type SettingsView, type ThreadSummary } from './app-model';
 
 const consoleLogger: Logger = {
   warn: (m) => console.warn(`[vox] ${m}`),
@@ -72,9 +34,8 @@ const consoleLogger: Logger = {
 };
 
 export class Controller {
-  private readonly pending = new Map<string, Pending>();
+  private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
-  private nextRequest = 1;
   private nextNotice = 1;
   private dirty = false;
   private stopListening: (() => void) | null = null;
@@ -214,11 +175,7 @@ export class Controller {
       const st = value as CommandResult<'getSettings'>;
       m.settings = { model: st.model, models: st.models, demoNotice: st.demoNotice };
     } else if (req.type === 'listThreads') {
-      const page = value as CommandResult<'listThreads'>;
-      const rows = req.append ? [...m.threads.filter((t) => !page.threads.some((p) => p.id === t.id)), ...page.threads] : page.threads;
-      m.threads = rows.sort((a, b) => b.updatedAt - a.updatedAt);
-      m.threadsCursor = page.nextCursor;
-      m.threadsLoaded = true;
+      applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
       const started = value as CommandResult<'sendPrompt'>;
       this.loadThreads();
@@ -415,21 +372,13 @@ export class Controller {
   // ---- plumbing -------------------------------------------------------------------------------
 
   private send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
-    const requestId = `w${this.nextRequest++}`;
-    this.pending.set(requestId, { type: command.type, ...extra });
-    if (this.pending.size > MAX_TRACKED_REQUESTS) {
-      const oldest = this.pending.keys().next().value;
-      if (oldest !== undefined) this.pending.delete(oldest);
-    }
+    const requestId = this.requests.track(command.type, extra);
     this.bridge.send({ ...command, requestId });
     return requestId;
   }
 
   private take(requestId: string | undefined): Pending | undefined {
-    if (requestId === undefined) return undefined;
-    const req = this.pending.get(requestId);
-    this.pending.delete(requestId);
-    return req;
+    return this.requests.take(requestId);
   }
 
   private dropApproval(callId: string): void {

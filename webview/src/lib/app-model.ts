@@ -1,0 +1,53 @@
+/**
+ * The webview's model: everything the app renders, as one plain object the Controller
+ * (./controller.ts) mutates (a Svelte `$state` proxy in the app, a plain object in tests), and
+ * the pure folds of protocol answers into it.
+ */
+import type { EngineUpdate } from '../../../src/protocol/updates';
+import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
+import type { ThreadState } from './thread-state';
+
+export type { SettingsView, ThreadSummary };
+
+/** Error notices kept on screen; older ones are dropped. */
+export const MAX_NOTICES = 5;
+
+export type ApprovalView = Omit<Extract<EngineUpdate, { type: 'approvalRequested' }>, 'type'> & { responding: boolean };
+export interface Notice { id: number; code: string; message: string }
+
+export interface AppModel {
+  settings: SettingsView | null;
+  threads: ThreadSummary[];
+  threadsLoaded: boolean;
+  /** Where the next page of the thread list starts (null: everything is loaded). */
+  threadsCursor: string | null;
+  /** The open thread; null while composing the first prompt of a new one. */
+  thread: ThreadState | null;
+  /** Tool calls waiting for the user, of every thread (each shows in its own thread; see `approvalsOf`). */
+  approvals: ApprovalView[];
+  notices: Notice[];
+  draft: string;
+  /** A prompt sent but not yet seen back as a user message. */
+  sending: { requestId: string; prompt: string } | null;
+  /** Bumped when the composer should take focus. */
+  focusRequests: number;
+}
+
+export interface Logger { warn(message: string): void; error(message: string): void }
+
+export function createModel(): AppModel {
+  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
+}
+
+/** The approvals of one thread (null: those of no open thread, for the empty screen). */
+export function approvalsOf(model: AppModel, threadId: string | null): ApprovalView[] {
+  return model.approvals.filter((a) => a.threadId === threadId);
+}
+
+/** Folds a page of the thread list into the model: the first page replaces, later ones append. */
+export function applyThreadPage(m: AppModel, page: CommandResult<'listThreads'>, append: boolean): void {
+  const rows = append ? [...m.threads.filter((t) => !page.threads.some((p) => p.id === t.id)), ...page.threads] : page.threads;
+  m.threads = rows.sort((a, b) => b.updatedAt - a.updatedAt);
+  m.threadsCursor = page.nextCursor;
+  m.threadsLoaded = true;
+}
