@@ -23,7 +23,7 @@ import { vscodeLmFactory } from './vscode-lm-provider';
 export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
 const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic' };
-/** Most distinct warning texts shown as notifications per window (the rest go to the log only). */
+/** Most kinds of warning shown as notifications per window (the rest, and repeats, go to the log only). */
 const MAX_WARNING_NOTIFICATIONS = 20;
 
 export class EngineHost implements Host, vscode.Disposable {
@@ -89,8 +89,10 @@ export class EngineHost implements Host, vscode.Disposable {
     if (n.level === 'info') return this.log.info(line);
     if (n.level === 'warning') {
       this.log.warn(line);
-      if (!this.warned.has(n.message) && this.warned.size < MAX_WARNING_NOTIFICATIONS) {
-        this.warned.add(n.message);
+      // One notification per kind: "Checkpoint 7 took 2300 ms" and "Checkpoint 9 took 2600 ms" are one kind.
+      const kind = `${n.source}:${n.message.replace(/\d+/g, '#')}`;
+      if (!this.warned.has(kind) && this.warned.size < MAX_WARNING_NOTIFICATIONS) {
+        this.warned.add(kind);
         void vscode.window.showWarningMessage(`Vox: ${n.message}`);
       }
       return;
