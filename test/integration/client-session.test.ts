@@ -4,6 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { EngineUpdate } from '../../src/protocol/updates';
+import { readOnlyGrant } from '../../src/protocol/commands/grants';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
@@ -96,5 +97,40 @@ describe('client session (protocol handlers over a real engine)', function () {
     s.handle({ type: 'listThreads', requestId: 'l2' });
     assert.deepEqual(resultOf<{ threads: unknown[] }>(out, 'l2').threads, []);
     s.dispose();
+  });
+
+  it('a command above the session\'s grant is refused (capabilityDenied, nothing written); within it, it runs', async () => {
+    const owner: EngineUpdate[] = [];
+    const o = session(owner);
+    o.handle({ type: 'createThread', requestId: 'c', threadId: 't1', title: 'one' });
+    const errorsOf = (out: EngineUpdate[]) => out.filter((u): u is Extract<EngineUpdate, { type: 'error' }> => u.type === 'error');
+
+    const guestOut: EngineUpdate[] = [];
+    const guest = t.session(guestOut, readOnlyGrant('guest Ada'));
+    guest.handle({ type: 'listThreads', requestId: 'l' });
+    guest.handle({ type: 'sendPrompt', requestId: 'p', threadId: 't1', prompt: 'let me in' });
+    guest.handle({ type: 'renameThread', requestId: 'r', threadId: 't1', title: 'mine now' });
+    guest.handle({ type: 'setModel', requestId: 'm', model: 'local:demo' });
+    assert.deepEqual(resultOf<{ threads: { id: string }[] }>(guestOut, 'l').threads.map((x) => x.id), ['t1'], 'reading is allowed');
+    assert.deepEqual(errorsOf(guestOut).map((e) => [e.inReplyTo, e.domain, e.code]), [
+      ['p', 'protocol', 'capabilityDenied'], ['r', 'protocol', 'capabilityDenied'], ['m', 'protocol', 'capabilityDenied'],
+    ]);
+    assert.match(errorsOf(guestOut)[0]!.message, /guest Ada may not sendPrompt: it needs write/);
+
+    // `write` without `startThreads`: prompts in an existing thread, not new threads.
+    const writerOut: EngineUpdate[] = [];
+    const writer = t.session(writerOut, { holder: 'collaborator', capabilities: ['read', 'write'] });
+    writer.handle({ type: 'sendPrompt', requestId: 'new', threadId: null, prompt: 'a new thread' });
+    assert.deepEqual(errorsOf(writerOut).map((e) => [e.inReplyTo, e.code]), [['new', 'capabilityDenied']]);
+    writer.handle({ type: 'sendPrompt', requestId: 'old', threadId: 't1', prompt: 'in t1' });
+    await until(writerOut, (u) => u.type === 'result' && u.inReplyTo === 'old');
+
+    o.handle({ type: 'getThread', requestId: 'g', threadId: 't1' });
+    const thread = resultOf<{ thread: { title: string }; messages: { content: string }[] }>(owner, 'g');
+    assert.equal(thread.thread.title, 'one', 'the refused rename changed nothing');
+    assert.deepEqual(thread.messages.filter((m) => m.content === 'let me in'), [], 'the refused prompt left nothing');
+    o.handle({ type: 'listThreads', requestId: 'l2' });
+    assert.equal(resultOf<{ threads: unknown[] }>(owner, 'l2').threads.length, 1, 'no thread was started');
+    for (const x of [o, guest, writer]) x.dispose();
   });
 });
