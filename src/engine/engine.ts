@@ -37,6 +37,8 @@ export interface EngineConfig {
   /** Providers the host adds (VS Code: `vscode-lm`); registered before the built-ins. */
   providers?: ProviderFactory[];
   systemPrompt?: string;
+  /** A ripgrep binary for the search and listing tools (VS Code's bundled one; rg on PATH for the CLI). */
+  ripgrepPath?: string;
 }
 
 export class Engine {
@@ -121,7 +123,11 @@ export function assembleEngine(config: EngineConfig, host: Host): { engine: Engi
   };
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
-  const runner = new AgentRunner({ store, streams, tools, policy, gate, ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}) });
+  const runner = new AgentRunner({
+    store, streams, tools, policy, gate,
+    ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
+  });
   const runs = new RunRegistry({ store, streams, runner, hooks, workspaceRoot: config.workspaceRoot });
 
   const checkpoints = new CheckpointService(store, config.workspaceRoot);

@@ -34,6 +34,8 @@ export interface AgentRunnerDeps {
   policy: () => ApprovalPolicy;
   gate: ApprovalGate;
   systemPrompt?: string;
+  /** Host facilities every tool call gets (see ToolContext). */
+  toolEnv?: { ripgrepPath?: string };
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -178,7 +180,7 @@ export class AgentRunner {
     let result: ToolResult | null = null;
     let status: 'completed' | 'failed' | 'interrupted' = 'failed';
     try {
-      result = await tool.run(args, { workspaceRoot: t.workspaceRoot, signal: t.signal });
+      result = await tool.run(args, { ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal });
       status = result.isError ? 'failed' : 'completed';
       return result;
     } catch (e) {

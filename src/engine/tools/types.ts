@@ -14,6 +14,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Live output (e.g. run_command stdout/stderr) as it arrives. */
   onOutput?: (chunk: string) => void;
+  /** A ripgrep binary the search and listing tools may use (VS Code's bundled one, or rg on PATH); absent when none was found. */
+  ripgrepPath?: string;
 }
 
 export interface ToolResult {
