@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, type Engine } from '../engine/engine';
+import { createEngine, type Engine, type EngineConfig } from '../engine/engine';
+import { isVoxError } from '../protocol/wire/vox-error';
 import { environmentHost } from '../engine/host';
 import { DEFAULT_MODEL_REF } from '../engine/providers/registry';
 import { demoModelPath } from '../engine/model/demo-model';
@@ -22,8 +23,10 @@ export function packageRoot(start = __dirname): string {
   }
 }
 
+/** $VOX_HOME (resolved; an empty value counts as unset), else ~/.vox. */
 export function voxHome(): string {
-  return process.env.VOX_HOME ?? path.join(os.homedir(), '.vox');
+  const home = process.env.VOX_HOME?.trim();
+  return home ? path.resolve(home) : path.join(os.homedir(), '.vox');
 }
 
 export interface Connected { engine: Engine; client: EngineClient }
@@ -33,21 +36,28 @@ export interface ConnectOptions {
   /** Automatic checkpoints around the agent's edits (chat); off for `vox checkpoint`, which captures by hand. */
   autoCheckpoints?: boolean;
   model?: string;
+  /** A reading command: when the database cannot be written, open it read-only (with a note) instead of failing. */
+  reading?: boolean;
 }
 
 export function connect(opts: ConnectOptions): Connected {
   const env = process.env;
   const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF });
-  const engine = createEngine(
-    {
-      dbPath: path.join(voxHome(), 'vox.db'),
-      workspaceRoot: fs.realpathSync(opts.cwd),
-      demoModelPath: demoModelPath(packageRoot()),
-      ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
-      autoCheckpoints: opts.autoCheckpoints !== false,
-    },
-    host,
-  );
+  const config: EngineConfig = {
+    dbPath: path.join(voxHome(), 'vox.db'),
+    workspaceRoot: fs.realpathSync(opts.cwd),
+    demoModelPath: demoModelPath(packageRoot()),
+    ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
+    autoCheckpoints: opts.autoCheckpoints !== false,
+  };
+  let engine: Engine;
+  try {
+    engine = createEngine(config, host);
+  } catch (e) {
+    if (!(opts.reading && isVoxError(e) && e.domain === 'store' && e.code === 'readOnly')) throw e;
+    process.stderr.write(`[vox] ${config.dbPath} cannot be written; showing it read-only.\n`);
+    engine = createEngine({ ...config, readOnly: true }, host);
+  }
   const client = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('vox CLI'))), 'cli');
   return { engine, client };
 }

@@ -19,7 +19,7 @@ async function allThreads(client: EngineClient, limit: number | undefined): Prom
 }
 
 export function threads(flags: Flags & { cwd?: string; limit?: number }): Promise<number> {
-  return withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false }, async ({ client }) => {
+  return withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false, reading: true }, async ({ client }) => {
     const list = await allThreads(client, flags.limit);
     print(flags, list.map((t) => `${t.id}\t${new Date(t.updatedAt).toISOString()}\t${t.title}`).join('\n') || '(no threads)', list);
     return 0;
@@ -27,7 +27,7 @@ export function threads(flags: Flags & { cwd?: string; limit?: number }): Promis
 }
 
 export function show(threadId: string, flags: Flags & { cwd?: string }): Promise<number> {
-  return withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false }, async ({ client }) => {
+  return withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false, reading: true }, async ({ client }) => {
     const t = await client.call('getThread', { threadId });
     print(flags, t.messages.map((m) => `${m.role}${m.status === 'complete' ? '' : ` (${m.status})`}: ${m.content}`).join('\n\n'), t);
     return 0;

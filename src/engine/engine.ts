@@ -37,6 +37,8 @@ export interface EngineConfig {
   /** Providers the host adds (VS Code: `vscode-lm`); registered before the built-ins. */
   providers?: ProviderFactory[];
   systemPrompt?: string;
+  /** Open the database read-only (it cannot be written): reading commands work, writing ones fail with `store/readOnly`. */
+  readOnly?: boolean;
   /** A ripgrep binary for the search and listing tools (VS Code's bundled one; rg on PATH for the CLI). */
   ripgrepPath?: string;
 }
@@ -93,9 +95,9 @@ export function assembleEngine(config: EngineConfig, host: Host): { engine: Engi
   const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
 
-  const store = VoxStore.open(config.dbPath);
+  const store = VoxStore.open(config.dbPath, config.readOnly ? { readonly: true } : {});
   install('store', () => store.close());
-  const recovered = store.recoverInterrupted();
+  const recovered = config.readOnly ? [] : store.recoverInterrupted();
   if (recovered.length > 0) host.notify({ level: 'warning', source: 'runs', message: `Marked ${recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.` });
 
   const streams = new TurnStreamRegistry({

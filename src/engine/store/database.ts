@@ -1,10 +1,16 @@
 /**
  * Opens the Vox SQLite database safely: refuses files that are not SQLite, databases written by
  * a newer Vox (schema version ahead of this build) and corrupt files, each with a typed
- * `StoreError` and without writing a byte to them. Applies pending migrations in transactions.
+ * `StoreError` and without writing a byte to them. Applies pending migrations in one exclusive
+ * transaction (several processes may open a new file at once). A directory in the database's
+ * place, a read-only file or folder and a lock held by another writer are typed errors that name
+ * the file and say what to do (`storeErrorOf` maps SQLite's own failures for the store's writes
+ * too). A read-only open of a database in a folder it cannot write (SQLite's write-ahead log
+ * needs one) reads a private copy instead.
  */
 import type Database from 'better-sqlite3';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { StoreError } from './errors';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations';
@@ -15,8 +21,44 @@ const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 export const BUSY_TIMEOUT_MS = 5_000;
 
 export interface OpenOptions {
-  /** Open without creating or migrating (for inspection tools). */
+  /** Open without creating or migrating (inspection, and a database that cannot be written). */
   readonly?: boolean;
+}
+
+/** Folder name prefix (in the temp dir) of a read-only copy; `removeReadOnlyCopy` deletes it when the store closes. */
+const READ_ONLY_COPY_PREFIX = 'vox-readonly-';
+
+/** Deletes the private copy a read-only open made (no-op for a database read in place). */
+export function removeReadOnlyCopy(dbFile: string): void {
+  const dir = path.dirname(dbFile);
+  if (path.dirname(dir) === os.tmpdir() && path.basename(dir).startsWith(READ_ONLY_COPY_PREFIX)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The database files SQLite keeps beside the main one in WAL mode. */
+const WAL_SUFFIXES = ['-wal', '-shm'];
+
+/** What to do about a database Vox cannot write, said once for every path to it. */
+const READ_ONLY_ADVICE = 'Vox can list and show threads but not change them. Make the file and its folder writable, or point VOX_HOME (the vox CLI) at a writable folder.';
+
+function writable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A directory or a special file where the database should be: refused before SQLite sees it. */
+function checkIsFile(file: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return;
+  }
+  if (st.isDirectory()) throw new StoreError('notAFile', `${file} is a directory; Vox keeps its database in a file of that name. Move the directory away, or point VOX_HOME at another folder.`);
+  if (!st.isFile()) throw new StoreError('notAFile', `${file} is not a regular file (a socket, pipe or device); Vox will not open it as its database.`);
 }
 
 function checkHeader(file: string): void {
@@ -41,13 +83,33 @@ function checkHeader(file: string): void {
   }
 }
 
-function wrapSqliteError(file: string, e: unknown): StoreError {
+/** SQLite's (or the file system's) failure on `file` as a typed StoreError naming the file and what to do. */
+export function storeErrorOf(file: string, e: unknown): StoreError {
+  if (e instanceof StoreError) return e;
   const err = e as { code?: string; message?: string };
   const code = err.code ?? '';
   if (code === 'SQLITE_NOTADB') return new StoreError('notSqlite', `${file} is not a SQLite database.`, e);
-  if (code === 'SQLITE_CORRUPT') return new StoreError('corrupt', `${file} is corrupt: ${err.message}. Vox left it untouched.`, e);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new StoreError('locked', `${file} is locked by another process.`, e);
+  if (code.startsWith('SQLITE_CORRUPT')) return new StoreError('corrupt', `${file} is corrupt: ${err.message}. Vox left it untouched.`, e);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StoreError('locked', `${file} is locked by another process (another VS Code window or vox command has held a write for more than ${BUSY_TIMEOUT_MS / 1000} s); try again, or close it.`, e);
+  }
+  if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new StoreError('readOnly', `${file} cannot be written (a read-only file or folder). ${READ_ONLY_ADVICE}`, e);
+  }
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new StoreError('io', `${file}: the disk is full; nothing was written.`, e);
   return new StoreError('io', `Cannot use database ${file}: ${err.message ?? String(e)}`, e);
+}
+
+/**
+ * A private copy of a WAL-mode database (and its log) to read when its folder cannot be written:
+ * SQLite must create the shared-memory file beside the database even to read it.
+ */
+function readOnlyCopy(file: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), READ_ONLY_COPY_PREFIX));
+  const copy = path.join(dir, path.basename(file));
+  fs.copyFileSync(file, copy);
+  if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+  return copy;
 }
 
 type SqliteCtor = typeof Database;
@@ -80,19 +142,53 @@ export function requireSqlite(load: () => unknown): SqliteCtor {
   }
 }
 
+/**
+ * Applies the pending migrations under one EXCLUSIVE transaction, reading the version again
+ * inside it: when several processes open a new database at once (VS Code windows and `vox`
+ * commands share one file), one migrates and the others, once they get the lock, find nothing
+ * left to do. A version newer than this build found there is refused like at open.
+ */
+function migrate(db: Database.Database, file: string): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > LATEST_SCHEMA_VERSION) {
+      throw new StoreError('newerVersion', `${file} was just upgraded by a newer Vox (schema ${current}); this one understands ${LATEST_SCHEMA_VERSION}. Update Vox.`);
+    }
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }
+  }).exclusive();
+}
+
 /** Opens (creating if needed) and migrates the database at `file`. */
 export function openDatabase(file: string, opts: OpenOptions = {}): Database.Database {
+  checkIsFile(file);
   const exists = fs.existsSync(file);
+  const dir = path.dirname(file);
   if (exists) checkHeader(file);
   else if (opts.readonly) throw new StoreError('notFound', `No database at ${file}.`);
-  else fs.mkdirSync(path.dirname(file), { recursive: true });
+  else {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      throw storeErrorOf(dir, e);
+    }
+  }
+  if (!opts.readonly && (!writable(dir) || (exists && !writable(file)) || WAL_SUFFIXES.some((x) => fs.existsSync(file + x) && !writable(file + x)))) {
+    throw new StoreError('readOnly', `${file} cannot be written (a read-only file or folder). ${READ_ONLY_ADVICE}`);
+  }
+  // A WAL database in a folder that cannot be written cannot be read in place (SQLite creates its
+  // shared-memory file there): read a private copy.
+  const source = opts.readonly && !writable(dir) ? readOnlyCopy(file) : file;
 
   const Sqlite = loadSqlite();
   let db: Database.Database;
   try {
-    db = new Sqlite(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: BUSY_TIMEOUT_MS });
+    db = new Sqlite(source, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: BUSY_TIMEOUT_MS });
   } catch (e) {
-    throw wrapSqliteError(file, e);
+    throw storeErrorOf(file, e);
   }
   try {
     // Read the version before any write so a newer database is never modified.
@@ -109,16 +205,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database.Dat
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    for (const m of MIGRATIONS) {
-      if (m.version <= version) continue;
-      db.transaction(() => {
-        m.up(db);
-        db.pragma(`user_version = ${m.version}`);
-      })();
-    }
+    if (version < LATEST_SCHEMA_VERSION) migrate(db, file);
     return db;
   } catch (e) {
     db.close();
-    throw e instanceof StoreError ? e : wrapSqliteError(file, e);
+    throw storeErrorOf(file, e);
   }
 }

@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
-import { openDatabase, type OpenOptions } from './database';
+import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
 import {
@@ -81,14 +81,26 @@ export class VoxStore {
   close(): void {
     this.listeners.clear();
     this.threadListeners.clear();
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      this.db.close();
+      removeReadOnlyCopy(this.db.name);
+    }
   }
 
   /** Appends events atomically (all or none), projects them, then notifies listeners. */
   append(...events: VoxEvent[]): StoredEvent[] {
-    const stored = this.db.transaction(() => this.appendInTransaction(events))();
+    const stored = this.write(() => this.db.transaction(() => this.appendInTransaction(events))());
     this.notify(stored);
     return stored;
+  }
+
+  /** Runs a write; SQLite's failures (locked, read-only, disk full) become typed StoreErrors naming the file. */
+  private write<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw storeErrorOf(this.db.name, e);
+    }
   }
 
   private appendInTransaction(events: VoxEvent[]): StoredEvent[] {
@@ -174,7 +186,7 @@ export class VoxStore {
   }
 
   persistChunk(c: PersistedChunk): void {
-    this.insertChunk.run(c.turnId, c.seq, c.kind, c.data);
+    this.write(() => this.insertChunk.run(c.turnId, c.seq, c.kind, c.data));
   }
 
   chunksAfter(turnId: string, afterSeq: number): PersistedChunk[] {
@@ -278,7 +290,7 @@ export class VoxStore {
   /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
   beginRun(input: BeginRunInput): BeginRunOutcome {
     const pending: StoredEvent[] = [];
-    const outcome = this.db
+    const outcome = this.write(() => this.db
       .transaction((): BeginRunOutcome => {
         const threadId = input.threadId ?? input.newThreadId;
         if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
@@ -299,7 +311,7 @@ export class VoxStore {
         );
         return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
       })
-      .immediate();
+      .immediate());
     this.notify(pending);
     return outcome;
   }
