@@ -56,6 +56,8 @@ const SHAPES = {
   },
   'run.started': {
     threadId: str, runId: str, ordinal: int, provider: str, model: str, ownerPid: int, userMessageId: str,
+    /** When the owner process started (ms since the epoch): with the pid, who runs it (pids are reused). */
+    ownerStartedAt: optional(nullable(int)),
   },
   'item.started': {
     threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),

@@ -5,6 +5,7 @@
  * reaches variant runs too. Real engine, real SQLite, real processes, fake OpenAI server.
  */
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { ClientError } from '../../src/client/engine-client';
 import { VoxStore } from '../../src/engine/store/store';
@@ -128,6 +129,27 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed');
     const runs = (await c.call('getThread', { threadId })).runs;
     assert.deepEqual(runs.map((r) => [r.id, r.status]), [['run:dead', 'interrupted'], [runId, 'completed']]);
+  });
+
+  it('a run whose owner pid now belongs to another process (pid reuse) does not hold the thread', async () => {
+    const t = await engineWith([textTurn('after the pid was reused')]);
+    const c = t.client();
+    const { threadId } = await c.call('createThread', { title: 'reused pid' });
+    // A live process (not Vox) with the pid the dead owner had; the recorded start time is the dead owner's.
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const w = VoxStore.open(t.dbPath);
+      w.append(
+        { type: 'message.added', threadId, messageId: 'm:old', parentId: null, role: 'user', content: 'long ago', runId: null, status: 'complete' },
+        { type: 'run.started', threadId, runId: 'run:old', ordinal: 0, provider: 'openai', model: 'x', ownerPid: other.pid!, ownerStartedAt: 1_000, userMessageId: 'm:old' },
+      );
+      w.close();
+      const { runId } = await c.call('sendPrompt', { threadId, prompt: 'now' });
+      await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed');
+      assert.deepEqual((await c.call('getThread', { threadId })).runs.map((r) => [r.id, r.status]), [['run:old', 'interrupted'], [runId, 'completed']]);
+    } finally {
+      other.kill();
+    }
   });
 
   it('Stop-all (cancelAllRuns) cancels variant runs too, and listRuns counts them', async () => {

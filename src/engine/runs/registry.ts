@@ -8,12 +8,14 @@
  * across every engine on the same database file: in this process (two sessions, two engines)
  * and in others (the CLI next to VS Code). A running row counts as live when its owner is this
  * process and the run is in `LIVE_RUN_IDS`, or its owner is another process that is alive; a row
- * left behind by a dead process is closed as interrupted on the spot. A second prompt gets a
+ * left behind by a dead process is closed as interrupted on the spot. A process is its pid and its
+ * start time (platform/process-identity.ts): a pid reused by another program does not hold the thread. A second prompt gets a
  * typed `run/threadBusy` naming the run that holds the thread; nothing of it is written.
  */
 import { allocate, deriveRunFromThreadOrdinal } from '../ids/ids';
 import type { ResolvedModel } from '../providers/types';
-import { isAlive, type RunRow, type VoxStore } from '../store/store';
+import type { RunRow, VoxStore } from '../store/store';
+import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
 import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
 import type { AgentRunner, TurnResult } from '../agent/runner';
 import type { HookBus } from '../agent/hooks';
@@ -85,6 +87,7 @@ export class RunRegistry {
       provider: req.model.provider.id,
       model: req.model.label,
       ownerPid: process.pid,
+      ownerStartedAt: selfStartMs(),
       runIdFor: deriveRunFromThreadOrdinal,
       isLive: (r) => isLiveRun(r),
     });
@@ -160,8 +163,8 @@ export class RunRegistry {
 /** Whether a row the store lists as running is really running (see the file header). */
 export function isLiveRun(r: RunRow): boolean {
   if (r.ownerPid === null) return false;
-  if (r.ownerPid === process.pid) return LIVE_RUN_IDS.has(r.id);
-  return isAlive(r.ownerPid);
+  if (r.ownerPid === process.pid && (r.ownerStartedAt === null || r.ownerStartedAt === selfStartMs())) return LIVE_RUN_IDS.has(r.id);
+  return isOwnerAlive(r.ownerPid, r.ownerStartedAt);
 }
 
 function busyError(run: RunRow): RunError {

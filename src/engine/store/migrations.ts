@@ -124,6 +124,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: "a run's owner process identified by pid and start time (pids are reused)",
+    up(db) {
+      db.exec('ALTER TABLE runs ADD COLUMN owner_started_at INTEGER');
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

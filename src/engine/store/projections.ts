@@ -58,9 +58,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'run.started'(db, e, time) {
     db.prepare(
-      `INSERT INTO runs (id, thread_id, ordinal, provider, model, status, owner_pid, user_message_id, started_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
-    ).run(e.runId, e.threadId, e.ordinal, e.provider, e.model, e.ownerPid, e.userMessageId, time);
+      `INSERT INTO runs (id, thread_id, ordinal, provider, model, status, owner_pid, owner_started_at, user_message_id, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+    ).run(e.runId, e.threadId, e.ordinal, e.provider, e.model, e.ownerPid, e.ownerStartedAt ?? null, e.userMessageId, time);
   },
   'item.started'(db, e, time) {
     db.prepare(

@@ -11,7 +11,7 @@ export interface MessageRow {
 }
 export interface RunRow {
   id: string; threadId: string; ordinal: number; provider: string; model: string; status: RunStatus;
-  ownerPid: number | null; userMessageId: string | null; startedAt: number; endedAt: number | null;
+  ownerPid: number | null; ownerStartedAt: number | null; userMessageId: string | null; startedAt: number; endedAt: number | null;
   error: string | null; inputTokens: number; outputTokens: number;
   cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number;
 }
@@ -30,7 +30,8 @@ export interface ThreadPage { threads: ThreadRow[]; nextCursor: string | null }
 
 export const THREAD_COLUMNS = 'id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq';
 export const MESSAGE_COLUMNS = 'id, thread_id AS threadId, parent_id AS parentId, role, content, run_id AS runId, status, created_at AS createdAt';
-export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model, status, owner_pid AS ownerPid, user_message_id AS userMessageId,
+export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model, status, owner_pid AS ownerPid, owner_started_at AS ownerStartedAt,
+  user_message_id AS userMessageId,
   started_at AS startedAt, ended_at AS endedAt, error, input_tokens AS inputTokens, output_tokens AS outputTokens,
   cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens`;
 export const ITEM_COLUMNS = 'id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError';

@@ -17,6 +17,7 @@ import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
   type CheckpointRow, type MessageRow, type PersistedChunk, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
@@ -43,6 +44,8 @@ export interface BeginRunInput {
   provider: string;
   model: string;
   ownerPid: number;
+  /** The owner process's start time (ms since the epoch), null when this system cannot tell. */
+  ownerStartedAt: number | null;
   runIdFor(threadId: string, ordinal: number): string;
   /** Whether a run the store lists as running is really running (its owner alive and running it). */
   isLive(run: RunRow): boolean;
@@ -52,14 +55,6 @@ export type BeginRunOutcome =
   | { started: true; threadId: string; runId: string; ordinal: number; userMessageId: string }
   | { started: false; busy: RunRow };
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export class VoxStore {
   private readonly listeners = new Set<EventListener>();
@@ -306,7 +301,10 @@ export class VoxStore {
         pending.push(
           ...this.appendInTransaction([
             { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.prompt, runId: null, status: 'complete' },
-            { type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid, userMessageId: input.userMessageId },
+            {
+              type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
+              ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
+            },
           ]),
         );
         return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
@@ -334,9 +332,14 @@ export class VoxStore {
    * Marks runs left `running` by a process that no longer exists as interrupted. The text that
    * had streamed is kept as an interrupted assistant message, so nothing is lost.
    */
-  recoverInterrupted(alive: (pid: number) => boolean = isAlive): string[] {
+  recoverInterrupted(alive: (pid: number, startedAtMs: number | null) => boolean = isOwnerAlive): string[] {
     const stale = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`).all() as RunRow[]).filter(
-      (r) => r.ownerPid === null || (r.ownerPid !== process.pid && !alive(r.ownerPid)),
+      (r) => {
+        if (r.ownerPid === null) return true;
+        // Our pid, but recorded by an earlier process that had it: not ours.
+        if (r.ownerPid === process.pid) return r.ownerStartedAt !== null && selfStartMs() !== null && r.ownerStartedAt !== selfStartMs();
+        return !alive(r.ownerPid, r.ownerStartedAt);
+      },
     );
     for (const r of stale) this.append(...this.interruptedEvents(r));
     return stale.map((r) => r.id);
