@@ -37,15 +37,18 @@ export interface ManagedWorktree {
   prunableReason: string | null;
 }
 
+/** The lock file (in the common git dir) that serialises `git worktree` commands across processes. */
+const WORKTREE_ADMIN_LOCK = 'vox-worktree-admin.lock';
+
 /**
- * Runs one `git worktree …` command of `repo` at a time (in this process). git writes a new
+ * Runs one `git worktree …` command of `repo` at a time (in this process and across processes). git writes a new
  * worktree's admin entry (`<common>/worktrees/<name>/`) in several steps, and a concurrent
  * `worktree add`, `list` or `remove` that reads the half-written entry fails ("failed to read
  * …/commondir"); creating the variants' worktrees in parallel hit that. Keyed on the admin
  * directory, which is never a worktree path, so it cannot deadlock with a worktree's own lease.
  */
 export function withWorktreeAdmin<T>(repo: RepositoryInfo, fn: () => Promise<T>): Promise<T> {
-  return workspaceLeases.withWorkspaceLease(path.join(repo.commonDir, 'worktrees'), fn);
+  return workspaceLeases.withWorkspaceLease(path.join(repo.commonDir, 'worktrees'), fn, { lockFile: path.join(repo.commonDir, WORKTREE_ADMIN_LOCK) });
 }
 
 /** Wraps a git failure (or passes a WorktreeError through) as a typed `gitFailed`. */

@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   ],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
+  /** Cross-process locks. */
+  platform: ['locked'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
   internal: ['internal'],
 } as const satisfies Record<string, readonly string[]>;

@@ -1,0 +1,137 @@
+/**
+ * A lock file held by one process at a time, for work that two processes must not interleave
+ * (VS Code and the `vox` CLI restoring into one repository). Taking it creates the file with
+ * O_EXCL and writes the owner (pid and process start time, platform/process-identity.ts);
+ * releasing it deletes the file. A waiter polls; a lock whose owner is gone (crashed, killed, its
+ * pid reused) is stale and is taken over: it is renamed aside first — only one waiter can win
+ * that rename — and the renamed file's owner is checked again before it is deleted, so a lock
+ * another waiter took meanwhile is never broken.
+ */
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { VoxError } from '../../protocol/wire/vox-error';
+import { isOwnerAlive, selfStartMs } from './process-identity';
+
+/** Pause between two attempts to take a lock another process holds. */
+export const LOCK_POLL_MS = 25;
+/** Longest wait for a lock a live process holds before giving up with `locked`. */
+export const LOCK_WAIT_TIMEOUT_MS = 5 * 60_000;
+
+interface Owner { pid: number; startedAtMs: number | null; since: number }
+
+/** The lock is held by another live process for longer than the wait allows. */
+export class LockError extends VoxError<'platform'> {
+  override readonly name = 'LockError';
+  readonly domain = 'platform' as const;
+  constructor(readonly lockFile: string, message: string) {
+    super('locked', message);
+  }
+}
+
+function readOwner(file: string): Owner | null | 'none' {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'none' : null;
+  }
+  try {
+    const o = JSON.parse(text) as Partial<Owner>;
+    return typeof o.pid === 'number' ? { pid: o.pid, startedAtMs: typeof o.startedAtMs === 'number' ? o.startedAtMs : null, since: o.since ?? 0 } : null;
+  } catch {
+    return null; // written half-way by a process that died in between: stale
+  }
+}
+
+const alive = (o: Owner | null) => o !== null && isOwnerAlive(o.pid, o.startedAtMs);
+
+function tryCreate(file: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    const owner: Owner = { pid: process.pid, startedAtMs: selfStartMs(), since: Date.now() };
+    fs.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/** Renames a stale lock aside and deletes it, unless it turned out to be live after all (then it is put back). */
+function breakStale(file: string): void {
+  const aside = `${file}.stale-${process.pid}-${Date.now()}`;
+  try {
+    fs.renameSync(file, aside);
+  } catch {
+    return; // someone else broke (or released) it first
+  }
+  const owner = readOwner(aside);
+  if (owner !== 'none' && alive(owner)) {
+    // A live lock was taken between our check and the rename: give it back unless a new one is there.
+    try {
+      fs.linkSync(aside, file);
+    } catch {
+      // a newer lock exists; the one we moved belongs to a process that will find its file gone on release
+    }
+  }
+  fs.rmSync(aside, { force: true });
+}
+
+/** Takes the lock at `file` (waiting while another live process holds it) and returns its release. */
+export async function acquireFileLock(file: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<() => void> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const deadline = Date.now() + (opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS);
+  for (;;) {
+    if (tryCreate(file)) {
+      return () => {
+        const o = readOwner(file);
+        if (o !== 'none' && o !== null && o.pid === process.pid) fs.rmSync(file, { force: true });
+      };
+    }
+    const owner = readOwner(file);
+    if (owner === 'none') continue; // released meanwhile
+    if (!alive(owner)) {
+      breakStale(file);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new LockError(file, `another Vox process (pid ${(owner as Owner).pid}) has held ${file} for ${Math.round((Date.now() - (owner as Owner).since) / 1000)} s; try again when it has finished`);
+    }
+    if (opts.signal?.aborted) throw new LockError(file, `waiting for ${file} was cancelled`);
+    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+  }
+}
+
+/** Where a lease on `dir` keeps its lock: the git directory of the repository `dir` is in (shared by every process working there), else the temp folder. */
+export function lockDirFor(dir: string, fallback: string): string {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const dotGit = path.join(d, '.git');
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(dotGit);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isDirectory()) return dotGit;
+    if (st?.isFile()) {
+      const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+      if (m) return path.resolve(d, m[1]!.trim());
+    }
+    if (path.dirname(d) === d) return fallback;
+  }
+}
+
+/** For tests and tools: the current holder of a lock file, if any. */
+export async function lockHolder(file: string): Promise<number | null> {
+  try {
+    return (JSON.parse(await fsp.readFile(file, 'utf8')) as Owner).pid;
+  } catch {
+    return null;
+  }
+}
