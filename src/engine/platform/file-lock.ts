@@ -17,6 +17,12 @@ import { isOwnerAlive, selfStartMs } from './process-identity';
 export const LOCK_POLL_MS = 25;
 /** Longest wait for a lock a live process holds before giving up with `locked`. */
 export const LOCK_WAIT_TIMEOUT_MS = 5 * 60_000;
+/**
+ * A lock file that does not (yet) name its owner is its creator's for this long: the creator
+ * writes the owner right after creating the file, and a waiter reading in between must not take
+ * the lock as stale. After that, such a file was left by a process that died in between.
+ */
+export const LOCK_WRITE_GRACE_MS = 10_000;
 
 interface Owner { pid: number; startedAtMs: number | null; since: number }
 
@@ -29,22 +35,31 @@ export class LockError extends VoxError<'platform'> {
   }
 }
 
-function readOwner(file: string): Owner | null | 'none' {
+/** The lock's owner; 'none' when there is no lock; 'unnamed' when the file does not name one (yet). */
+function readOwner(file: string): Owner | 'unnamed' | 'none' {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'none' : null;
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'none' : 'unnamed';
   }
   try {
     const o = JSON.parse(text) as Partial<Owner>;
-    return typeof o.pid === 'number' ? { pid: o.pid, startedAtMs: typeof o.startedAtMs === 'number' ? o.startedAtMs : null, since: o.since ?? 0 } : null;
+    return typeof o.pid === 'number' ? { pid: o.pid, startedAtMs: typeof o.startedAtMs === 'number' ? o.startedAtMs : null, since: o.since ?? 0 } : 'unnamed';
   } catch {
-    return null; // written half-way by a process that died in between: stale
+    return 'unnamed';
   }
 }
 
-const alive = (o: Owner | null) => o !== null && isOwnerAlive(o.pid, o.startedAtMs);
+/** Whether the lock at `file` (whose owner reads as `o`) is held by a live process. */
+function held(file: string, o: Owner | 'unnamed'): boolean {
+  if (o !== 'unnamed') return isOwnerAlive(o.pid, o.startedAtMs);
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs < LOCK_WRITE_GRACE_MS; // being written right now, most likely
+  } catch {
+    return false;
+  }
+}
 
 function tryCreate(file: string): boolean {
   let fd: number;
@@ -72,7 +87,7 @@ function breakStale(file: string): void {
     return; // someone else broke (or released) it first
   }
   const owner = readOwner(aside);
-  if (owner !== 'none' && alive(owner)) {
+  if (owner !== 'none' && held(aside, owner)) {
     // A live lock was taken between our check and the rename: give it back unless a new one is there.
     try {
       fs.linkSync(aside, file);
@@ -91,17 +106,18 @@ export async function acquireFileLock(file: string, opts: { timeoutMs?: number; 
     if (tryCreate(file)) {
       return () => {
         const o = readOwner(file);
-        if (o !== 'none' && o !== null && o.pid === process.pid) fs.rmSync(file, { force: true });
+        if (o !== 'none' && o !== 'unnamed' && o.pid === process.pid) fs.rmSync(file, { force: true });
       };
     }
     const owner = readOwner(file);
     if (owner === 'none') continue; // released meanwhile
-    if (!alive(owner)) {
+    if (!held(file, owner)) {
       breakStale(file);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new LockError(file, `another Vox process (pid ${(owner as Owner).pid}) has held ${file} for ${Math.round((Date.now() - (owner as Owner).since) / 1000)} s; try again when it has finished`);
+      const who = owner === 'unnamed' ? 'another Vox process' : `another Vox process (pid ${owner.pid})`;
+      throw new LockError(file, `${who} has held ${file} for more than ${Math.round((opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS) / 1000)} s; try again when it has finished`);
     }
     if (opts.signal?.aborted) throw new LockError(file, `waiting for ${file} was cancelled`);
     await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
