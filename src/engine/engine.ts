@@ -19,6 +19,16 @@ import { installCheckpointHooks } from './checkpoints/hooks';
 import { RunRegistry } from './runs/registry';
 import { VariantPool } from './variants/pool';
 import type { Host } from './host';
+import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
+
+/** The host's methods bound to it, so a wrapper may replace one of them. */
+function bindHost(h: Host): Host {
+  return {
+    model: () => h.model(), setModel: (r) => h.setModel(r), modelChoices: () => h.modelChoices(), approvalSettings: () => h.approvalSettings(),
+    providerSettings: () => h.providerSettings(), secret: (n) => h.secret(n), notify: (n) => h.notify(n),
+    onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
+  };
+}
 import type { EngineServices } from './services';
 import { ClientSession } from './session/client-session';
 import type { Grant } from '../protocol/commands/grants';
@@ -91,7 +101,11 @@ export function createEngine(config: EngineConfig, host: Host): Engine {
  * `createEngine`, also returning the services it wired. For tests of the wiring itself (a capability
  * observed inside the agent loop); clients never get the services.
  */
-export function assembleEngine(config: EngineConfig, host: Host): { engine: Engine; services: EngineServices } {
+export function assembleEngine(config: EngineConfig, givenHost: Host): { engine: Engine; services: EngineServices } {
+  // Keys in this process's environment (the CLI's) and every key the host hands out are redacted
+  // wherever text is stored or shown, and kept out of child processes (platform/secrets.ts).
+  for (const name of SECRET_ENV_NAMES) rememberSecret(process.env[name]);
+  const host: Host = { ...bindHost(givenHost), notify: (n) => givenHost.notify({ ...n, message: redact(n.message) }) };
   const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
 
@@ -105,7 +119,14 @@ export function assembleEngine(config: EngineConfig, host: Host): { engine: Engi
     loadAfter: (turnId, afterSeq) => store.chunksAfter(turnId, afterSeq),
   });
 
-  const providers = new ProviderRegistry({ secret: (n) => host.secret(n), settings: () => host.providerSettings() });
+  const providers = new ProviderRegistry({
+    secret: async (n) => {
+      const value = await host.secret(n);
+      rememberSecret(value);
+      return value;
+    },
+    settings: () => host.providerSettings(),
+  });
   for (const f of config.providers ?? []) providers.register(f);
   registerBuiltinProviders(providers, { demoModelPath: config.demoModelPath, ...(config.localThreads ? { localThreads: config.localThreads } : {}) });
   install('providers', () => providers.dispose());

@@ -19,6 +19,7 @@ import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory } from './history';
+import { redact } from '../platform/secrets';
 import type { HookBus, RunInfo } from './hooks';
 
 /** Most model calls in one turn before the run stops itself (guards against tool loops). */
@@ -123,7 +124,8 @@ export class AgentRunner {
     } catch (e) {
       const cancelled = signal.aborted || (isProviderError(e) && e.code === 'cancelled') || (e instanceof ToolError && e.code === 'cancelled');
       status = cancelled ? 'cancelled' : 'failed';
-      error = cancelled ? null : ((e as Error).message ?? String(e));
+      // A provider may echo the key back in its error: never stored or shown (platform/secrets.ts).
+      error = cancelled ? null : redact((e as Error).message ?? String(e));
     }
     const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : 'failed';
     store.append(
@@ -168,7 +170,8 @@ export class AgentRunner {
       const code = e instanceof ToolError ? e.code : 'io';
       result = { content: `Error (${code}): ${(e as Error).message}`, isError: true };
     }
-    const final = result!;
+    // Tool output is stored, streamed and shown to the model: no secrets in it (a file may hold a key).
+    const final = { ...result!, content: redact(result!.content) };
     store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError });
     streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [] }));
     return final;

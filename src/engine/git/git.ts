@@ -1,13 +1,23 @@
 /**
  * Runs git plumbing through `execFile` (no shell), with typed failures. Every call gets a
  * scrubbed environment (no inherited GIT_DIR / GIT_INDEX_FILE / GIT_WORK_TREE from a parent
- * process unless the caller sets them), `core.quotepath=off`, and never opens a pager or editor.
+ * process unless the caller sets them, no provider keys), `core.quotepath=off`, no user hooks
+ * (below), and never opens a pager or editor.
  * Output is returned as a Buffer or string; use `-z` forms and `splitNul` for path lists, so
  * names with spaces, newlines or non-UTF-8 bytes survive.
  */
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { execFile, type ExecFileException } from 'node:child_process';
 import { helperEnabled, spawnViaHelper } from '../platform/process-spawner';
+import { childEnv } from '../platform/secrets';
+
+/**
+ * Vox's git plumbing runs none of the user's hooks: checkpoints, restores and worktree
+ * bookkeeping are Vox's own and must not surprise anyone (a `post-index-change` or
+ * `reference-transaction` hook firing on every checkpoint, a `post-checkout` on every variant).
+ * Hooks are looked up under a path that can hold no file.
+ */
+const NO_HOOKS_PATH = process.platform === 'win32' ? 'NUL' : '/dev/null';
 
 /** Largest stdout accepted from one git call (bytes): big diffs and ls-files on huge repos fit. */
 export const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
@@ -50,7 +60,7 @@ export interface GitOptions {
 export interface GitResult { stdout: Buffer; stderr: string; exitCode: number }
 
 function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = childEnv(process.env);
   for (const k of SCRUBBED_ENV) delete env[k];
   Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'true', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' });
   for (const [k, v] of Object.entries(extra)) {
@@ -62,7 +72,7 @@ function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessE
 
 /** Runs `git <args>` and returns raw output; throws GitError on failure. */
 export function gitRaw(args: string[], opts: GitOptions): Promise<GitResult> {
-  const fullArgs = ['-c', 'core.quotepath=off', '-c', 'advice.addEmbeddedRepo=false', ...args];
+  const fullArgs = ['-c', 'core.quotepath=off', '-c', 'advice.addEmbeddedRepo=false', '-c', `core.hooksPath=${NO_HOOKS_PATH}`, ...args];
   const timeout = opts.timeoutMs ?? GIT_DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const finish = (err: { code?: unknown; killed?: boolean; signal?: string | null; name?: string } | null, stdout: Buffer, stderrBuf: Buffer): void => {

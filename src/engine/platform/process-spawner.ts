@@ -20,6 +20,7 @@
  * error, and the next run starts a new helper; `VOX_SPAWN_DIRECT=1` bypasses it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from './secrets';
 
 /** The helper's program (plain JavaScript, no dependencies). */
 const HELPER_SOURCE = `
@@ -106,7 +107,7 @@ class ProcessSpawner {
     const child = spawn(process.execPath, ['-e', HELPER_SOURCE], {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'advanced',
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', NODE_OPTIONS: '' },
+      env: childEnv(process.env, { ELECTRON_RUN_AS_NODE: '1', NODE_OPTIONS: '' }), // no provider keys in the helper either
       windowsHide: true,
     });
     child.on('message', (m: { type: string; id: number; err: SpawnedError | null; stdout: Uint8Array; stderr: Uint8Array }) => {

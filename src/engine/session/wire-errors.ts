@@ -9,6 +9,7 @@
 import type { WireError } from '../../protocol/errors';
 import { isVoxError, type ErrorDomain, type VoxError } from '../../protocol/wire/vox-error';
 import { EnvelopeError } from '../../protocol/wire/envelope';
+import { redact } from '../platform/secrets';
 
 type DetailsOf = (e: VoxError & { details?: Record<string, unknown> }) => Record<string, unknown> | undefined;
 
@@ -39,7 +40,8 @@ export function toWireError(e: unknown, log: (raw: unknown) => void): WireError 
   if (e instanceof EnvelopeError) return invalidCommand(e);
   if (isVoxError(e)) {
     const details = pickDetails(e as VoxError & { details?: Record<string, unknown> });
-    return { domain: e.domain, code: e.code, message: e.message, ...(details ? { details } : {}) };
+    // A provider or a tool may have put a key in the text: redacted on its way out.
+    return { domain: e.domain, code: e.code, message: redact(e.message), ...(details ? { details: JSON.parse(redact(JSON.stringify(details))) as unknown } : {}) };
   }
   log(e);
   const name = e instanceof Error ? e.name : typeof e;

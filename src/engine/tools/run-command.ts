@@ -6,6 +6,7 @@
  * inside a surrogate pair or an ANSI escape sequence.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../platform/secrets';
 import { promises as fs } from 'node:fs';
 import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
@@ -121,13 +122,15 @@ function spawnShell(command: string, cwd: string): ChildProcess {
   if (isWindows) {
     return spawn(process.env['ComSpec'] ?? 'cmd.exe', ['/d', '/s', '/c', `"${command}"`], {
       cwd,
+      env: childEnv(),
       windowsVerbatimArguments: true,
       windowsHide: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   }
   // detached: setsid(), so the shell leads a new process group (and has no controlling terminal).
-  return spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The user's environment without the provider keys Vox holds (platform/secrets.ts).
+  return spawn('/bin/sh', ['-c', command], { cwd, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<ToolResult> {
