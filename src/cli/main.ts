@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return pending ? await pending : 0;
   } catch (e) {
-    if (e instanceof CommanderError) return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
     if (e instanceof ModelUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
@@ -77,5 +77,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // A reader that went away (`vox threads | head -1`) ends the command quietly, not with a stack.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   main(process.argv.slice(2)).then((code) => process.exit(code));
 }
