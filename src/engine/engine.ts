@@ -13,6 +13,7 @@ import { ToolRegistry } from './tools/registry';
 import { ProviderRegistry, type ProviderFactory } from './providers/registry';
 import { registerBuiltinProviders } from './providers/builtins';
 import { VoxStore } from './store/store';
+import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
@@ -57,6 +58,8 @@ export class Engine {
   /** Run ids found interrupted (owner process gone) when the engine opened the store. */
   readonly recovered: string[];
   readonly workspaceRoot: string;
+  /** The SQLite driver the store runs on, and why (for the host's log). */
+  readonly sqlite: { name: string; reason: string };
   private readonly sessions = new Set<ClientSession>();
   private disposing: Promise<void> | null = null;
 
@@ -68,6 +71,7 @@ export class Engine {
   ) {
     this.recovered = recovered;
     this.workspaceRoot = services.workspaceRoot;
+    this.sqlite = driverChoice() ?? { name: services.store.db.driver, reason: services.store.db.driver };
   }
 
   /** A protocol session for one client, holding `grant`. Updates go to `sink`. */

@@ -146,6 +146,7 @@ export class EngineHost implements Host, vscode.Disposable {
       this,
     );
     this.log.info(`Engine started in ${Date.now() - t0} ms (store ${path.join(storage, 'vox.db')}, workspace ${root})`);
+    this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
     return engine;
   }

@@ -10,14 +10,14 @@ import Database from 'better-sqlite3';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, stallAfter, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { driverEnv, forEachDriver } from '../support/drivers';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')];
 /** How long to wait for the child to stream its first chunks. */
 const STREAM_WAIT_MS = 15_000;
 
-describe('vox CLI crash safety', function () {
-  this.timeout(40_000);
+forEachDriver('vox CLI crash safety', () => {
   let dir: string;
   let server: FakeServer | undefined;
   afterEach(async () => {
@@ -29,7 +29,7 @@ describe('vox CLI crash safety', function () {
   it('kill -9 mid-stream: database readable, run interrupted, partial text kept', async () => {
     dir = makeTmpDir();
     server = await startFakeOpenAI({ responses: [stallAfter(4, textTurn(['Partial ', 'answer ', 'that ', 'never ', 'ends']))] });
-    const env = { ...process.env, VOX_HOME: dir, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    const env = { ...process.env, ...driverEnv(), VOX_HOME: dir, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
     const child = spawn(CLI[0]!, [...CLI.slice(1), 'chat', 'tell me something', '--model', 'openai:gpt-test'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -80,7 +80,7 @@ describe('vox CLI crash safety', function () {
 
   it('bad usage exits 2 with a message; a non-SQLite database is refused with a typed error and kept', () => {
     dir = makeTmpDir();
-    const env = { ...process.env, VOX_HOME: dir };
+    const env = { ...process.env, ...driverEnv(), VOX_HOME: dir };
     const bad = spawnSync(CLI[0]!, [...CLI.slice(1), 'chat', '--frobnicate'], { cwd: ROOT, env, encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /unknown option --frobnicate/);

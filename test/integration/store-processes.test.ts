@@ -14,6 +14,7 @@ import { VoxStore } from '../../src/engine/store/store';
 import { StoreError } from '../../src/engine/store/errors';
 import { runVox } from '../support/cli';
 import { makeReadOnly } from '../support/read-only';
+import { driverEnv, forEachDriver } from '../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -21,7 +22,7 @@ const ROOT = path.resolve(__dirname, '../..');
 /** Runs `script` in a new Node process (tsx, from the repository root); resolves with its exit code and output. */
 function node(script: string, args: string[] = []): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, ...args], { cwd: ROOT, env: { ...process.env, ...driverEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -46,8 +47,7 @@ const OPEN_AT = `
   }
 `;
 
-describe('store: several processes on one database file', function () {
-  this.timeout(60_000);
+forEachDriver('store: several processes on one database file', () => {
   let dir: string;
   beforeEach(() => (dir = makeTmpDir()));
   afterEach(() => removeTmpDir(dir));
@@ -87,7 +87,7 @@ describe('store: several processes on one database file', function () {
     const undo = makeReadOnly(file);
     try {
       assert.throws(() => VoxStore.open(file), storeError('readOnly', /cannot be written/));
-      const env = { ...process.env, VOX_HOME: home };
+      const env = { ...process.env, ...driverEnv(), VOX_HOME: home };
       const list = await runVox(['threads', '--json'], env);
       assert.equal(list.code, 0, list.err);
       assert.deepEqual((JSON.parse(list.out) as { title: string }[]).map((t) => t.title), ['kept thread']);
@@ -107,7 +107,7 @@ describe('store: several processes on one database file', function () {
     seed(path.join(home, 'vox.db'));
     const undo = makeReadOnly(home);
     try {
-      const env = { ...process.env, VOX_HOME: home };
+      const env = { ...process.env, ...driverEnv(), VOX_HOME: home };
       const list = await runVox(['threads', '--json'], env);
       assert.equal(list.code, 0, list.err);
       assert.deepEqual((JSON.parse(list.out) as { title: string }[]).map((t) => t.title), ['kept thread']);
@@ -134,7 +134,7 @@ describe('store: several processes on one database file', function () {
     `], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()));
-      const chat = await runVox(['chat', 'hello'], { ...process.env, VOX_HOME: home });
+      const chat = await runVox(['chat', 'hello'], { ...process.env, ...driverEnv(), VOX_HOME: home });
       assert.equal(chat.code, 1);
       assert.match(chat.err, new RegExp(`StoreError \\(locked\\): ${file.replace(/[/.]/g, '\\$&')} is locked by another process`));
       assert.doesNotMatch(chat.err, /SqliteError|SQLITE_BUSY/);
@@ -148,7 +148,7 @@ describe('store: several processes on one database file', function () {
     fs.mkdirSync(cwd);
     const home = path.join(dir, 'user-home');
     fs.mkdirSync(home);
-    const r = await runVox(['threads', '--json', '--cwd', cwd], { ...process.env, VOX_HOME: '', HOME: home });
+    const r = await runVox(['threads', '--json', '--cwd', cwd], { ...process.env, ...driverEnv(), VOX_HOME: '', HOME: home });
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(fs.readdirSync(cwd), []);
     assert.ok(fs.existsSync(path.join(home, '.vox', 'vox.db')));

@@ -6,13 +6,14 @@ import Database from 'better-sqlite3';
 import { VoxStore } from '../../src/engine/store/store';
 import { StoreError } from '../../src/engine/store/errors';
 import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
-import { requireSqlite } from '../../src/engine/store/database';
+import { chooseDriver, resetDriverChoice, type DriverName, type SqlDriver } from '../../src/engine/store/driver';
+import { forEachDriver } from '../support/drivers';
 import type { StoredEvent } from '../../src/protocol/events';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const sha = (f: string) => crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex');
 
-describe('store: opening and migrations', () => {
+forEachDriver('store: opening and migrations', () => {
   let dir: string;
   beforeEach(() => (dir = makeTmpDir()));
   afterEach(() => removeTmpDir(dir));
@@ -20,8 +21,8 @@ describe('store: opening and migrations', () => {
   it('creates a WAL database at the latest schema version, and reopening is a no-op', () => {
     const file = path.join(dir, 'sub', 'vox.db');
     const s = VoxStore.open(file);
-    assert.equal(s.db.pragma('user_version', { simple: true }), LATEST_SCHEMA_VERSION);
-    assert.equal(s.db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(s.db.pragma('user_version'), LATEST_SCHEMA_VERSION);
+    assert.equal(s.db.pragma('journal_mode'), 'wal');
     s.append({ type: 'thread.created', threadId: 't1', title: 'one' });
     s.close();
     const again = VoxStore.open(file);
@@ -64,12 +65,6 @@ describe('store: opening and migrations', () => {
     assert.equal(sha(file), before);
   });
 
-  it('a native module that cannot load is a typed nativeModule error naming the runtime', () => {
-    assert.throws(
-      () => requireSqlite(() => { throw new Error('was compiled against a different Node.js version'); }),
-      (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /ABI \d+/.test(e.message) && /different Node\.js version/.test(e.message),
-    );
-  });
 
   it('readonly open of a missing file is notFound and creates nothing', () => {
     const file = path.join(dir, 'missing.db');
@@ -78,7 +73,7 @@ describe('store: opening and migrations', () => {
   });
 });
 
-describe('store: event log and projections', () => {
+forEachDriver('store: event log and projections', () => {
   let dir: string;
   let s: VoxStore;
   beforeEach(() => {
@@ -178,4 +173,72 @@ describe('store: event log and projections', () => {
     assert.deepEqual(s.recoverInterrupted(), []);
     assert.equal(s.runs('t')[0]!.status, 'running');
   });
+});
+
+describe('store: choosing a SQLite driver', () => {
+  const abiError = () => new Error("The module 'better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115.");
+  const fake = (name: DriverName): SqlDriver => ({ name, open: () => assert.fail('not opened here') });
+
+  it('uses better-sqlite3 where it loads', () => {
+    const c = chooseDriver((n) => fake(n), {});
+    assert.equal(c.driver.name, 'better-sqlite3');
+  });
+
+  it('falls back to the N-API driver when better-sqlite3 fails to load with an ABI error, and says why', () => {
+    const c = chooseDriver((n) => (n === 'better-sqlite3' ? (() => { throw abiError(); })() : fake(n)), {});
+    assert.equal(c.driver.name, 'photostructure');
+    assert.match(c.reason, /better-sqlite3 does not load here: .*NODE_MODULE_VERSION 115/);
+  });
+
+  it('VOX_SQLITE_DRIVER forces a driver (even past a working better-sqlite3); a bad value or an unloadable forced driver is a typed error', () => {
+    assert.equal(chooseDriver((n) => fake(n), { VOX_SQLITE_DRIVER: 'photostructure' }).driver.name, 'photostructure');
+    assert.throws(() => chooseDriver((n) => fake(n), { VOX_SQLITE_DRIVER: 'sqlite4' }), (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /sqlite4 is not a SQLite driver/.test(e.message));
+    assert.throws(
+      () => chooseDriver((n) => (n === 'better-sqlite3' ? (() => { throw abiError(); })() : fake(n)), { VOX_SQLITE_DRIVER: 'better-sqlite3' }),
+      (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /forced|VOX_SQLITE_DRIVER=better-sqlite3/.test(e.message),
+    );
+  });
+
+  it('when no driver loads: a typed nativeModule error naming the runtime and each failure', () => {
+    assert.throws(
+      () => chooseDriver(() => { throw new Error('was compiled against a different Node.js version'); }, {}),
+      (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /ABI \d+/.test(e.message) && /different Node\.js version/.test(e.message),
+    );
+  });
+});
+
+describe('store: one file, both drivers', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTmpDir()));
+  afterEach(() => {
+    delete process.env.VOX_SQLITE_DRIVER;
+    resetDriverChoice();
+    removeTmpDir(dir);
+  });
+  const openWith = (driver: DriverName, file: string) => {
+    process.env.VOX_SQLITE_DRIVER = driver;
+    resetDriverChoice();
+    const s = VoxStore.open(file);
+    assert.equal(s.db.driver, driver);
+    return s;
+  };
+
+  for (const [first, second] of [['better-sqlite3', 'photostructure'], ['photostructure', 'better-sqlite3']] as const) {
+    it(`a database written by ${first} is read and extended by ${second}, and back, losing nothing`, () => {
+      const file = path.join(dir, 'shared.db');
+      const a = openWith(first, file);
+      a.append({ type: 'thread.created', threadId: 't1', title: `by ${first}` }, { type: 'message.added', threadId: 't1', messageId: 'm1', parentId: null, role: 'user', content: 'héllo 😀', runId: null, status: 'complete' });
+      a.close();
+      const b = openWith(second, file);
+      assert.deepEqual(b.activePath('t1').map((m) => m.content), ['héllo 😀']);
+      b.append({ type: 'thread.created', threadId: 't2', title: `by ${second}` });
+      const seqs = b.eventsAfter(0).map((e) => e.seq);
+      b.close();
+      const c = openWith(first, file);
+      assert.deepEqual(c.listThreads().map((t) => t.title).sort(), [`by ${first}`, `by ${second}`].sort());
+      assert.deepEqual(c.eventsAfter(0).map((e) => e.seq), seqs);
+      assert.equal(c.db.pragma('journal_mode'), 'wal');
+      c.close();
+    });
+  }
 });

@@ -8,7 +8,9 @@
  * too). A read-only open of a database in a folder it cannot write (SQLite's write-ahead log
  * needs one) reads a private copy instead.
  */
-import type Database from 'better-sqlite3';
+import { sqliteDriver, type DriverLoader, type SqlDatabase } from './driver';
+import { betterSqlite3Driver } from './drivers/better-sqlite3';
+import { photostructureDriver } from './drivers/photostructure';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -112,35 +114,8 @@ function readOnlyCopy(file: string): string {
   return copy;
 }
 
-type SqliteCtor = typeof Database;
-let sqlite: SqliteCtor | undefined;
-
-/**
- * Loads the native better-sqlite3 module on first use (not at import time), so a build for the
- * wrong ABI — e.g. a Node build inside desktop VS Code's Electron — is reported as a typed
- * `nativeModule` error with the runtime's versions instead of crashing extension activation.
- */
-export function loadSqlite(): SqliteCtor {
-  // A literal require so bundlers and the VSIX packer see the external dependency.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy native load, see above
-  sqlite ??= requireSqlite(() => require('better-sqlite3'));
-  return sqlite;
-}
-
-/** `loadSqlite` without the cache, with the loader injectable (tests simulate a foreign ABI). */
-export function requireSqlite(load: () => unknown): SqliteCtor {
-  try {
-    return load() as SqliteCtor;
-  } catch (e) {
-    const runtime = process.versions.electron ? `Electron ${process.versions.electron}` : `Node ${process.versions.node}`;
-    throw new StoreError(
-      'nativeModule',
-      `Vox could not load its SQLite module (better-sqlite3) in this runtime (${runtime}, module ABI ${process.versions.modules}): ${(e as Error).message}. ` +
-        'This build of Vox was compiled for a different runtime; install the VSIX built for your VS Code, or use Vox in code-server / the vox CLI.',
-      e,
-    );
-  }
-}
+/** Loads a driver by name (see ./driver.ts for the choice between them). */
+export const loadDriver: DriverLoader = (name) => (name === 'better-sqlite3' ? betterSqlite3Driver() : photostructureDriver());
 
 /**
  * Applies the pending migrations under one EXCLUSIVE transaction, reading the version again
@@ -148,9 +123,9 @@ export function requireSqlite(load: () => unknown): SqliteCtor {
  * commands share one file), one migrates and the others, once they get the lock, find nothing
  * left to do. A version newer than this build found there is refused like at open.
  */
-function migrate(db: Database.Database, file: string): void {
+function migrate(db: SqlDatabase, file: string): void {
   db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
+    const current = db.pragma('user_version') as number;
     if (current > LATEST_SCHEMA_VERSION) {
       throw new StoreError('newerVersion', `${file} was just upgraded by a newer Vox (schema ${current}); this one understands ${LATEST_SCHEMA_VERSION}. Update Vox.`);
     }
@@ -159,11 +134,11 @@ function migrate(db: Database.Database, file: string): void {
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
     }
-  }).exclusive();
+  }, 'exclusive');
 }
 
 /** Opens (creating if needed) and migrates the database at `file`. */
-export function openDatabase(file: string, opts: OpenOptions = {}): Database.Database {
+export function openDatabase(file: string, opts: OpenOptions = {}): SqlDatabase {
   checkIsFile(file);
   const exists = fs.existsSync(file);
   const dir = path.dirname(file);
@@ -183,23 +158,23 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database.Dat
   // shared-memory file there): read a private copy.
   const source = opts.readonly && !writable(dir) ? readOnlyCopy(file) : file;
 
-  const Sqlite = loadSqlite();
-  let db: Database.Database;
+  const driver = sqliteDriver(loadDriver);
+  let db: SqlDatabase;
   try {
-    db = new Sqlite(source, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: BUSY_TIMEOUT_MS });
+    db = driver.open(source, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeoutMs: BUSY_TIMEOUT_MS });
   } catch (e) {
     throw storeErrorOf(file, e);
   }
   try {
     // Read the version before any write so a newer database is never modified.
-    const version = db.pragma('user_version', { simple: true }) as number;
+    const version = db.pragma('user_version') as number;
     if (version > LATEST_SCHEMA_VERSION) {
       throw new StoreError(
         'newerVersion',
         `${file} has schema version ${version}, newer than this Vox understands (${LATEST_SCHEMA_VERSION}). Update Vox; the database was not changed.`,
       );
     }
-    const check = db.pragma('quick_check', { simple: true }) as string;
+    const check = db.pragma('quick_check') as string;
     if (check !== 'ok') throw new StoreError('corrupt', `${file} failed its integrity check (${check}). Vox left it untouched.`);
     if (opts.readonly) return db;
     db.pragma('journal_mode = WAL');

@@ -2,12 +2,12 @@
  * Versioned schema migrations for the Vox store. `PRAGMA user_version` holds the applied
  * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
  */
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './driver';
 
 export interface Migration {
   version: number;
   description: string;
-  up(db: Database.Database): void;
+  up(db: SqlDatabase): void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [

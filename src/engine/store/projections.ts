@@ -3,13 +3,13 @@
  * turn_items). One typed handler per event type in a table — no switch. Handlers run inside the
  * same transaction that appends the event, so tables and log never disagree.
  */
-import type Database from 'better-sqlite3';
+import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 
-type Projector<K extends VoxEventType> = (db: Database.Database, e: EventOf<K>, time: number) => void;
+type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
-function mustChange(info: Database.RunResult, what: string): void {
+function mustChange(info: RunResult, what: string): void {
   if (info.changes === 0) throw new StoreError('notFound', `${what} does not exist`);
 }
 
@@ -93,7 +93,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
 };
 
-export function project(db: Database.Database, e: VoxEvent, time: number): void {
+export function project(db: SqlDatabase, e: VoxEvent, time: number): void {
   const handler = PROJECTORS[e.type] as Projector<typeof e.type> | undefined;
   if (!handler) throw new StoreError('invalidEvent', `unknown event type ${(e as { type: string }).type}`);
   handler(db, e as never, time);

@@ -1,5 +1,6 @@
 /**
- * VoxStore: the one event log plus its projections, over a better-sqlite3 database.
+ * VoxStore: the one event log plus its projections, over a SQLite database (./driver.ts: better-sqlite3
+ * or the N-API fallback).
  * Appending an event and projecting it happen in one transaction. In-process listeners
  * subscribe to one thread's events (or to every append) from a sequence number, replay and
  * registration in one synchronous step; a thread subscription reads only that thread's rows
@@ -12,7 +13,7 @@
  * live run — a second writer (another process on the same file) waits for the lock and then sees
  * the first's run, so two prompts can never both start on one thread nor collide on an ordinal.
  */
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './driver';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
@@ -63,7 +64,7 @@ export class VoxStore {
   private readonly insertChunk;
   private readonly touchThread;
 
-  constructor(readonly db: Database.Database, private readonly now: () => number = Date.now) {
+  constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now) {
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
@@ -84,7 +85,7 @@ export class VoxStore {
 
   /** Appends events atomically (all or none), projects them, then notifies listeners. */
   append(...events: VoxEvent[]): StoredEvent[] {
-    const stored = this.write(() => this.db.transaction(() => this.appendInTransaction(events))());
+    const stored = this.write(() => this.db.transaction(() => this.appendInTransaction(events)));
     this.notify(stored);
     return stored;
   }
@@ -285,31 +286,29 @@ export class VoxStore {
   /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
   beginRun(input: BeginRunInput): BeginRunOutcome {
     const pending: StoredEvent[] = [];
-    const outcome = this.write(() => this.db
-      .transaction((): BeginRunOutcome => {
-        const threadId = input.threadId ?? input.newThreadId;
-        if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
-        else this.getThread(threadId);
-        const running = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
-        for (const r of running) {
-          if (input.isLive(r)) return { started: false, busy: r };
-          pending.push(...this.appendInTransaction(this.interruptedEvents(r)));
-        }
-        const parentId = input.parentMessageId ?? this.headMessageId(threadId);
-        const ordinal = this.nextRunOrdinal(threadId);
-        const runId = input.runIdFor(threadId, ordinal);
-        pending.push(
-          ...this.appendInTransaction([
-            { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.prompt, runId: null, status: 'complete' },
-            {
-              type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
-              ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
-            },
-          ]),
-        );
-        return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
-      })
-      .immediate());
+    const outcome = this.write(() => this.db.transaction((): BeginRunOutcome => {
+      const threadId = input.threadId ?? input.newThreadId;
+      if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
+      else this.getThread(threadId);
+      const running = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
+      for (const r of running) {
+        if (input.isLive(r)) return { started: false, busy: r };
+        pending.push(...this.appendInTransaction(this.interruptedEvents(r)));
+      }
+      const parentId = input.parentMessageId ?? this.headMessageId(threadId);
+      const ordinal = this.nextRunOrdinal(threadId);
+      const runId = input.runIdFor(threadId, ordinal);
+      pending.push(
+        ...this.appendInTransaction([
+          { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.prompt, runId: null, status: 'complete' },
+          {
+            type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
+            ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
+          },
+        ]),
+      );
+      return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
+    }, 'immediate'));
     this.notify(pending);
     return outcome;
   }
