@@ -1,8 +1,10 @@
 /**
  * `vox chat "prompt"`: sends the prompt through the protocol (`sendPrompt`), streams the turn
  * (`subscribeTurn`) to stdout, answers the run's approvals (`--yes`, a y/N question on a
- * terminal, or a denial when there is none) and prints the outcome. A thread that is already
- * running a turn — in VS Code or another `vox chat` — is refused with `run/threadBusy` (exit 75).
+ * terminal, or a denial when there is none) and prints the outcome. A prompt to a thread that is
+ * already running a turn — in VS Code or another `vox chat` — is queued: the command says so,
+ * waits for its turn (./queue-commands.ts) and then streams it; `--no-queue` refuses instead
+ * (`run/threadBusy`, exit 75) and `--steer` lets the running turn take it at its next boundary.
  */
 import * as readline from 'node:readline/promises';
 import { ClientError } from '../client/engine-client';
@@ -10,19 +12,23 @@ import { DEMO_MODEL_NOTICE, isDemoModel } from '../engine/model/demo-model';
 import { toolCallData } from '../protocol/chunks';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
+import { waitForTurn } from './queue-commands';
 
 /** Exit code when the thread is busy (EX_TEMPFAIL: try again later). */
 export const EXIT_THREAD_BUSY = 75;
 
-export interface ChatFlags { model?: string; thread?: string; cwd?: string; yes?: boolean; json?: boolean }
+export interface ChatFlags { model?: string; thread?: string; cwd?: string; yes?: boolean; json?: boolean; queue?: boolean; steer?: boolean }
 
 export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
-  return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}) }, async ({ client }) => {
+  return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}), queuePolicy: 'own' }, async ({ client }) => {
     const settings = await client.call('getSettings', {});
     if (isDemoModel(settings.model) && !flags.json) process.stderr.write(`[vox] ${DEMO_MODEL_NOTICE}\n`);
-    let started: { threadId: string; runId: string };
+    let sent;
     try {
-      started = await client.call('sendPrompt', { threadId: flags.thread ?? null, prompt });
+      sent = await client.call('sendPrompt', {
+        threadId: flags.thread ?? null, prompt, ...(flags.model ? { model: flags.model } : {}),
+        ifBusy: flags.queue === false ? 'refuse' : 'queue', ...(flags.steer ? { steer: true } : {}),
+      });
     } catch (e) {
       if (e instanceof ClientError && e.is('run', 'threadBusy')) {
         process.stderr.write(`vox: ${e.message}\n`);
@@ -30,7 +36,24 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       }
       throw e;
     }
-    const { runId, threadId } = started;
+    const { threadId } = sent;
+    let runId = sent.runId;
+    if (sent.queued) {
+      const { entryId, position } = sent.queued;
+      const note = (msg: string, json: object) => (flags.json ? process.stdout.write(JSON.stringify({ ...json, threadId, entryId }) + '\n') : process.stderr.write(`[vox] ${msg}\n`));
+      note(`thread ${threadId} is running a turn; your prompt is queued (${entryId}, position ${position + 1})${flags.steer ? ' and will steer it at its next step' : ''}. Waiting for its turn — Ctrl-C takes it out of the queue.`, { type: 'queued', position });
+      const outcome = await waitForTurn(client, threadId, entryId);
+      if (outcome.kind === 'cancelled') {
+        note('your queued prompt was cancelled; it did not run.', { type: 'cancelled' });
+        return 130;
+      }
+      if (outcome.kind === 'steered') {
+        note(`your prompt steered the running turn${outcome.runId ? ` (${outcome.runId})` : ''}; its answer goes to that turn.`, { type: 'steered', runId: outcome.runId });
+        return 0;
+      }
+      runId = outcome.runId;
+    }
+    if (runId === null) throw new Error('the prompt neither started nor queued');
     const rl = process.stdin.isTTY && !flags.yes && !flags.json ? readline.createInterface({ input: process.stdin, output: process.stderr }) : null;
     let text = '';
     const ended = new Promise<UpdateOf<'turnEnded'>>((resolve) => {

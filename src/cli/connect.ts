@@ -36,6 +36,8 @@ export interface ConnectOptions {
   /** Automatic checkpoints around the agent's edits (chat); off for `vox checkpoint`, which captures by hand. */
   autoCheckpoints?: boolean;
   model?: string;
+  /** Which queued prompts this engine starts (runs/queue.ts); `vox chat` runs only its own. */
+  queuePolicy?: 'all' | 'own';
   /** A reading command: when the database cannot be written, open it read-only (with a note) instead of failing. */
   reading?: boolean;
 }
@@ -49,6 +51,8 @@ export function connect(opts: ConnectOptions): Connected {
     demoModelPath: demoModelPath(packageRoot()),
     ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
     autoCheckpoints: opts.autoCheckpoints !== false,
+    // A short-lived CLI engine starts only prompts it queued itself: others' wait for VS Code or their own process.
+    queuePolicy: opts.queuePolicy ?? 'own',
   };
   let engine: Engine;
   try {

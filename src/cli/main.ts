@@ -6,7 +6,7 @@
  * never from files; the database lives at $VOX_HOME/vox.db (default ~/.vox/vox.db).
  *
  * Exit codes: 0 done; 1 the command failed (a typed error is printed as `vox: <Domain>Error
- * (<code>): <message>`); 2 bad usage; 75 the thread is running another turn; 130 cancelled.
+ * (<code>): <message>`); 2 bad usage; 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
  */
 import { Command, CommanderError } from 'commander';
 import { ClientError } from '../client/engine-client';
@@ -16,6 +16,7 @@ import { ModelUsageError, runModelCommand } from './model-command';
 import { show, threads } from './thread-commands';
 import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-commands';
 import { registerVariantCommands } from './variant-commands';
+import { registerQueueCommands } from './queue-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME';
 
@@ -41,6 +42,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   program.command('chat').description('send a prompt and stream the answer').argument('<prompt...>')
     .option('--model <ref>', 'model (default $VOX_MODEL or local:demo)').option('--thread <id>', 'continue this thread')
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--yes', 'approve every tool call').option('--json', 'print chunks and the result as JSON lines')
+    .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
     .action((words: string[], o) => run(chat(words.join(' '), o)));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--cwd <dir>').option('--json', 'print JSON').action((o) => run(threads(o)));
@@ -52,6 +54,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerCheckpointCommands(program, run);
   registerWorktreeCommands(program, run);
   registerVariantCommands(program, run);
+  registerQueueCommands(program, run);
   return program;
 }
 

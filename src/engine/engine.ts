@@ -18,6 +18,7 @@ import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
 import { RunRegistry } from './runs/registry';
+import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { VariantPool } from './variants/pool';
 import type { Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
@@ -52,6 +53,11 @@ export interface EngineConfig {
   readOnly?: boolean;
   /** A ripgrep binary for the search and listing tools (VS Code's bundled one; rg on PATH for the CLI). */
   ripgrepPath?: string;
+  /**
+   * Which queued prompts this engine starts when their thread frees up (runs/queue.ts): `all`
+   * (VS Code: its own, and those whose process is gone) or `own` (the CLI: only what it queued).
+   */
+  queuePolicy?: DrainPolicy;
 }
 
 export class Engine {
@@ -170,9 +176,18 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   // Torn down before checkpoints: a run stopped at shutdown still gets its turn-end checkpoint.
   install('runs', () => runs.dispose());
 
+  const queue = new ThreadRunQueue({
+    store, runs, policy: config.queuePolicy ?? 'all',
+    resolveModel: (ref) => providers.resolve(ref),
+    defaultModel: () => host.model(),
+    onError: (e, threadId) => host.notify({ level: 'error', source: 'runs', message: `A queued prompt in thread ${threadId} could not start: ${(e as Error).message ?? String(e)}` }),
+  });
+  install('queue', () => queue.dispose());
+  if (!config.readOnly) queue.drainAll();
+
   const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
   install('variants', () => variants.cancelAll());
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, checkpoints, variants };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, checkpoints, variants };
   return { engine: new Engine(services, teardown, recovered), services };
 }

@@ -9,6 +9,7 @@ import type { CheckpointService } from './checkpoints/service';
 import type { Host } from './host';
 import type { ProviderRegistry } from './providers/registry';
 import type { RunRegistry } from './runs/registry';
+import type { ThreadRunQueue } from './runs/queue';
 import type { VoxStore } from './store/store';
 import type { TurnStreamRegistry } from './stream/turn-stream-registry';
 import type { ToolRegistry } from './tools/registry';
@@ -26,6 +27,7 @@ export interface EngineServices {
   /** The approval policy from the host's settings, now. */
   policy(): ApprovalPolicy;
   readonly runs: RunRegistry;
+  readonly queue: ThreadRunQueue;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
 }

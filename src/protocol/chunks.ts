@@ -1,13 +1,13 @@
 /**
  * Live turn chunks: what streams while a run is active (SPEC 2.1). A chunk is `{turnId, seq,
  * kind, data}`; `data` is text for `text`/`reasoning`/`status` and JSON of the payloads below for
- * `toolCall`/`toolResult`. The kind is open on the wire: a newer engine may add kinds that an
+ * `toolCall`/`toolResult`/`steer`. The kind is open on the wire: a newer engine may add kinds that an
  * older client skips. The engine encodes payloads with `encodeToolCall`/`encodeToolResult` and
  * clients decode them with the validators here — one definition for both sides.
  */
 import { arrayOf, int, object, optional, str, type Infer } from './wire/validators';
 
-export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status'] as const;
+export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer'] as const;
 export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
 
 /** A chunk on the wire; `kind` is any string (unknown kinds are skipped by clients). */
@@ -21,6 +21,14 @@ export type ToolCallData = Infer<typeof toolCallData>;
 /** `toolResult` chunk data: how the call ended (`status` is an item status), what it returned, the files it changed. */
 export const toolResultData = object({ itemId: str, callId: optional(str), status: str, content: str, changedPaths: optional(arrayOf(str)) });
 export type ToolResultData = Infer<typeof toolResultData>;
+
+/** `steer` chunk data: a queued prompt the turn took at a boundary, and the tool calls it pre-empted. */
+export const steerData = object({ itemId: str, prompt: str, skippedTools: arrayOf(str) });
+export type SteerData = Infer<typeof steerData>;
+
+export function encodeSteer(d: SteerData): string {
+  return JSON.stringify(steerData(d));
+}
 
 export function encodeToolCall(d: ToolCallData): string {
   return JSON.stringify(toolCallData(d));

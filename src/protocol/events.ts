@@ -81,6 +81,24 @@ const SHAPES = {
   /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
   'thread.rewound': { threadId: str, toMessageId: nullable(str) },
   'run.ended': { threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals },
+  /** A prompt sent while the thread ran: it waits in the thread's queue (SPEC 2.4). */
+  'queue.added': {
+    threadId: str, entryId: str, prompt: str, model: nullable(str),
+    /** The process that queued it starts it when its turn comes (while it lives; otherwise any engine does). */
+    ownerPid: int, ownerStartedAt: nullable(int),
+  },
+  'queue.edited': { threadId: str, entryId: str, prompt: str },
+  /** The entry moves to `toIndex` (0 = next) among the thread's queued entries. */
+  'queue.moved': { threadId: str, entryId: str, toIndex: int },
+  /** The entry should steer the running turn at its next boundary instead of waiting for it to end. */
+  'queue.steerRequested': { threadId: str, entryId: str },
+  'queue.removed': { threadId: str, entryId: str, reason: literal('cancelled', 'started', 'steered'), runId: nullable(str) },
+  /**
+   * A queued prompt taken into the running turn at a boundary (before a model call or a tool
+   * batch): `ordinal` places it among the run's items; `skippedTools` names the tool calls the
+   * model had just asked for, which did not run because the new instructions came first.
+   */
+  'run.steered': { threadId: str, runId: str, itemId: str, ordinal: int, entryId: str, prompt: str, skippedTools: arrayOf(str) },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -1,6 +1,7 @@
 /**
  * The run registry: a thread has at most one active run, whoever asks — two sessions of one
- * engine, or separate `vox chat` processes on one database file — and the one refused gets a
+ * engine, or separate `vox chat` processes on one database file — and the one refused (a client
+ * that asked not to queue: `ifBusy: 'refuse'`, `--no-queue`; queueing is ./queue.test.ts) gets a
  * typed `run/threadBusy`, never a raw SQLite error or a lost or half-written prompt. Stop-all
  * reaches variant runs too. Real engine, real SQLite, real processes, fake OpenAI server.
  */
@@ -63,8 +64,8 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     const b = t.client();
     const { threadId } = await a.call('createThread', { title: 'shared' });
     const [ra, rb] = await Promise.allSettled([
-      a.call('sendPrompt', { threadId, prompt: 'from session A' }),
-      b.call('sendPrompt', { threadId, prompt: 'from session B' }),
+      a.call('sendPrompt', { threadId, prompt: 'from session A', ifBusy: 'refuse' }),
+      b.call('sendPrompt', { threadId, prompt: 'from session B', ifBusy: 'refuse' }),
     ]);
     const ok = [ra, rb].filter((r) => r.status === 'fulfilled');
     const busy = [ra, rb].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -87,7 +88,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     assert.deepEqual(after.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant'], 'user → assistant → user → assistant, never user → user');
   });
 
-  it('four `vox chat --thread T` processes at once on one database: one runs, three get threadBusy (exit 75), no SQLite error, no lost or extra message', async () => {
+  it('four `vox chat --no-queue --thread T` processes at once on one database: one runs, three get threadBusy (exit 75), no SQLite error, no lost or extra message', async () => {
     // The turn that wins holds its stream open until the three others have been refused.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -99,7 +100,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     const store = VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
     const threadId = store.listThreads()[0]!.id;
     store.close();
-    const runs = [1, 2, 3, 4].map((i) => runVox(['chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, `prompt ${i}`], env));
+    const runs = [1, 2, 3, 4].map((i) => runVox(['chat', '--no-queue', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, `prompt ${i}`], env));
     let refused = 0;
     for (const r of runs) void r.then((x) => x.code === 75 && ++refused === 3 && release());
     const results = await Promise.all(runs);

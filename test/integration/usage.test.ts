@@ -28,6 +28,7 @@ describe('usage: cache and reasoning tokens reach the runs table', function () {
   async function turn(model: string): Promise<{ threadId: string; runId: string; ended: UpdateOf<'events'>['events'] }> {
     const c = t.client();
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'read a and answer', model });
+    if (runId === null) throw new Error('a prompt in a new thread was queued');
     const events: unknown[] = [];
     c.on('events', (u) => void events.push(...u.events));
     await c.call('subscribeThread', { threadId, afterSeq: 0 });

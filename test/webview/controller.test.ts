@@ -76,7 +76,7 @@ describe('webview controller', () => {
     const [send] = host.take();
     assert.equal(send?.type === 'sendPrompt' && send.threadId, null);
     assert.equal(model.draft, '');
-    host.post({ type: 'result', inReplyTo: send!.requestId, value: { threadId: T, runId: R } });
+    host.post({ type: 'result', inReplyTo: send!.requestId, value: { threadId: T, runId: R, queued: null } });
     const cmds = host.take();
     assert.deepEqual(cmds.map((x) => x.type), ['listThreads', 'subscribeThread']);
     assert.deepEqual({ ...cmds[1], requestId: undefined }, { type: 'subscribeThread', threadId: T, afterSeq: 0, requestId: undefined });
@@ -177,14 +177,12 @@ describe('webview controller', () => {
   });
 
   it('Stop cancels the active run; rename/delete/setModel/host actions send what the host expects', () => {
-    const { host, c, model } = setup();
+    const { host, c } = setup();
     c.openThread(T);
     host.post({ type: 'events', threadId: T, events: startEvents() });
     host.take();
     assert.equal(c.cancelRun(), true);
     assert.deepEqual(host.take().map((x) => x.type === 'cancelRun' && x.runId), [R]);
-    model.draft = 'while running';
-    assert.equal(c.sendPrompt(), false, 'no second prompt while a run is active');
     assert.equal(c.renameThread(T, '   '), false);
     assert.equal(c.renameThread(T, ' New name '), true);
     c.deleteThread('thread:9');
@@ -199,6 +197,63 @@ describe('webview controller', () => {
       { type: 'setModel', model: 'openai:gpt-4o-mini', requestId: undefined },
     ]);
     assert.deepEqual(host.actions, ['setApiKey']);
+  });
+
+  it('while a run is active: Enter queues, Ctrl+Enter steers; the queue strip follows queue.* events; edit/move/cancel/steer send their commands', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: startEvents() });
+    host.take();
+    model.draft = 'after this turn';
+    assert.equal(c.sendPrompt(), true, 'a prompt while running is queued, not dropped');
+    const [q] = host.take();
+    assert.deepEqual(q?.type === 'sendPrompt' && [q.threadId, q.ifBusy, q.steer], [T, 'queue', undefined]);
+    assert.equal(model.draft, '');
+    host.post({ type: 'result', inReplyTo: q!.requestId, value: { threadId: T, runId: null, queued: { entryId: 'q1', position: 0 } } });
+    assert.equal(model.sending, null, 'a queued prompt is not "being sent"');
+    model.draft = 'change course';
+    c.sendPrompt({ steer: true });
+    const steer = host.take().find((x) => x.type === 'sendPrompt');
+    assert.deepEqual(steer?.type === 'sendPrompt' && [steer.ifBusy, steer.steer], ['queue', true]);
+    host.post({ type: 'result', inReplyTo: steer!.requestId, value: { threadId: T, runId: null, queued: { entryId: 'q2', position: 1 } } });
+
+    host.post({ type: 'events', threadId: T, events: [
+      ev({ type: 'queue.added', entryId: 'q1', prompt: 'after this turn', model: null, ownerPid: 1, ownerStartedAt: null }),
+      ev({ type: 'queue.added', entryId: 'q2', prompt: 'change course', model: null, ownerPid: 1, ownerStartedAt: null }),
+      ev({ type: 'queue.steerRequested', entryId: 'q2' }),
+      ev({ type: 'queue.added', entryId: 'q3', prompt: 'third', model: 'openai:x', ownerPid: 2, ownerStartedAt: null }),
+      ev({ type: 'queue.edited', entryId: 'q1', prompt: 'after this turn, edited' }),
+      ev({ type: 'queue.moved', entryId: 'q3', toIndex: 0 }),
+    ] });
+    assert.deepEqual(model.thread!.queue.map((x) => [x.entryId, x.prompt, x.steer]), [
+      ['q3', 'third', false], ['q1', 'after this turn, edited', false], ['q2', 'change course', true],
+    ]);
+    host.take();
+    assert.equal(c.editQueued('q1', '   '), false, 'an empty edit is not sent');
+    assert.equal(c.editQueued('q1', 'new text'), true);
+    c.moveQueued('q1', 0);
+    c.moveQueued('q1', 3); // out of range: nothing sent
+    c.cancelQueued('q3');
+    c.steerQueued('q1');
+    assert.deepEqual(host.take().map((x) => ({ ...x, requestId: undefined })), [
+      { type: 'editQueued', threadId: T, entryId: 'q1', prompt: 'new text', requestId: undefined },
+      { type: 'moveQueued', threadId: T, entryId: 'q1', toIndex: 0, requestId: undefined },
+      { type: 'cancelQueued', threadId: T, entryId: 'q3', requestId: undefined },
+      { type: 'steerQueued', threadId: T, entryId: 'q1', requestId: undefined },
+    ]);
+    // The steer lands in the run: a steer chunk while streaming, the run.steered event for good; q2 leaves the strip.
+    host.post({ type: 'turnChunks', turnId: R, chunks: [
+      { turnId: R, seq: 1, kind: 'text', data: 'working' },
+      { turnId: R, seq: 2, kind: 'steer', data: JSON.stringify({ itemId: 'i1', prompt: 'change course', skippedTools: ['write_file'] }) },
+    ] });
+    host.post({ type: 'events', threadId: T, events: [
+      ev({ type: 'queue.removed', entryId: 'q2', reason: 'steered', runId: R }),
+      ev({ type: 'run.steered', runId: R, itemId: 'i1', ordinal: 1, entryId: 'q2', prompt: 'change course', skippedTools: ['write_file'] }),
+    ] });
+    assert.deepEqual(model.thread!.queue.map((x) => x.entryId), ['q3', 'q1']);
+    const run = model.thread!.runs[R]!;
+    assert.deepEqual(run.items.map((i) => [i.kind, i.content, i.skippedTools]), [['steer', 'change course', ['write_file']]]);
+    assert.deepEqual(run.stream.map((x) => x.kind), ['text', 'steer']);
   });
 
   it('a deleted open thread closes; a failed prompt gives its text back with a notice', () => {

@@ -200,6 +200,48 @@ describe('webview thread state: chunks and blocks', () => {
   });
 });
 
+describe('webview thread state: steering and the queue', () => {
+  it('a steer lands where it streamed, live and after the final message; replayed from events alone, it stays in place', () => {
+    const { state, log } = startedThread();
+    applyChunks(state, R, [
+      chunk(1, 'text', 'Looking.'),
+      chunk(2, 'steer', JSON.stringify({ itemId: 'item:1', prompt: 'use tabs', skippedTools: ['write_file'] })),
+      chunk(3, 'text', '\n\nUsing tabs.'),
+    ]);
+    assert.deepEqual(runBlocks(state.runs[R]!).map((b) => (b.kind === 'steer' ? `steer:${b.prompt}:${b.skippedTools.join()}` : b.kind)), ['text', 'steer:use tabs:write_file', 'text']);
+    const events = [
+      log.itemStarted('item:0', 0, 'text'), log.itemCompleted('item:0', 'Looking.'),
+      log.raw({ type: 'run.steered', runId: R, itemId: 'item:1', ordinal: 1, entryId: 'q1', prompt: 'use tabs', skippedTools: ['write_file'] }),
+      log.itemStarted('item:2', 2, 'text'), log.itemCompleted('item:2', 'Using tabs.'),
+      log.final('Looking.\n\nUsing tabs.'), log.runEnded(),
+    ];
+    applyEvents(state, events);
+    const shape = (st: ThreadState) => runBlocks(st.runs[R]!).map((b) => (b.kind === 'text' ? b.text : b.kind === 'steer' ? `> ${b.prompt}` : b.kind));
+    assert.deepEqual(shape(state), ['Looking.', '> use tabs', 'Using tabs.']);
+    const replay = createThreadState(T);
+    applyEvents(replay, [log.created(), log.user('msg:u1', 'hi'), log.runStarted(), ...events].map((e, i) => ({ ...e, seq: i + 1 })));
+    assert.deepEqual(shape(replay), ['Looking.', '> use tabs', 'Using tabs.']);
+  });
+
+  it('queue events build the waiting list in order; events about unknown entries are ignored; an old saved state without a queue gets one', () => {
+    const { state, log } = startedThread();
+    const added = (entryId: string, prompt: string) => log.raw({ type: 'queue.added', entryId, prompt, model: null, ownerPid: 1, ownerStartedAt: null });
+    applyEvents(state, [
+      added('a', 'A'), added('b', 'B'), added('c', 'C'),
+      log.raw({ type: 'queue.moved', entryId: 'c', toIndex: 0 }),
+      log.raw({ type: 'queue.moved', entryId: 'a', toIndex: 99 }),
+      log.raw({ type: 'queue.edited', entryId: 'zzz', prompt: 'ghost' }),
+      log.raw({ type: 'queue.removed', entryId: 'b', reason: 'cancelled', runId: null }),
+      log.raw({ type: 'queue.steerRequested', entryId: 'a' }),
+    ]);
+    assert.deepEqual(state.queue.map((q) => [q.entryId, q.steer]), [['c', false], ['a', true]]);
+    const { queue: _dropped, ...older } = createThreadState(T);
+    const old = older as ThreadState; // as a build before the queue saved it
+    applyEvents(old, [added('x', 'X')]);
+    assert.deepEqual(old.queue.map((q) => q.prompt), ['X']);
+  });
+});
+
 /** Random deltas including astral characters (surrogate pairs) and markdown. */
 function deltas(rng: () => number, n: number): string[] {
   const pieces = ['Hel', 'lo', ' ', 'wörld', '😀', '**bold**', '\n', '```ts\nconst x = 1;\n```', 'é', '𝄞', 'end'];

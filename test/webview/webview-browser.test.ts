@@ -240,6 +240,59 @@ describe('chat webview in Chromium (fake host)', function () {
     await waitPosted('cancelRun', (m) => m.type === 'cancelRun' && m.runId === R);
   });
 
+  it('while a run is active: Enter queues, Ctrl+Enter steers, Escape stops; the queue strip edits, reorders (keyboard and drag), steers and cancels', async () => {
+    const area = page.locator('vscode-textarea textarea');
+    const sends = async () => (await posted()).filter((m) => m.type === 'sendPrompt');
+    const before = (await sends()).length;
+    await area.click();
+    await area.pressSequentially('queued one');
+    await area.press('Enter');
+    await eventually('a queued sendPrompt', async () => (await sends()).length === before + 1);
+    const queued = (await sends())[before]!;
+    assert.deepEqual([queued.prompt, queued.ifBusy, queued.steer], ['queued one', 'queue', undefined]);
+    await host({ type: 'result', inReplyTo: queued.requestId, value: { threadId: T, runId: null, queued: { entryId: 'q1', position: 0 } } });
+    await area.pressSequentially('steer now');
+    await area.press('Control+Enter');
+    await eventually('a steering sendPrompt', async () => (await sends()).length === before + 2);
+    const steer = (await sends())[before + 1]!;
+    assert.deepEqual([steer.prompt, steer.steer], ['steer now', true]);
+    await host({ type: 'result', inReplyTo: steer.requestId, value: { threadId: T, runId: null, queued: { entryId: 'q2', position: 1 } } });
+    const cancels = (await posted()).filter((m) => m.type === 'cancelRun').length;
+    await area.press('Escape');
+    await eventually('Escape posts cancelRun', async () => (await posted()).filter((m) => m.type === 'cancelRun').length === cancels + 1);
+
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'queue.added', entryId: 'q1', prompt: 'queued one', model: null, ownerPid: 1, ownerStartedAt: null }),
+      ev({ type: 'queue.added', entryId: 'q2', prompt: 'steer now', model: null, ownerPid: 1, ownerStartedAt: null }),
+      ev({ type: 'queue.steerRequested', entryId: 'q2' }),
+      ev({ type: 'queue.added', entryId: 'q3', prompt: 'from the terminal', model: 'openai:gpt-4o-mini', ownerPid: 4242, ownerStartedAt: null }),
+    ] });
+    const rows = page.locator('section.queue li.row');
+    await eventually('three queued rows', async () => (await rows.count()) === 3);
+    assert.equal(await rows.nth(1).locator('.badge').innerText(), 'steering');
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-queue.png'), fullPage: true });
+
+    const q3 = page.locator('li.row[data-entry="q3"]');
+    await q3.focus();
+    await q3.press('Alt+ArrowUp');
+    await waitPosted('moveQueued by keyboard', (m) => m.type === 'moveQueued' && m.entryId === 'q3' && m.toIndex === 1);
+    await page.dragAndDrop('li.row[data-entry="q1"]', 'li.row[data-entry="q3"]');
+    await waitPosted('moveQueued by drag', (m) => m.type === 'moveQueued' && m.entryId === 'q1' && m.toIndex === 2);
+    await page.locator('li.row[data-entry="q1"]').getByRole('button', { name: 'Edit' }).click();
+    const edit = page.locator('li.row[data-entry="q1"] textarea.edit');
+    await edit.fill('queued one, edited');
+    await edit.press('Enter');
+    await waitPosted('editQueued', (m) => m.type === 'editQueued' && m.entryId === 'q1' && m.prompt === 'queued one, edited');
+    await q3.getByRole('button', { name: 'Steer the running turn with this prompt' }).click();
+    await waitPosted('steerQueued', (m) => m.type === 'steerQueued' && m.entryId === 'q3');
+    await q3.focus();
+    await q3.press('Delete');
+    await waitPosted('cancelQueued', (m) => m.type === 'cancelQueued' && m.entryId === 'q3');
+    await host({ type: 'events', threadId: T, events: ['q1', 'q2', 'q3'].map((entryId) => ev({ type: 'queue.removed', entryId, reason: 'cancelled', runId: null })) });
+    await eventually('the strip goes away when nothing waits', async () => (await page.locator('section.queue').count()) === 0);
+  });
+
   it('the final message replaces the streamed text: shown once, still interleaved with the tool call', async () => {
     const step1 = 'Let me look at **the test** first.\n\n```ts\nconst answer = 42;\n// done\n```\nThe payload was removed.';
     const step2 = 'Wrote the **sum** function. All tests pass.';
@@ -270,13 +323,14 @@ describe('chat webview in Chromium (fake host)', function () {
 
   it('composer: Shift+Enter inserts a newline, Enter sends', async () => {
     const area = page.locator('vscode-textarea textarea');
+    const earlier = (await posted()).filter((m) => m.type === 'sendPrompt').length;
     await area.click();
     await area.pressSequentially('line one');
     await area.press('Shift+Enter');
     await area.pressSequentially('line two');
-    assert.equal((await posted()).filter((m) => m.type === 'sendPrompt').length, 0);
+    assert.equal((await posted()).filter((m) => m.type === 'sendPrompt').length, earlier);
     await area.press('Enter');
-    const sent = await waitPosted('sendPrompt', (m) => m.type === 'sendPrompt');
+    const sent = await waitPosted('sendPrompt', (m) => m.type === 'sendPrompt' && m.prompt === 'line one\nline two');
     assert.equal(sent.prompt, 'line one\nline two');
     assert.equal(sent.threadId, T);
     await eventually('the composer clears', async () => (await area.inputValue()) === '');

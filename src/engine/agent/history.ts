@@ -1,7 +1,8 @@
 /**
  * Builds the conversation a model sees for a new turn: the system prompt plus the thread's
- * active message path (user and final assistant messages) from the store. Tool traffic of
- * earlier turns stays in the turn items and is not replayed.
+ * active message path (user and final assistant messages) from the store, with the prompts that
+ * steered a turn (../runs/queue.ts) placed before that turn's answer. Tool traffic of earlier
+ * turns stays in the turn items and is not replayed.
  */
 import type { ChatMessage } from '../providers/types';
 import type { MessageRow } from '../store/store';
@@ -15,11 +16,14 @@ export const DEFAULT_SYSTEM_PROMPT = [
   'Prefer small, exact edits (apply_edit) over rewriting files, and say briefly what you changed.',
 ].join(' ');
 
-export function buildHistory(path: MessageRow[], systemPrompt: string = DEFAULT_SYSTEM_PROMPT): ChatMessage[] {
+export function buildHistory(path: MessageRow[], systemPrompt: string = DEFAULT_SYSTEM_PROMPT, steersOf: (runId: string) => string[] = () => []): ChatMessage[] {
   const msgs: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
   for (const m of path.slice(-HISTORY_MESSAGE_LIMIT)) {
     if (m.role === 'user') msgs.push({ role: 'user', content: m.content });
-    else if (m.role === 'assistant' && m.content.length > 0) msgs.push({ role: 'assistant', content: m.content });
+    else if (m.role === 'assistant') {
+      if (m.runId !== null) for (const s of steersOf(m.runId)) msgs.push({ role: 'user', content: s });
+      if (m.content.length > 0) msgs.push({ role: 'assistant', content: m.content });
+    }
   }
   return msgs;
 }

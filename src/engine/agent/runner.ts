@@ -16,7 +16,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { AgentTool, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
 import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
-import { encodeToolCall, encodeToolResult } from '../../protocol/chunks';
+import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory } from './history';
 import { redact } from '../platform/secrets';
@@ -48,7 +48,18 @@ export interface TurnSpec {
   workspaceRoot: string;
   hooks: HookBus;
   signal: AbortSignal;
+  /**
+   * Takes the prompts the user asked to steer this turn with (the thread queue's steer requests,
+   * ../runs/queue.ts), removing them from the queue; called at every boundary — before each
+   * model call and before each tool batch, never while a tool runs.
+   */
+  takeSteers?: () => SteerPrompt[];
 }
+
+export interface SteerPrompt { entryId: string; prompt: string }
+
+/** What the model is told in place of a tool call that a steering prompt pre-empted. */
+export const STEERED_TOOL_RESULT = 'Not run: the user sent new instructions before this call started. Read them, then decide again what to do.';
 
 export interface TurnResult { threadId: string; runId: string; status: EndedRunStatus; text: string; error: string | null; usage: Usage }
 
@@ -73,11 +84,19 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const messages: ChatMessage[] = buildHistory(store.activePath(threadId, t.userMessageId), this.deps.systemPrompt);
+    const messages: ChatMessage[] = buildHistory(store.activePath(threadId, t.userMessageId), this.deps.systemPrompt, (r) => store.steers(r));
     const specs: ToolSpec[] = t.model.toolsEnabled ? this.deps.tools.specs() : [];
     let finalText = '';
     let itemOrdinal = 0;
     const itemId = () => derive('item', [['run', runId], ['n', String(itemOrdinal)]]);
+    const nextItem = () => ({ id: itemId(), ordinal: itemOrdinal++ });
+    // Between model steps the text gets a paragraph break (the final message is the steps' text joined).
+    const separate = () => {
+      if (finalText.length > 0 && !finalText.endsWith('\n')) {
+        finalText += '\n\n';
+        streams.append(runId, 'text', '\n\n');
+      }
+    };
     let status: EndedRunStatus = 'completed';
     let error: string | null = null;
     try {
@@ -85,6 +104,7 @@ export class AgentRunner {
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
+        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
         await hooks.run('beforeModelCall', { ...info, step, messages });
         let stepText = '';
         const calls: ToolCall[] = [];
@@ -112,14 +132,19 @@ export class AgentRunner {
         }
         if (calls.length === 0) break;
         messages.push({ role: 'assistant', content: stepText, toolCalls: calls });
+        const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
+        if (steers.length > 0) {
+          // The batch never starts: each call gets a "not run" result (the APIs want one per call), then the new instructions.
+          for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: STEERED_TOOL_RESULT, isError: true });
+          for (const prompt of steers) messages.push({ role: 'user', content: prompt });
+          separate();
+          continue;
+        }
         for (const call of calls) {
           const result = await this.runTool(t, info, call, itemId(), itemOrdinal++);
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: truncate(result.content, TOOL_RESULT_MAX_CHARS), isError: !!result.isError });
         }
-        if (finalText.length > 0 && !finalText.endsWith('\n')) {
-          finalText += '\n\n';
-          streams.append(runId, 'text', '\n\n');
-        }
+        separate();
       }
     } catch (e) {
       const cancelled = signal.aborted || (isProviderError(e) && e.code === 'cancelled') || (e instanceof ToolError && e.code === 'cancelled');
@@ -137,6 +162,23 @@ export class AgentRunner {
     streams.end(runId, error ? { status, error } : { status });
     await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended
     return { threadId, runId, status, text: finalText, error, usage };
+  }
+
+  /**
+   * A boundary: takes the steering prompts waiting for this turn and records where each landed
+   * (`run.steered`, and a `steer` chunk for live views). `preempted` names the tool calls the
+   * model had asked for that will not run because of them (only the first prompt carries them).
+   */
+  private landSteers(t: TurnSpec, nextItem: () => { id: string; ordinal: number }, preempted: string[]): string[] {
+    const taken = t.takeSteers?.() ?? [];
+    let skipped = preempted;
+    for (const s of taken) {
+      const { id, ordinal } = nextItem();
+      this.deps.store.append({ type: 'run.steered', threadId: t.threadId, runId: t.runId, itemId: id, ordinal, entryId: s.entryId, prompt: s.prompt, skippedTools: skipped });
+      this.deps.streams.append(t.runId, 'steer', encodeSteer({ itemId: id, prompt: s.prompt, skippedTools: skipped }));
+      skipped = [];
+    }
+    return taken.map((s) => s.prompt);
   }
 
   private async runTool(t: TurnSpec, info: RunInfo, call: ToolCall, id: string, ordinal: number): Promise<ToolResult> {

@@ -43,6 +43,8 @@ export interface StartRunRequest {
   kind?: RunKind;
   /** Handlers for this run only, installed on a child of the engine's hook bus. */
   hooks?: (bus: HookBus) => void;
+  /** The queued entry this run takes (./queue.ts); `run/queueEntryGone` when it is no longer queued. */
+  fromQueue?: string;
 }
 
 export interface RunHandle {
@@ -69,6 +71,7 @@ export interface RunRegistryDeps {
 export class RunRegistry {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<() => void>();
+  private readonly endListeners = new Set<(threadId: string) => void>();
   private closing = false;
 
   constructor(private readonly deps: RunRegistryDeps) {}
@@ -90,8 +93,12 @@ export class RunRegistry {
       ownerStartedAt: selfStartMs(),
       runIdFor: deriveRunFromThreadOrdinal,
       isLive: (r) => isLiveRun(r),
+      ...(req.fromQueue !== undefined ? { fromQueue: req.fromQueue } : {}),
     });
-    if (!outcome.started) throw busyError(outcome.busy);
+    if (!outcome.started) {
+      if ('busy' in outcome) throw busyError(outcome.busy);
+      throw new RunError('queueEntryGone', 'that queued prompt is no longer queued (cancelled, steered into the running turn, or started elsewhere)', { threadId: req.threadId ?? '' });
+    }
     const { threadId, runId, userMessageId } = outcome;
     streams.open(runId);
     const ac = new AbortController();
@@ -100,11 +107,12 @@ export class RunRegistry {
     req.hooks?.(hooks);
     LIVE_RUN_IDS.add(runId);
     const done = this.deps.runner
-      .run({ threadId, runId, userMessageId, model: req.model, workspaceRoot, hooks, signal: ac.signal })
+      .run({ threadId, runId, userMessageId, model: req.model, workspaceRoot, hooks, signal: ac.signal, takeSteers: () => store.takeSteers(threadId, runId) })
       .finally(() => {
         LIVE_RUN_IDS.delete(runId);
         this.live.delete(runId);
         this.changed();
+        for (const l of [...this.endListeners]) l(threadId);
       });
     this.live.set(runId, {
       runId, threadId, kind: req.kind ?? 'thread', model: req.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done,
@@ -134,6 +142,17 @@ export class RunRegistry {
 
   activeCount(): number {
     return this.live.size;
+  }
+
+  /** Called with the thread after one of its runs has ended (the queue starts its next prompt). */
+  onRunEnded(listener: (threadId: string) => void): () => void {
+    this.endListeners.add(listener);
+    return () => void this.endListeners.delete(listener);
+  }
+
+  /** Whether the engine still takes new runs. */
+  get accepting(): boolean {
+    return !this.closing;
   }
 
   /** Called after a run starts or ends. */

@@ -131,6 +131,30 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE runs ADD COLUMN owner_started_at INTEGER');
     },
   },
+  {
+    version: 5,
+    description: 'the thread run queue (SPEC 2.4)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE queue (
+          entry_id         TEXT PRIMARY KEY,
+          thread_id        TEXT    NOT NULL REFERENCES threads(id),
+          prompt           TEXT    NOT NULL,
+          model            TEXT,
+          position         INTEGER NOT NULL,
+          owner_pid        INTEGER NOT NULL,
+          owner_started_at INTEGER,
+          steer            INTEGER NOT NULL DEFAULT 0,
+          created_at       INTEGER NOT NULL,
+          -- queued, then one of started | steered | cancelled (kept: where a prompt went is answerable later)
+          status           TEXT    NOT NULL DEFAULT 'queued',
+          run_id           TEXT,
+          ended_at         INTEGER
+        );
+        CREATE INDEX queue_by_thread ON queue(thread_id, status, position);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

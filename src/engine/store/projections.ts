@@ -74,6 +74,39 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
       `turn item ${e.itemId}`,
     );
   },
+  'queue.added'(db, e, time) {
+    const next = db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS n FROM queue WHERE thread_id = ? AND status = 'queued'").get(e.threadId) as { n: number };
+    db.prepare(
+      'INSERT INTO queue (entry_id, thread_id, prompt, model, position, owner_pid, owner_started_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(e.entryId, e.threadId, e.prompt, e.model, next.n, e.ownerPid, e.ownerStartedAt, time);
+  },
+  'queue.edited'(db, e) {
+    mustChange(db.prepare("UPDATE queue SET prompt = ? WHERE entry_id = ? AND thread_id = ? AND status = 'queued'").run(e.prompt, e.entryId, e.threadId), `queued prompt ${e.entryId}`);
+  },
+  'queue.moved'(db, e) {
+    const ids = (db.prepare("SELECT entry_id AS id FROM queue WHERE thread_id = ? AND status = 'queued' ORDER BY position, created_at").all(e.threadId) as { id: string }[]).map((r) => r.id);
+    const from = ids.indexOf(e.entryId);
+    if (from < 0) throw new StoreError('notFound', `queued prompt ${e.entryId} is not in thread ${e.threadId}`);
+    ids.splice(from, 1);
+    ids.splice(Math.max(0, Math.min(e.toIndex, ids.length)), 0, e.entryId);
+    const set = db.prepare('UPDATE queue SET position = ? WHERE entry_id = ?');
+    ids.forEach((id, i) => set.run(i, id));
+  },
+  'queue.steerRequested'(db, e) {
+    mustChange(db.prepare("UPDATE queue SET steer = 1 WHERE entry_id = ? AND thread_id = ? AND status = 'queued'").run(e.entryId, e.threadId), `queued prompt ${e.entryId}`);
+  },
+  'queue.removed'(db, e, time) {
+    mustChange(
+      db.prepare("UPDATE queue SET status = ?, run_id = ?, ended_at = ? WHERE entry_id = ? AND thread_id = ? AND status = 'queued'").run(e.reason, e.runId, time, e.entryId, e.threadId),
+      `queued prompt ${e.entryId}`,
+    );
+  },
+  'run.steered'(db, e, time) {
+    db.prepare(
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
+       VALUES (?, ?, ?, 'steer', 'completed', NULL, NULL, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, e.prompt, time);
+  },
   'run.ended'(db, e, time) {
     mustChange(
       db

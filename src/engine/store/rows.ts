@@ -24,6 +24,14 @@ export interface CheckpointRow {
   changedCount: number; skippedCount: number; overBudgetMs: number | null; rewindTo: string | null; createdAt: number;
 }
 export interface PersistedChunk { turnId: string; seq: number; kind: string; data: string }
+/** Where a queued prompt is: waiting, or what became of it (and the run that took it). */
+export type QueueStatus = 'queued' | 'started' | 'steered' | 'cancelled';
+/** `position`: the place among the thread's waiting entries (0 = next), -1 once it left the queue. */
+export interface QueueRow {
+  entryId: string; threadId: string; prompt: string; model: string | null; position: number;
+  ownerPid: number; ownerStartedAt: number | null; steer: boolean; createdAt: number;
+  status: QueueStatus; runId: string | null;
+}
 
 /** One page of threads and the cursor of the next (null on the last page). */
 export interface ThreadPage { threads: ThreadRow[]; nextCursor: string | null }
@@ -35,6 +43,8 @@ export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model,
   started_at AS startedAt, ended_at AS endedAt, error, input_tokens AS inputTokens, output_tokens AS outputTokens,
   cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens`;
 export const ITEM_COLUMNS = 'id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError';
+export const QUEUE_COLUMNS = `entry_id AS entryId, thread_id AS threadId, prompt, model, position, owner_pid AS ownerPid,
+  owner_started_at AS ownerStartedAt, steer, created_at AS createdAt, status, run_id AS runId`;
 export const CHECKPOINT_COLUMNS = `thread_id AS threadId, ordinal, ref, run_id AS runId, trigger, tool_name AS toolName, changed AS changedCount,
   skipped AS skippedCount, over_budget_ms AS overBudgetMs, rewind_to AS rewindTo, created_at AS createdAt`;
 

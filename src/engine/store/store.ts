@@ -18,13 +18,14 @@ import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
-  type CheckpointRow, type MessageRow, type PersistedChunk, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
+  type CheckpointRow, type MessageRow, type PersistedChunk, type QueueRow, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
 } from './rows';
 
-export type { CheckpointRow, MessageRow, PersistedChunk, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
+export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
 export const EVENT_PAGE_LIMIT = 5_000;
@@ -50,11 +51,14 @@ export interface BeginRunInput {
   runIdFor(threadId: string, ordinal: number): string;
   /** Whether a run the store lists as running is really running (its owner alive and running it). */
   isLive(run: RunRow): boolean;
+  /** The queued entry this run takes (removed in the same transaction; `gone` when it is no longer queued). */
+  fromQueue?: string;
 }
 
 export type BeginRunOutcome =
   | { started: true; threadId: string; runId: string; ordinal: number; userMessageId: string }
-  | { started: false; busy: RunRow };
+  | { started: false; busy: RunRow }
+  | { started: false; gone: true };
 
 
 export class VoxStore {
@@ -283,6 +287,11 @@ export class VoxStore {
     return r.n;
   }
 
+  /** The thread's runs the log lists as running (live or left behind by a dead process). */
+  running(threadId: string): RunRow[] {
+    return this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
+  }
+
   /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
   beginRun(input: BeginRunInput): BeginRunOutcome {
     const pending: StoredEvent[] = [];
@@ -290,27 +299,66 @@ export class VoxStore {
       const threadId = input.threadId ?? input.newThreadId;
       if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
       else this.getThread(threadId);
-      const running = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
-      for (const r of running) {
+      for (const r of this.running(threadId)) {
         if (input.isLive(r)) return { started: false, busy: r };
         pending.push(...this.appendInTransaction(this.interruptedEvents(r)));
+      }
+      const entry = input.fromQueue === undefined ? undefined : queueEntry(this.db, input.fromQueue);
+      if (input.fromQueue !== undefined && (entry?.status !== 'queued' || entry.threadId !== threadId)) {
+        return { started: false, gone: true }; // cancelled, steered or started by another engine meanwhile
       }
       const parentId = input.parentMessageId ?? this.headMessageId(threadId);
       const ordinal = this.nextRunOrdinal(threadId);
       const runId = input.runIdFor(threadId, ordinal);
       pending.push(
         ...this.appendInTransaction([
-          { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.prompt, runId: null, status: 'complete' },
+          { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: entry?.prompt ?? input.prompt, runId: null, status: 'complete' }, // an entry's latest edit wins
           {
             type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
             ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
           },
+          ...(input.fromQueue !== undefined ? [{ type: 'queue.removed' as const, threadId, entryId: input.fromQueue, reason: 'started' as const, runId }] : []),
         ]),
       );
       return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
     }, 'immediate'));
     this.notify(pending);
     return outcome;
+  }
+
+  /** The thread's waiting prompts, next first (./queue-reads.ts). */
+  queue(threadId: string): QueueRow[] {
+    return queuedEntries(this.db, threadId);
+  }
+
+  /** One queued prompt, waiting or not (status says what became of it). */
+  queueEntry(entryId: string): QueueRow | undefined {
+    return queueEntry(this.db, entryId);
+  }
+
+  /** Threads with waiting prompts (queued by `ownerPid` only, when given). */
+  queuedThreads(ownerPid?: number): string[] {
+    return threadsWithQueue(this.db, ownerPid);
+  }
+
+  /**
+   * Takes the entries asked to steer the thread's running turn (in queue order), marking them
+   * steered into `runId` in one transaction: exactly one turn takes each, whichever process runs it.
+   */
+  takeSteers(threadId: string, runId: string): QueueRow[] {
+    const pending: StoredEvent[] = [];
+    const taken = this.write(() => this.db.transaction(() => {
+      const rows = queuedEntries(this.db, threadId).filter((r) => r.steer);
+      for (const r of rows) pending.push(...this.appendInTransaction([{ type: 'queue.removed', threadId, entryId: r.entryId, reason: 'steered', runId }]));
+      return rows;
+    }, 'immediate'));
+    this.notify(pending);
+    return taken;
+  }
+
+  /** The steering prompts a run took, in order (for the history later turns see). */
+  steers(runId: string): string[] {
+    return steerPrompts(this.db, runId);
   }
 
   /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */

@@ -20,9 +20,11 @@
  * only in the synchronous commitAndFanOut; and a join that must read the store holds the same
  * lock, so no chunk can be committed between its store read and its registration.
  */
+import { CHUNK_KIND_NAMES, type ChunkKind as ProtocolChunkKind } from '../../protocol/chunks';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
-export type ChunkKind = 'text' | 'reasoning' | 'toolCall' | 'toolResult' | 'status';
+/** The chunk kinds are the protocol's (../../protocol/chunks.ts). */
+export type ChunkKind = ProtocolChunkKind;
 export interface TurnChunk { turnId: string; seq: number; kind: ChunkKind; data: string }
 export type TurnEnd = { status: 'completed' | 'cancelled' | 'failed' | 'interrupted'; error?: string };
 export interface TurnSubscriber { onChunks(chunks: TurnChunk[]): void; onEnd?(end: TurnEnd): void }
@@ -38,7 +40,7 @@ export const MAX_TURN_BYTES_IN_MEMORY = 1_048_576;
 /** Evicted slots at the head of a turn's chunk array before the array is compacted. */
 const COMPACT_AFTER_EVICTED_SLOTS = 1_024;
 
-export const CHUNK_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['text', 'reasoning', 'toolCall', 'toolResult', 'status']);
+export const CHUNK_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(CHUNK_KIND_NAMES);
 const END_STATUSES: ReadonlySet<string> = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
 
 /**

@@ -8,6 +8,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { queueCommands } from './queue';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
@@ -17,6 +18,7 @@ import { worktreeCommands } from './worktrees';
 export const COMMANDS = {
   ...threadCommands,
   ...runCommands,
+  ...queueCommands,
   ...approvalCommands,
   ...settingsCommands,
   ...checkpointCommands,
@@ -28,6 +30,7 @@ export const COMMANDS = {
 export const COMMAND_AREAS = {
   threads: Object.keys(threadCommands),
   runs: Object.keys(runCommands),
+  queue: Object.keys(queueCommands),
   approvals: Object.keys(approvalCommands),
   settings: Object.keys(settingsCommands),
   checkpoints: Object.keys(checkpointCommands),
@@ -60,6 +63,7 @@ export { CAPABILITIES, holds, missingCapabilities, ownerGrant, readOnlyGrant, ty
 export { requiredCapabilities, type CommandSpec } from './define';
 export { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, type MessageView, type RunSummary, type ThreadSummary } from './threads';
 export type { ActiveRun } from './runs';
+export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
 export type { ModelChoice, SettingsView } from './settings';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';

@@ -1,6 +1,6 @@
 /**
- * Run commands: send a prompt (starts a run; a thread has at most one active run, a second prompt
- * is refused with `run/threadBusy`), cancel one run or every run (main threads and variants),
+ * Run commands: send a prompt (starts a run; a thread has at most one active run, so a prompt to a
+ * running thread is queued — or refused with `run/threadBusy` when the client asks so —), cancel one run or every run (main threads and variants),
  * list the active runs, and stream a run's turn (`turnChunks` / `turnEnded` updates).
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
@@ -25,10 +25,17 @@ export type ActiveRun = Infer<typeof activeRun>;
 
 export const runCommands = {
   sendPrompt: defineCommand('sendPrompt', {
-    summary: 'Starts a run: the prompt in a thread (a new one when threadId is null) with the given or the default model.',
+    summary: 'Starts a run: the prompt in a thread (a new one when threadId is null) with the given or the default model; while the thread runs, the prompt is queued.',
     requires: (p: { threadId: string | null }) => (p.threadId === null ? ['write', 'startThreads'] : ['write']),
-    params: { threadId: nullable(name), prompt: nonEmpty(MAX_PROMPT_CHARS), model: optional(name), parentMessageId: optional(name) },
-    result: object({ threadId: str, runId: str }),
+    params: {
+      threadId: nullable(name), prompt: nonEmpty(MAX_PROMPT_CHARS), model: optional(name), parentMessageId: optional(name),
+      /** While the thread runs: `queue` (default) waits in the thread's queue, `refuse` answers `run/threadBusy`. */
+      ifBusy: optional(literal('queue', 'refuse')),
+      /** Queued: promote it at once, so the running turn takes it at its next boundary. */
+      steer: optional(bool),
+    },
+    /** `runId` when it started; `queued` when it waits (`runId` null). */
+    result: object({ threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })) }),
   }),
   cancelRun: defineCommand('cancelRun', {
     summary: 'Stops one run; what streamed so far is kept.',

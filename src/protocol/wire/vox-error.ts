@@ -23,7 +23,7 @@ export const ERROR_CODES = {
   /** Live turn streams. */
   stream: ['unknownTurn', 'seqAhead', 'ended', 'badSeq', 'evicted', 'storeGap', 'badInput', 'reentrant'],
   /** Runs: who runs what, one active run per thread. */
-  run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown'],
+  run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown', 'queueFull', 'unknownEntry', 'queueEntryGone'],
   /** Model providers. */
   provider: ['rateLimited', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
   /** Model downloads. */

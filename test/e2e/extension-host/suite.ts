@@ -117,6 +117,7 @@ function defineTests(root: Mocha.Suite): void {
     // Through the protocol, as every view does: sendPrompt, then the turn's chunks until it ends.
     const client = await api.host.client();
     const { runId } = await client.call('sendPrompt', { threadId: null, prompt: 'Say hello.', model: 'local:demo' });
+    if (runId === null) throw new Error('a prompt in a new thread was queued instead of started');
     let text = '';
     const ended = new Promise<{ status: string; error?: string }>((resolve) => {
       client.on('turnChunks', (u) => {

@@ -1,6 +1,7 @@
 /**
  * What one run looks like on screen, derived from its RunView (./thread-state.ts): an ordered
- * list of blocks — text (markdown), reasoning (collapsible) and tool calls.
+ * list of blocks — text (markdown), reasoning (collapsible), tool calls, and the prompts that
+ * steered the turn where they landed.
  *
  * While the run streams, blocks follow the live chunks, with tool calls known only from events
  * (e.g. one waiting for approval whose chunk is still in the 33 ms batch) appended. Once the final
@@ -29,7 +30,13 @@ export interface ToolView {
 export type Block =
   | { kind: 'text'; key: string; text: string; streaming: boolean }
   | { kind: 'reasoning'; key: string; text: string; streaming: boolean }
-  | { kind: 'tool'; key: string; tool: ToolView };
+  | { kind: 'tool'; key: string; tool: ToolView }
+  /** A queued prompt the turn took mid-run, where it landed; `skippedTools` did not run because of it. */
+  | { kind: 'steer'; key: string; prompt: string; skippedTools: string[] };
+
+function steerBlock(itemId: string, prompt: string, skippedTools: readonly string[]): Block {
+  return { kind: 'steer', key: `steer:${itemId}`, prompt, skippedTools: [...skippedTools] };
+}
 
 /** Separator the runner streams between model steps when the text so far does not end a line. */
 const STEP_SEPARATOR = '\n\n';
@@ -75,14 +82,17 @@ function liveBlocks(run: RunView): Block[] {
     if (seg.kind === 'tool') {
       seen.add(seg.itemId);
       out.push({ kind: 'tool', key: `tool:${seg.itemId}`, tool: toolView(run, seg.itemId, seg) });
+    } else if (seg.kind === 'steer') {
+      seen.add(seg.itemId);
+      out.push(steerBlock(seg.itemId, seg.prompt, seg.skippedTools));
     } else {
       out.push({ kind: seg.kind, key: `${seg.kind}:${counts[seg.kind]++}`, text: seg.text, streaming: false });
     }
   }
   for (const item of run.items) {
-    if (item.kind === 'toolCall' && !seen.has(item.itemId)) {
-      out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, undefined) });
-    }
+    if (seen.has(item.itemId)) continue;
+    if (item.kind === 'toolCall') out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, undefined) });
+    else if (item.kind === 'steer') out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
   }
   markLastStreaming(out, streaming);
   return out;
@@ -94,6 +104,7 @@ function itemBlocks(run: RunView, streaming: boolean): Block[] {
   const counts = { text: 0, reasoning: 0 };
   for (const item of run.items) {
     if (item.kind === 'toolCall') out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, streamSegmentFor(run, item.itemId)) });
+    else if (item.kind === 'steer') out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
     else if (item.content) out.push({ kind: item.kind, key: `${item.kind}:${counts[item.kind]++}`, text: item.content, streaming: false });
   }
   markLastStreaming(out, streaming);
@@ -102,7 +113,7 @@ function itemBlocks(run: RunView, streaming: boolean): Block[] {
 
 function markLastStreaming(blocks: Block[], streaming: boolean): void {
   const last = blocks[blocks.length - 1];
-  if (streaming && last && last.kind !== 'tool') last.streaming = true;
+  if (streaming && last && (last.kind === 'text' || last.kind === 'reasoning')) last.streaming = true;
 }
 
 /**
@@ -116,6 +127,10 @@ function reconcile(run: RunView, finalText: string): Block[] | null {
   for (const item of run.items) {
     if (item.kind === 'toolCall') {
       out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, streamSegmentFor(run, item.itemId)) });
+      continue;
+    }
+    if (item.kind === 'steer') {
+      out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
       continue;
     }
     if (item.kind !== 'text') continue; // reasoning items come from the stream, placed below
@@ -158,9 +173,10 @@ export function runBlocks(run: RunView): Block[] {
   if (!run.final) return liveBlocks(run);
   const matched = reconcile(run, run.final.content);
   if (matched) return withReasoning(run, matched);
-  const tools: Block[] = run.items
-    .filter((i) => i.kind === 'toolCall')
-    .map((i) => ({ kind: 'tool', key: `tool:${i.itemId}`, tool: toolView(run, i.itemId, streamSegmentFor(run, i.itemId)) }));
+  const tools: Block[] = run.items.flatMap((i): Block[] => {
+    if (i.kind === 'toolCall') return [{ kind: 'tool', key: `tool:${i.itemId}`, tool: toolView(run, i.itemId, streamSegmentFor(run, i.itemId)) }];
+    return i.kind === 'steer' ? [steerBlock(i.itemId, i.content ?? '', i.skippedTools ?? [])] : [];
+  });
   if (run.final.content.length > 0) tools.push({ kind: 'text', key: 'text:final', text: run.final.content, streaming: false });
   return withReasoning(run, tools);
 }

@@ -181,6 +181,8 @@ export class Controller {
       this.loadThreads();
       if (!m.thread) this.openThread(started.threadId);
       else if (m.thread.threadId !== started.threadId) m.sending = null;
+      // Queued: it shows in the queue strip (from its event), not as a message being sent.
+      if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
     } else if (req.type === 'listApprovals') {
       for (const a of (value as CommandResult<'listApprovals'>).approvals) {
         if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
@@ -247,19 +249,50 @@ export class Controller {
     return true;
   }
 
-  /** Sends the draft as a prompt. Returns false when there is nothing to send or a run is active. */
-  sendPrompt(): boolean {
+  /**
+   * Sends the draft as a prompt. While the thread runs it is queued for after the turn — or, with
+   * `steer`, handed to the running turn at its next step (SPEC 2.4). False when there is nothing
+   * to send or a send is still on its way.
+   */
+  sendPrompt(opts: { steer?: boolean } = {}): boolean {
     const prompt = this.model.draft;
     if (prompt.trim().length === 0 || this.model.sending) return false;
-    if (this.model.thread && activeRun(this.model.thread)) return false;
     if (prompt.length > MAX_PROMPT_CHARS) {
       this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
       return false;
     }
-    const requestId = this.send({ type: 'sendPrompt', threadId: this.model.thread?.threadId ?? null, prompt }, { prompt });
+    const threadId = this.model.thread?.threadId ?? null;
+    const running = !!this.model.thread && !!activeRun(this.model.thread);
+    const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}) }, { prompt });
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
     return true;
+  }
+
+  /** Replaces a queued prompt's text (false for an empty or too long one). */
+  editQueued(entryId: string, prompt: string): boolean {
+    const thread = this.model.thread;
+    if (!thread || prompt.trim().length === 0 || prompt.length > MAX_PROMPT_CHARS) return false;
+    this.send({ type: 'editQueued', threadId: thread.threadId, entryId, prompt });
+    return true;
+  }
+
+  /** Moves a queued prompt to `toIndex` (0 = next); the strip reorders when the event comes back. */
+  moveQueued(entryId: string, toIndex: number): void {
+    const thread = this.model.thread;
+    if (!thread || toIndex < 0 || toIndex >= thread.queue.length) return;
+    this.send({ type: 'moveQueued', threadId: thread.threadId, entryId, toIndex });
+  }
+
+  cancelQueued(entryId: string): void {
+    const thread = this.model.thread;
+    if (thread) this.send({ type: 'cancelQueued', threadId: thread.threadId, entryId });
+  }
+
+  /** promoteToSteer: the running turn takes the queued prompt at its next step. */
+  steerQueued(entryId: string): void {
+    const thread = this.model.thread;
+    if (thread) this.send({ type: 'steerQueued', threadId: thread.threadId, entryId });
   }
 
   /** Stops the open thread's active run. */

@@ -15,7 +15,10 @@
  * wire data.
  */
 import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type Role, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
-import { toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
+import { steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
+import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
+
+export type { QueuedView };
 
 /** A decoded stored event, as `eventEnvelope` produces it. */
 export type WireEvent = StoredEvent;
@@ -29,7 +32,10 @@ export type Warn = (message: string) => void;
 export interface ItemView {
   itemId: string;
   ordinal: number;
-  kind: ItemKind;
+  /** `steer`: a queued prompt the turn took at a boundary (`content` is the prompt). */
+  kind: ItemKind | 'steer';
+  /** Steer items: the tool calls the model had asked for that did not run because of it. */
+  skippedTools?: string[];
   toolName: string | null;
   arguments: string | null;
   status: ItemStatus;
@@ -43,7 +49,8 @@ export interface ToolResultView { status: string; content: string; changedPaths:
 /** One piece of a run's live stream, in chunk order. */
 export type StreamSegment =
   | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
-  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null };
+  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null }
+  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] };
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
 
@@ -84,12 +91,14 @@ export interface ThreadState {
   runs: Record<string, RunView>;
   /** Entries hidden by `thread.rewound` (a checkpoint restore): kept in the store as a branch. */
   rewoundEntries: number;
+  /** Prompts waiting for the running turn, next first (./queue-state.ts). */
+  queue: QueuedView[];
 }
 
 const noWarn: Warn = () => {};
 
 export function createThreadState(threadId: string): ThreadState {
-  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0 };
+  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0, queue: [] };
 }
 
 function seqOf(raw: unknown): number | null {
@@ -142,7 +151,18 @@ function newRun(ev: Extract<WireEvent, { type: 'run.started' }>): RunView {
   };
 }
 
+/** Puts an item in its place by ordinal (events of one run arrive in order, but a replay may overlap). */
+function insertItem(run: RunView, item: ItemView): void {
+  const at = run.items.findIndex((i) => i.ordinal > item.ordinal);
+  if (at < 0) run.items.push(item);
+  else run.items.splice(at, 0, item);
+}
+
 function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): void {
+  if (isQueueEvent(ev)) {
+    applyQueueEvent((state.queue ??= []), ev); // a state saved by an older build has no queue
+    return;
+  }
   switch (ev.type) {
     case 'thread.created':
     case 'thread.renamed':
@@ -179,13 +199,10 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'item.started': {
       const run = state.runs[ev.runId];
       if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
-      const item: ItemView = {
+      insertItem(run, {
         itemId: ev.itemId, ordinal: ev.ordinal, kind: ev.kind, toolName: ev.toolName, arguments: ev.arguments,
         status: 'started', content: null, isError: false,
-      };
-      const at = run.items.findIndex((i) => i.ordinal > ev.ordinal);
-      if (at < 0) run.items.push(item);
-      else run.items.splice(at, 0, item);
+      });
       return;
     }
     case 'item.completed': {
@@ -195,6 +212,15 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       item.content = ev.content;
       item.isError = ev.isError;
       result.completedItems.push(ev.itemId);
+      return;
+    }
+    case 'run.steered': {
+      const run = state.runs[ev.runId];
+      if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
+      insertItem(run, {
+        itemId: ev.itemId, ordinal: ev.ordinal, kind: 'steer', skippedTools: ev.skippedTools, toolName: null, arguments: null,
+        status: 'completed', content: ev.prompt, isError: false,
+      });
       return;
     }
     case 'run.ended': {
@@ -260,6 +286,12 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
     case 'status':
       run.statusText = chunk.data.length > 0 ? chunk.data : null;
       return;
+    case 'steer': {
+      const steer = parseJson(chunk.data, steerData, warn, 'steer');
+      if (!steer || run.stream.some((s) => s.kind === 'steer' && s.itemId === steer.itemId)) return;
+      run.stream.push({ kind: 'steer', itemId: steer.itemId, prompt: steer.prompt, skippedTools: steer.skippedTools });
+      return;
+    }
     default:
       return; // unknown kind from a newer engine: its seq still counts as seen
   }

@@ -5,6 +5,7 @@
 import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
+import { queueHandlers } from './queue';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
 import { threadHandlers } from './threads';
@@ -17,6 +18,7 @@ export type { Handler, HandlerContext, SessionPort } from './types';
 export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...threadHandlers,
   ...runHandlers,
+  ...queueHandlers,
   ...approvalHandlers,
   ...settingsHandlers,
   ...checkpointHandlers,

@@ -1,19 +1,32 @@
 /** Handlers of the run commands (../../../protocol/commands/runs.ts). */
 import { ChunkBatcher } from '../../stream/chunk-batcher';
+import { RunError } from '../../runs/errors';
 import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
 import type { HandlerTable } from './types';
 
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn';
 
 export const runHandlers: HandlerTable<RunCommand> = {
-  async sendPrompt({ services: { providers, host, runs } }, cmd) {
+  async sendPrompt({ services: { providers, host, runs, queue, store } }, cmd) {
     const model = await providers.resolve(cmd.model ?? host.model());
-    const h = runs.start({
-      prompt: cmd.prompt, model,
-      ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
-      ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
-    });
-    return { threadId: h.threadId, runId: h.runId };
+    // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
+    const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
+    const enqueue = (threadId: string) => {
+      const q = queue.enqueue(threadId, cmd.prompt, cmd.model ?? null, cmd.steer === true);
+      return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position } };
+    };
+    if (queueable && store.queue(cmd.threadId!).length > 0) return enqueue(cmd.threadId!);
+    try {
+      const h = runs.start({
+        prompt: cmd.prompt, model,
+        ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
+        ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
+      });
+      return { threadId: h.threadId, runId: h.runId, queued: null };
+    } catch (e) {
+      if (queueable && e instanceof RunError && e.code === 'threadBusy') return enqueue(cmd.threadId!);
+      throw e;
+    }
   },
   cancelRun({ services: { runs } }, cmd) {
     return { runId: cmd.runId, cancelled: runs.cancel(cmd.runId) };
