@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, type Engine } from '../engine/engine';
+import { createEngine, findRipgrep, type Engine } from '../engine/engine';
 import { environmentHost } from '../engine/host';
 import { DEFAULT_MODEL_REF } from '../engine/providers/registry';
 import { demoModelPath } from '../engine/model/demo-model';
@@ -38,6 +38,8 @@ export interface ConnectOptions {
 export function connect(opts: ConnectOptions): Connected {
   const env = process.env;
   const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF });
+  // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.
+  const ripgrepPath = findRipgrep({ env });
   const engine = createEngine(
     {
       dbPath: path.join(voxHome(), 'vox.db'),
@@ -45,6 +47,7 @@ export function connect(opts: ConnectOptions): Connected {
       demoModelPath: demoModelPath(packageRoot()),
       ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
       autoCheckpoints: opts.autoCheckpoints !== false,
+      ...(ripgrepPath ? { ripgrepPath } : {}),
     },
     host,
   );
