@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, type Engine, type EngineConfig } from '../engine/engine';
+import { createEngine, findRipgrep, type Engine, type EngineConfig } from '../engine/engine';
 import { isVoxError } from '../protocol/wire/vox-error';
 import { environmentHost } from '../engine/host';
 import { DEFAULT_MODEL_REF } from '../engine/providers/registry';
@@ -45,12 +45,15 @@ export interface ConnectOptions {
 export function connect(opts: ConnectOptions): Connected {
   const env = process.env;
   const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF });
+  // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.
+  const ripgrepPath = findRipgrep({ env });
   const config: EngineConfig = {
     dbPath: path.join(voxHome(), 'vox.db'),
     workspaceRoot: fs.realpathSync(opts.cwd),
     demoModelPath: demoModelPath(packageRoot()),
     ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
     autoCheckpoints: opts.autoCheckpoints !== false,
+    ...(ripgrepPath ? { ripgrepPath } : {}),
     // A short-lived CLI engine starts only prompts it queued itself: others' wait for VS Code or their own process.
     queuePolicy: opts.queuePolicy ?? 'own',
   };

@@ -36,6 +36,9 @@ import { ClientSession } from './session/client-session';
 import type { Grant } from '../protocol/commands/grants';
 import type { EngineUpdate } from '../protocol/updates';
 
+/** Where the hosts find ripgrep for `EngineConfig.ripgrepPath` (VS Code's bundled one from its app root; rg on PATH). */
+export { findRipgrep } from './tools/ripgrep';
+
 export interface EngineConfig {
   dbPath: string;
   /** Canonical workspace root: where tools act and checkpoints are taken. */

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, type Engine } from '../engine/engine';
+import { createEngine, findRipgrep, type Engine } from '../engine/engine';
 import type { Host, HostNotice } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
@@ -141,11 +141,19 @@ export class EngineHost implements Host, vscode.Disposable {
     const storage = this.ctx.globalStorageUri.fsPath;
     fs.mkdirSync(storage, { recursive: true });
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? storage;
+    // VS Code ships ripgrep under its app root; rg on PATH otherwise. Without one, search and listing ignore .gitignore.
+    const ripgrepPath = findRipgrep({ appRoot: vscode.env.appRoot });
     const engine = createEngine(
-      { dbPath: path.join(storage, 'vox.db'), workspaceRoot: fs.realpathSync(root), demoModelPath: this.demoModelFile(), providers: [vscodeLmFactory] },
+      {
+        dbPath: path.join(storage, 'vox.db'), workspaceRoot: fs.realpathSync(root), demoModelPath: this.demoModelFile(), providers: [vscodeLmFactory],
+        ...(ripgrepPath ? { ripgrepPath } : {}),
+      },
       this,
     );
-    this.log.info(`Engine started in ${Date.now() - t0} ms (store ${path.join(storage, 'vox.db')}, workspace ${root})`);
+    this.log.info(
+      `Engine started in ${Date.now() - t0} ms (store ${path.join(storage, 'vox.db')}, workspace ${root}, ` +
+        `ripgrep ${ripgrepPath ?? 'not found: search and listing do not apply .gitignore'})`,
+    );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
     return engine;

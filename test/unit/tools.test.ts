@@ -1,8 +1,9 @@
 /**
  * Tests for the agent's built-in tools (src/engine/tools/*) on real temporary directories,
  * always going through the built-in registry → `parseArgs` → `run` as the agent loop does: happy
- * paths, bad input, every cap, apply_edit's matching and line-ending rules, atomic writes, and
- * run_command's streaming, timeouts, process-group kill, output tail and cancellation.
+ * paths, bad input, every cap (list_files and search_text with the built-in walk and with ripgrep),
+ * apply_edit's matching and line-ending rules, atomic writes, and run_command's streaming, timeouts,
+ * process-group kill, output tail and cancellation.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -15,12 +16,16 @@ import { TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/tools/text';
 import { TOOL_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
 import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/tools/list-files';
 import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/tools/search-text';
+import { ripgrepOnPath } from '../../src/engine/tools/ripgrep';
 import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } from '../../src/engine/tools/run-command';
 import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
 const tools = builtinToolRegistry();
+const rg = ripgrepOnPath();
+/** The walking tools run both ways: the built-in walk, and ripgrep (when installed; tools-ripgrep.test.ts requires it). */
+const WALK_MODES: Array<[string, Partial<ToolContext>]> = [['built-in walk', {}], ...(rg ? [['ripgrep', { ripgrepPath: rg }] as [string, Partial<ToolContext>]] : [])];
 const lookupTool = (r: ToolRegistry, name: string) => r.lookup(name);
 const toolSpecs = (r: ToolRegistry) => r.specs();
 
@@ -170,100 +175,104 @@ describe('agent tools', () => {
     });
   });
 
-  describe('list_files', () => {
-    beforeEach(() => {
-      write('b.txt', '');
-      write('src/z.ts', '');
-      write('src/a/deep.ts', '');
-      write('node_modules/pkg/index.js', '');
-      write('.git/HEAD', '');
-      write('.github/ci.yml', '');
+  for (const [mode, extra] of WALK_MODES) {
+    describe(`list_files (${mode})`, () => {
+      beforeEach(() => {
+        ctx = ctxFor(root, extra);
+        write('b.txt', '');
+        write('src/z.ts', '');
+        write('src/a/deep.ts', '');
+        write('node_modules/pkg/index.js', '');
+        write('.git/HEAD', '');
+        write('.github/ci.yml', '');
+      });
+
+      it('lists one level, marking directories and skipping .git and node_modules', async () => {
+        assert.equal((await call('list_files', {}, ctx)).content, '.github/\nb.txt\nsrc/');
+        assert.equal((await call('list_files', { path: 'src' }, ctx)).content, 'src/a/\nsrc/z.ts');
+      });
+
+      it('lists recursively, and an explicitly named skipped directory', async () => {
+        assert.equal(
+          (await call('list_files', { recursive: true }, ctx)).content,
+          '.github/\n.github/ci.yml\nb.txt\nsrc/\nsrc/a/\nsrc/a/deep.ts\nsrc/z.ts',
+        );
+        assert.equal((await call('list_files', { path: 'node_modules', recursive: true }, ctx)).content, 'node_modules/pkg/\nnode_modules/pkg/index.js');
+      });
+
+      it('caps entries breadth-first and says so', async () => {
+        const r = await call('list_files', { recursive: true, maxEntries: 4 }, ctx);
+        const lines = r.content.split('\n');
+        assert.deepEqual(lines.slice(0, 4), ['.github/', '.github/ci.yml', 'b.txt', 'src/']);
+        assert.match(lines[4]!, new RegExp(`truncated at 4 entries.*up to ${LIST_FILES_MAX_ENTRIES}`));
+        await rejects(async () => lookupTool(tools, 'list_files').parseArgs(`{"maxEntries": ${LIST_FILES_MAX_ENTRIES + 1}}`), 'invalidArguments');
+      });
+
+      it('stops at the output budget however many entries were allowed', async () => {
+        for (let i = 0; i < 400; i++) write(`many/${String(i).padStart(3, '0')}-${'n'.repeat(90)}.txt`, '');
+        const r = await call('list_files', { path: 'many', maxEntries: 1000 }, ctx);
+        assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
+        assert.match(r.content, /\[list_files: truncated at \d+ entries; list a subdirectory\]$/);
+      });
+
+      it('reports files, missing paths and escapes', async () => {
+        assert.equal((await call('list_files', { path: 'b.txt' }, ctx)).isError, true);
+        await rejects(call('list_files', { path: 'missing' }, ctx), 'notFound');
+        await rejects(call('list_files', { path: '..' }, ctx), 'pathEscape');
+        fs.mkdirSync(path.join(root, 'empty'));
+        assert.equal((await call('list_files', { path: 'empty' }, ctx)).content, '(empty is empty)');
+      });
     });
 
-    it('lists one level, marking directories and skipping .git and node_modules', async () => {
-      assert.equal((await call('list_files', {}, ctx)).content, '.github/\nb.txt\nsrc/');
-      assert.equal((await call('list_files', { path: 'src' }, ctx)).content, 'src/a/\nsrc/z.ts');
-    });
+    describe(`search_text (${mode})`, () => {
+      beforeEach(() => {
+        ctx = ctxFor(root, extra);
+        write('src/a.ts', 'const Alpha = 1;\nconst beta = 2;\r\n// alpha again\n');
+        write('src/b.ts', 'export function alphabet() {}\n');
+        write('node_modules/x/alpha.js', 'alpha');
+        write('.git/alpha', 'alpha');
+        write('img.bin', Buffer.concat([Buffer.from('alpha'), Buffer.from([0, 1, 2])]));
+      });
 
-    it('lists recursively, and an explicitly named skipped directory', async () => {
-      assert.equal(
-        (await call('list_files', { recursive: true }, ctx)).content,
-        '.github/\n.github/ci.yml\nb.txt\nsrc/\nsrc/a/\nsrc/a/deep.ts\nsrc/z.ts',
-      );
-      assert.equal((await call('list_files', { path: 'node_modules', recursive: true }, ctx)).content, 'node_modules/pkg/\nnode_modules/pkg/index.js');
-    });
+      it('finds plain text case-insensitively by default, as path:line: text', async () => {
+        assert.equal(
+          (await call('search_text', { query: 'alpha' }, ctx)).content,
+          'src/a.ts:1: const Alpha = 1;\nsrc/a.ts:3: // alpha again\nsrc/b.ts:1: export function alphabet() {}\n[search_text: skipped 1 binary files]',
+        );
+        assert.equal((await call('search_text', { query: 'Alpha', caseSensitive: true, path: 'src' }, ctx)).content, 'src/a.ts:1: const Alpha = 1;');
+        assert.equal((await call('search_text', { query: 'beta', path: 'src/a.ts' }, ctx)).content, 'src/a.ts:2: const beta = 2;');
+      });
 
-    it('caps entries breadth-first and says so', async () => {
-      const r = await call('list_files', { recursive: true, maxEntries: 4 }, ctx);
-      const lines = r.content.split('\n');
-      assert.deepEqual(lines.slice(0, 4), ['.github/', '.github/ci.yml', 'b.txt', 'src/']);
-      assert.match(lines[4]!, new RegExp(`truncated at 4 entries.*up to ${LIST_FILES_MAX_ENTRIES}`));
-      await rejects(async () => lookupTool(tools, 'list_files').parseArgs(`{"maxEntries": ${LIST_FILES_MAX_ENTRIES + 1}}`), 'invalidArguments');
-    });
+      it('supports regular expressions and refuses invalid ones at parse time', async () => {
+        assert.equal((await call('search_text', { query: '^const \\w+ = 2;$', regex: true, path: 'src' }, ctx)).content, 'src/a.ts:2: const beta = 2;');
+        await rejects(async () => lookupTool(tools, 'search_text').parseArgs('{"query": "(unclosed", "regex": true}'), 'invalidArguments', /Invalid regular expression/);
+      });
 
-    it('stops at the output budget however many entries were allowed', async () => {
-      for (let i = 0; i < 400; i++) write(`many/${String(i).padStart(3, '0')}-${'n'.repeat(90)}.txt`, '');
-      const r = await call('list_files', { path: 'many', maxEntries: 1000 }, ctx);
-      assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
-      assert.match(r.content, /\[list_files: truncated at \d+ entries; list a subdirectory\]$/);
-    });
+      it('caps results, skips large files and reports no matches plainly', async () => {
+        write('many.txt', Array.from({ length: 50 }, (_, i) => `hit ${i}`).join('\n'));
+        write('huge.txt', `hit\n${'x'.repeat(SEARCH_MAX_FILE_BYTES)}`);
+        const r = await call('search_text', { query: 'hit', maxResults: 10 }, ctx);
+        const lines = r.content.split('\n');
+        assert.equal(lines.filter((l) => l.startsWith('many.txt:')).length, 10);
+        assert.match(r.content, /stopped at 10 results/);
+        assert.match((await call('search_text', { query: 'hit', path: 'huge.txt' }, ctx)).content, /No matches .*\n.*skipped 1 files over/);
+        assert.equal((await call('search_text', { query: 'zzz', path: 'src' }, ctx)).content, 'No matches for "zzz" in src.');
+      });
 
-    it('reports files, missing paths and escapes', async () => {
-      assert.equal((await call('list_files', { path: 'b.txt' }, ctx)).isError, true);
-      await rejects(call('list_files', { path: 'missing' }, ctx), 'notFound');
-      await rejects(call('list_files', { path: '..' }, ctx), 'pathEscape');
-      fs.mkdirSync(path.join(root, 'empty'));
-      assert.equal((await call('list_files', { path: 'empty' }, ctx)).content, '(empty is empty)');
-    });
-  });
+      it('stops at the output budget however many results were allowed', async () => {
+        write('wide.txt', Array.from({ length: 1000 }, (_, i) => `hit ${i} ${'w'.repeat(200)}`).join('\n'));
+        const r = await call('search_text', { query: 'hit', path: 'wide.txt', maxResults: 1000 }, ctx);
+        assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
+        assert.match(r.content, /\n\[search_text: stopped at \d+ results/);
+      });
 
-  describe('search_text', () => {
-    beforeEach(() => {
-      write('src/a.ts', 'const Alpha = 1;\nconst beta = 2;\r\n// alpha again\n');
-      write('src/b.ts', 'export function alphabet() {}\n');
-      write('node_modules/x/alpha.js', 'alpha');
-      write('.git/alpha', 'alpha');
-      write('img.bin', Buffer.concat([Buffer.from('alpha'), Buffer.from([0, 1, 2])]));
+      it('shortens very long matching lines', async () => {
+        write('long.txt', `needle ${'y'.repeat(5000)}`);
+        const r = await call('search_text', { query: 'needle', path: 'long.txt' }, ctx);
+        assert.ok(r.content.length < 300 && r.content.endsWith(' …'), r.content.slice(0, 80));
+      });
     });
-
-    it('finds plain text case-insensitively by default, as path:line: text', async () => {
-      assert.equal(
-        (await call('search_text', { query: 'alpha' }, ctx)).content,
-        'src/a.ts:1: const Alpha = 1;\nsrc/a.ts:3: // alpha again\nsrc/b.ts:1: export function alphabet() {}\n[search_text: skipped 1 binary files]',
-      );
-      assert.equal((await call('search_text', { query: 'Alpha', caseSensitive: true, path: 'src' }, ctx)).content, 'src/a.ts:1: const Alpha = 1;');
-      assert.equal((await call('search_text', { query: 'beta', path: 'src/a.ts' }, ctx)).content, 'src/a.ts:2: const beta = 2;');
-    });
-
-    it('supports regular expressions and refuses invalid ones at parse time', async () => {
-      assert.equal((await call('search_text', { query: '^const \\w+ = 2;$', regex: true, path: 'src' }, ctx)).content, 'src/a.ts:2: const beta = 2;');
-      await rejects(async () => lookupTool(tools, 'search_text').parseArgs('{"query": "(unclosed", "regex": true}'), 'invalidArguments', /Invalid regular expression/);
-    });
-
-    it('caps results, skips large files and reports no matches plainly', async () => {
-      write('many.txt', Array.from({ length: 50 }, (_, i) => `hit ${i}`).join('\n'));
-      write('huge.txt', `hit\n${'x'.repeat(SEARCH_MAX_FILE_BYTES)}`);
-      const r = await call('search_text', { query: 'hit', maxResults: 10 }, ctx);
-      const lines = r.content.split('\n');
-      assert.equal(lines.filter((l) => l.startsWith('many.txt:')).length, 10);
-      assert.match(r.content, /stopped at 10 results/);
-      assert.match((await call('search_text', { query: 'hit', path: 'huge.txt' }, ctx)).content, /No matches .*\n.*skipped 1 files over/);
-      assert.equal((await call('search_text', { query: 'zzz', path: 'src' }, ctx)).content, 'No matches for "zzz" in src.');
-    });
-
-    it('stops at the output budget however many results were allowed', async () => {
-      write('wide.txt', Array.from({ length: 1000 }, (_, i) => `hit ${i} ${'w'.repeat(200)}`).join('\n'));
-      const r = await call('search_text', { query: 'hit', path: 'wide.txt', maxResults: 1000 }, ctx);
-      assert.ok(r.content.length <= TOOL_OUTPUT_BUDGET_CHARS + 200, String(r.content.length));
-      assert.match(r.content, /\n\[search_text: stopped at \d+ results/);
-    });
-
-    it('shortens very long matching lines', async () => {
-      write('long.txt', `needle ${'y'.repeat(5000)}`);
-      const r = await call('search_text', { query: 'needle', path: 'long.txt' }, ctx);
-      assert.ok(r.content.length < 300 && r.content.endsWith(' …'), r.content.slice(0, 80));
-    });
-  });
+  }
 
   describe('write_file', () => {
     it('creates parent directories and reports the changed path', async () => {

@@ -2,14 +2,15 @@
  * `apply_edit`: replaces an exact snippet of an existing file. The match is exact (after treating
  * CRLF as LF); a miss returns `editMismatch` with a hint (whitespace-only difference, or the closest
  * line), and an ambiguous match asks for more context. The file keeps its line endings (CRLF files
- * stay CRLF, mixed files are edited in place) and its UTF-8 BOM, and is written atomically.
+ * stay CRLF, mixed files are edited in place) and its UTF-8 BOM. It is read through one race-free
+ * descriptor and written with the atomic, confined `writeInWorkspace` (./confined-fs.ts); FIFOs,
+ * sockets and devices are refused without being opened.
  */
-import { promises as fs } from 'node:fs';
 import type { ToolDefinition } from './schema';
+import { openInWorkspace, specialFileMessage, writeInWorkspace } from './confined-fs';
 import { BINARY_SNIFF_BYTES, binaryReason, cutText } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
-import { writeFileAtomic } from './write-file';
 
 /** Largest file apply_edit will load and rewrite. */
 export const APPLY_EDIT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -110,21 +111,34 @@ function detectEol(text: string): Eol {
   return lf === 0 ? 'crlf' : 'mixed';
 }
 
-async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolResult> {
-  const resolved = await resolveInWorkspace(ctx.workspaceRoot, args.path, { forWrite: true });
-  let stat;
+/** The file's bytes, read through one confined descriptor; a result when it cannot be edited as text. */
+async function readForEdit(ctx: ToolContext, userPath: string): Promise<{ rel: string; raw: Buffer } | ToolResult> {
+  const { resolved, entry } = await openInWorkspace(ctx.workspaceRoot, userPath);
+  const rel = resolved.relative;
+  if (entry.kind === 'missing') throw new ToolError('notFound', `File not found: ${rel}. Use write_file to create a new file.`);
+  if (entry.kind === 'directory') {
+    await entry.dir.close();
+    return { content: `${rel} is not a regular file.`, isError: true };
+  }
+  if (entry.kind === 'special') return { content: specialFileMessage(rel, entry.stat), isError: true };
   try {
-    stat = await fs.stat(resolved.real);
-  } catch {
-    throw new ToolError('notFound', `File not found: ${resolved.relative}. Use write_file to create a new file.`);
+    if (entry.stat.size > APPLY_EDIT_MAX_FILE_BYTES) {
+      throw new ToolError('tooLarge', `${rel} is ${entry.stat.size} bytes; apply_edit handles at most ${APPLY_EDIT_MAX_FILE_BYTES}.`);
+    }
+    return { rel, raw: await entry.handle.readFile() };
+  } finally {
+    await entry.handle.close();
   }
-  if (!stat.isFile()) return { content: `${resolved.relative} is not a regular file.`, isError: true };
-  if (stat.size > APPLY_EDIT_MAX_FILE_BYTES) {
-    throw new ToolError('tooLarge', `${resolved.relative} is ${stat.size} bytes; apply_edit handles at most ${APPLY_EDIT_MAX_FILE_BYTES}.`);
-  }
-  const raw = await fs.readFile(resolved.real);
+}
+
+async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolResult> {
+  // Refuse .git and other places no write may go before reading anything.
+  await resolveInWorkspace(ctx.workspaceRoot, args.path, { forWrite: true });
+  const read = await readForEdit(ctx, args.path);
+  if ('content' in read) return read;
+  const { rel, raw } = read;
   const binary = binaryReason(raw.subarray(0, BINARY_SNIFF_BYTES));
-  if (binary !== undefined) return { content: `${resolved.relative} looks like a binary file (${binary}); it cannot be edited as text.`, isError: true };
+  if (binary !== undefined) return { content: `${rel} looks like a binary file (${binary}); it cannot be edited as text.`, isError: true };
 
   let text = raw.toString('utf8');
   const bom = text.startsWith('\uFEFF');
@@ -146,14 +160,14 @@ async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolRes
   }
 
   if (hits.length === 0) {
-    throw new ToolError('editMismatch', `oldText was not found in ${resolved.relative}. ${mismatchHint(toLf(text), oldLf)}`);
+    throw new ToolError('editMismatch', `oldText was not found in ${rel}. ${mismatchHint(toLf(text), oldLf)}`);
   }
   if (hits.length > 1 && !args.replaceAll) {
     const lines = hits.slice(0, AMBIGUOUS_LINES_LISTED).map((h) => lineAt(work, h));
     const more = hits.length > AMBIGUOUS_LINES_LISTED ? ', …' : '';
     throw new ToolError(
       'editMismatch',
-      `oldText matches ${hits.length} places in ${resolved.relative} (lines ${lines.join(', ')}${more}). ` +
+      `oldText matches ${hits.length} places in ${rel} (lines ${lines.join(', ')}${more}). ` +
         'Include more surrounding lines so it matches exactly once, or set replaceAll=true to replace every occurrence.',
     );
   }
@@ -162,7 +176,7 @@ async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolRes
   work = work.split(oldT).join(newT);
   let out = eol === 'crlf' ? work.replace(/\n/g, '\r\n') : work;
   if (bom) out = `\uFEFF${out}`;
-  await writeFileAtomic(resolved.real, out);
+  const { resolved } = await writeInWorkspace(ctx.workspaceRoot, args.path, out);
   const what = hits.length === 1 ? `1 occurrence at line ${firstLine}` : `${hits.length} occurrences`;
   return { content: `Edited ${resolved.realRelative}: replaced ${what}.`, changedPaths: [resolved.realRelative] };
 }

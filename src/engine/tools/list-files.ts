@@ -1,22 +1,28 @@
 /**
  * `list_files`: lists a workspace directory, optionally recursively, breadth-first so that a capped
  * listing still shows the shallow structure. Directories end in `/`; `.git` and `node_modules` are
- * skipped while walking; symlinked directories are listed but never followed. Also owns the shared
- * list of directory names every walking tool skips.
+ * skipped while walking; symlinked directories are listed but never followed. What is listed always
+ * comes from Vox's own reads of directories held open from the root (./confined-fs.ts), so a
+ * directory swapped for a symlink shows nothing of outside. With ripgrep (`ctx.ripgrepPath`) the
+ * listing is .gitignore-aware: `rg --files` says which files .gitignore leaves, and a file it does
+ * not list is left out, as is a directory that holds none of them (unless it is empty); entries
+ * rg never lists (symlinks, FIFOs, sockets) are shown as they are. Without ripgrep, or when it
+ * cannot run, everything but .git and node_modules is listed, with a notice in the second case.
  */
-import { promises as fs, type Dirent } from 'node:fs';
-import * as path from 'node:path';
 import type { ToolDefinition } from './schema';
+import { DirCursor, PathChanged, components, openInWorkspace, specialFileMessage, type WorkspaceDir } from './confined-fs';
+import { RipgrepError } from './ripgrep';
 import { TOOL_OUTPUT_BUDGET_CHARS } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
-import { resolveInWorkspace } from './workspace-path';
+import { SKIPPED_DIRECTORY_NAMES, ripgrepFiles } from './walk';
+import type { ResolvedPath } from './workspace-path';
 
-/** Directory names skipped while walking the workspace (list_files, search_text). */
-export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 /** Entries returned when the model does not say how many it wants. */
 export const LIST_FILES_DEFAULT_MAX_ENTRIES = 500;
 /** Hard upper bound on entries in one listing, whatever the model asks for. */
 export const LIST_FILES_MAX_ENTRIES = 5000;
+/** Files ripgrep may name to decide what .gitignore leaves; beyond this the listing is not filtered. */
+export const LIST_FILES_RIPGREP_MAX_FILES = 100_000;
 
 export interface ListFilesArgs {
   path?: string;
@@ -24,56 +30,115 @@ export interface ListFilesArgs {
   maxEntries?: number;
 }
 
+/** What .gitignore leaves under the listed directory: real workspace-relative files and the directories holding them. */
+interface IgnoreFilter {
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
 function joinRel(dir: string, name: string): string {
   return dir === '.' ? name : `${dir}/${name}`;
 }
 
-async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolResult> {
-  const resolved = await resolveInWorkspace(ctx.workspaceRoot, args.path ?? '.');
-  const max = args.maxEntries ?? LIST_FILES_DEFAULT_MAX_ENTRIES;
-  let stat;
+async function gitignoreFilter(rgPath: string, resolved: ResolvedPath, ctx: ToolContext, notes: string[]): Promise<IgnoreFilter | undefined> {
   try {
-    stat = await fs.stat(resolved.real);
-  } catch {
-    throw new ToolError('notFound', `Directory not found: ${resolved.relative}`);
+    const list = await ripgrepFiles(rgPath, resolved.realRoot, resolved.realRelative, ctx.signal, LIST_FILES_RIPGREP_MAX_FILES);
+    if (list.truncated) {
+      notes.push(`[list_files: more than ${LIST_FILES_RIPGREP_MAX_FILES} files under ${resolved.relative}; .gitignore was not applied]`);
+      return undefined;
+    }
+    if (list.warning) notes.push(`[list_files: ripgrep could not read everything: ${list.warning}]`);
+    const dirs = new Set<string>();
+    for (const f of list.files) {
+      for (let i = f.lastIndexOf('/'); i > 0; i = f.lastIndexOf('/', i - 1)) {
+        const d = f.slice(0, i);
+        if (dirs.has(d)) break;
+        dirs.add(d);
+      }
+    }
+    return { files: new Set(list.files), dirs };
+  } catch (e) {
+    if (!(e instanceof RipgrepError)) throw e;
+    notes.push(`[list_files: ripgrep could not run (${e.message}); .gitignore was not applied]`);
+    return undefined;
   }
-  if (!stat.isDirectory()) {
+}
+
+async function isEmptyDir(parent: WorkspaceDir, name: string): Promise<boolean> {
+  let dir: WorkspaceDir | undefined;
+  try {
+    dir = await parent.subdir(name);
+    return (await dir.entries()).length === 0;
+  } catch {
+    return false;
+  } finally {
+    await dir?.close();
+  }
+}
+
+async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolResult> {
+  const { resolved, entry } = await openInWorkspace(ctx.workspaceRoot, args.path ?? '.');
+  const max = args.maxEntries ?? LIST_FILES_DEFAULT_MAX_ENTRIES;
+  if (entry.kind === 'missing') throw new ToolError('notFound', `Directory not found: ${resolved.relative}`);
+  if (entry.kind === 'file') {
+    await entry.handle.close();
     return { content: `${resolved.relative} is a file, not a directory; use read_file to read it.`, isError: true };
   }
+  if (entry.kind === 'special') return { content: specialFileMessage(resolved.relative, entry.stat), isError: true };
+  await entry.dir.close();
 
+  const notes: string[] = [];
+  const filter = ctx.ripgrepPath ? await gitignoreFilter(ctx.ripgrepPath, resolved, ctx, notes) : undefined;
   const entries: string[] = [];
   const unreadable: string[] = [];
   let chars = 0;
   let truncated = false;
-  // Breadth-first queue of [workspace-relative dir, real absolute dir].
-  const queue: Array<[string, string]> = [[resolved.relative, resolved.real]];
-  for (let head = 0; head < queue.length && !truncated; head++) {
-    if (ctx.signal.aborted) throw new ToolError('cancelled', 'list_files was cancelled.');
-    const [rel, abs] = queue[head]!;
-    let dirents: Dirent[];
-    try {
-      dirents = await fs.readdir(abs, { withFileTypes: true });
-    } catch {
-      unreadable.push(rel);
-      continue;
-    }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of dirents) {
-      if (d.isDirectory() && SKIPPED_DIRECTORY_NAMES.has(d.name)) continue;
-      const childRel = joinRel(rel, d.name);
-      const entry = d.isDirectory() ? `${childRel}/` : childRel;
-      if (entries.length >= max || chars + entry.length + 1 > TOOL_OUTPUT_BUDGET_CHARS) {
-        truncated = true;
-        break;
+  let ignoredAtTop = 0;
+  const cursor = await DirCursor.open(resolved.realRoot);
+  try {
+    // Breadth-first queue of [workspace-relative dir as shown, its real components].
+    const queue: Array<[string, string[]]> = [[resolved.relative, components(resolved.realRelative)]];
+    for (let head = 0; head < queue.length && !truncated; head++) {
+      if (ctx.signal.aborted) throw new ToolError('cancelled', 'list_files was cancelled.');
+      const [rel, comps] = queue[head]!;
+      let dir: WorkspaceDir;
+      let dirents;
+      try {
+        dir = await cursor.at(comps);
+        dirents = await dir.entries();
+      } catch (e) {
+        if (!(e instanceof PathChanged) && !(e instanceof Error && 'code' in e)) throw e;
+        unreadable.push(rel);
+        continue;
       }
-      entries.push(entry);
-      chars += entry.length + 1;
-      if (args.recursive && d.isDirectory()) queue.push([childRel, path.join(abs, d.name)]);
+      for (const d of dirents) {
+        if (d.isDirectory() && SKIPPED_DIRECTORY_NAMES.has(d.name)) continue;
+        if (filter && (d.isFile() || d.isDirectory())) {
+          const key = [...comps, d.name].join('/');
+          const kept = d.isFile() ? filter.files.has(key) : filter.dirs.has(key) || (await isEmptyDir(dir, d.name));
+          if (!kept) {
+            if (head === 0) ignoredAtTop++;
+            continue;
+          }
+        }
+        const childRel = joinRel(rel, d.name);
+        const shown = d.isDirectory() ? `${childRel}/` : childRel;
+        if (entries.length >= max || chars + shown.length + 1 > TOOL_OUTPUT_BUDGET_CHARS) {
+          truncated = true;
+          break;
+        }
+        entries.push(shown);
+        chars += shown.length + 1;
+        if (args.recursive && d.isDirectory()) queue.push([childRel, [...comps, d.name]]);
+      }
     }
+  } finally {
+    await cursor.close();
   }
 
   entries.sort();
-  const lines = entries.length > 0 ? entries : [`(${resolved.relative} is empty)`];
+  const empty = ignoredAtTop > 0 ? `(every entry of ${resolved.relative} is ignored by .gitignore)` : `(${resolved.relative} is empty)`;
+  const lines = entries.length > 0 ? entries : [empty];
   if (truncated) {
     lines.push(
       `[list_files: truncated at ${entries.length} entries; list a subdirectory` +
@@ -81,7 +146,7 @@ async function listFiles(args: ListFilesArgs, ctx: ToolContext): Promise<ToolRes
     );
   }
   if (unreadable.length > 0) lines.push(`[list_files: could not read ${unreadable.join(', ')}]`);
-  return { content: lines.join('\n') };
+  return { content: [...lines, ...notes].join('\n') };
 }
 
 export const listFilesTool: ToolDefinition<ListFilesArgs> = {
@@ -89,7 +154,8 @@ export const listFilesTool: ToolDefinition<ListFilesArgs> = {
     name: 'list_files',
     description:
       'List files and directories in the workspace (directories end with "/"). Paths are relative to the ' +
-      'workspace root. .git and node_modules are skipped while walking. Non-recursive by default.',
+      'workspace root. .git, node_modules and what .gitignore ignores (with ripgrep) are skipped while walking. ' +
+      'Non-recursive by default.',
     parameters: {
       type: 'object',
       properties: {

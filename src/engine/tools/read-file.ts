@@ -1,15 +1,17 @@
 /**
  * `read_file`: returns a text file (or a line range of it) to the model. Reads stream in chunks so
  * a range near the start of a huge file costs little; output is capped in bytes with a notice that
- * says how to continue. Binary files are refused. The output budget, binary sniff and
- * surrogate-safe cut it shares with the other tools live in ./text.ts.
+ * says how to continue. Binary files are refused, and so are FIFOs, sockets and devices, which are
+ * never opened. The file is opened once, race-free (./confined-fs.ts), and every read goes through
+ * that descriptor. The output budget, binary sniff and surrogate-safe cut it shares with the other
+ * tools live in ./text.ts.
  */
-import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolDefinition } from './schema';
+import { openInWorkspace, specialFileMessage } from './confined-fs';
 import { BINARY_SNIFF_BYTES, TOOL_OUTPUT_BUDGET_CHARS, binaryReason } from './text';
 import { ToolError, type ToolResult } from './types';
-import { resolveInWorkspace } from './workspace-path';
 
 /** Most UTF-8 bytes of file text returned by one read_file call (bytes ≥ characters, so within budget). */
 export const READ_FILE_MAX_BYTES = TOOL_OUTPUT_BUDGET_CHARS;
@@ -43,108 +45,103 @@ interface LineRead {
   linesSeen: number;
 }
 
-/** Streams `file`, collecting lines `startLine..endLine` (1-based, inclusive) up to the byte cap. */
-async function readLineRange(file: string, startLine: number, endLine: number | undefined): Promise<LineRead> {
+/** Streams the open file `fh` from its start, collecting lines `startLine..endLine` (1-based, inclusive) up to the byte cap. */
+async function readLineRange(fh: FileHandle, startLine: number, endLine: number | undefined): Promise<LineRead> {
   const r: LineRead = { lines: [], capped: false, cutLine: false, reachedEof: false, linesSeen: 0 };
-  const fh = await fs.open(file, 'r');
-  try {
-    const decoder = new StringDecoder('utf8');
-    const buf = Buffer.alloc(READ_CHUNK_BYTES);
-    let bytes = 0;
-    let lineNo = 1; // number of the line being assembled
-    let current = ''; // its text so far (kept only inside the range)
-    let midLine = false; // characters seen after the last newline
-    let first = true;
-    // Adds line `lineNo` if in range; returns true when collection must stop.
-    const take = (line: string): boolean => {
-      if (lineNo < startLine) return false;
-      const text = line.endsWith('\r') ? line.slice(0, -1) : line;
-      const cost = Buffer.byteLength(text, 'utf8') + 1;
-      if (bytes + cost > READ_FILE_MAX_BYTES) {
-        if (r.lines.length === 0) {
-          r.lines.push(cutUtf8(text, READ_FILE_MAX_BYTES));
-          r.cutLine = true;
-        }
-        r.capped = true;
-        return true;
+  let position = 0;
+  const decoder = new StringDecoder('utf8');
+  const buf = Buffer.alloc(READ_CHUNK_BYTES);
+  let bytes = 0;
+  let lineNo = 1; // number of the line being assembled
+  let current = ''; // its text so far (kept only inside the range)
+  let midLine = false; // characters seen after the last newline
+  let first = true;
+  // Adds line `lineNo` if in range; returns true when collection must stop.
+  const take = (line: string): boolean => {
+    if (lineNo < startLine) return false;
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    const cost = Buffer.byteLength(text, 'utf8') + 1;
+    if (bytes + cost > READ_FILE_MAX_BYTES) {
+      if (r.lines.length === 0) {
+        r.lines.push(cutUtf8(text, READ_FILE_MAX_BYTES));
+        r.cutLine = true;
       }
-      r.lines.push(text);
-      bytes += cost;
-      return endLine !== undefined && lineNo >= endLine;
-    };
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      let text = bytesRead > 0 ? decoder.write(buf.subarray(0, bytesRead)) : decoder.end();
-      if (first && text.length > 0) {
-        if (text.startsWith('\uFEFF')) text = text.slice(1);
-        first = false;
-      }
-      const pieces = text.split('\n');
-      for (let i = 0; i < pieces.length - 1; i++) {
-        if (take(current + pieces[i])) return r;
-        current = '';
-        lineNo++;
-        midLine = false;
-      }
-      const tail = pieces[pieces.length - 1] ?? '';
-      if (tail !== '') midLine = true;
-      // Skipped lines need no content, and an in-range line longer than the cap is cut anyway.
-      current = lineNo < startLine ? '' : current + tail;
-      if (lineNo >= startLine && Buffer.byteLength(current, 'utf8') > READ_FILE_MAX_BYTES) {
-        take(current);
-        return r;
-      }
-      if (bytesRead === 0) break;
+      r.capped = true;
+      return true;
     }
-    r.linesSeen = midLine ? lineNo : lineNo - 1;
-    if (midLine && take(current)) {
-      r.reachedEof = !r.capped;
+    r.lines.push(text);
+    bytes += cost;
+    return endLine !== undefined && lineNo >= endLine;
+  };
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, position);
+    position += bytesRead;
+    let text = bytesRead > 0 ? decoder.write(buf.subarray(0, bytesRead)) : decoder.end();
+    if (first && text.length > 0) {
+      if (text.startsWith('\uFEFF')) text = text.slice(1);
+      first = false;
+    }
+    const pieces = text.split('\n');
+    for (let i = 0; i < pieces.length - 1; i++) {
+      if (take(current + pieces[i])) return r;
+      current = '';
+      lineNo++;
+      midLine = false;
+    }
+    const tail = pieces[pieces.length - 1] ?? '';
+    if (tail !== '') midLine = true;
+    // Skipped lines need no content, and an in-range line longer than the cap is cut anyway.
+    current = lineNo < startLine ? '' : current + tail;
+    if (lineNo >= startLine && Buffer.byteLength(current, 'utf8') > READ_FILE_MAX_BYTES) {
+      take(current);
       return r;
     }
-    r.reachedEof = true;
-    return r;
-  } finally {
-    await fh.close();
+    if (bytesRead === 0) break;
   }
+  r.linesSeen = midLine ? lineNo : lineNo - 1;
+  if (midLine && take(current)) {
+    r.reachedEof = !r.capped;
+    return r;
+  }
+  r.reachedEof = true;
+  return r;
 }
 
 async function readFile(args: ReadFileArgs, ctx: { workspaceRoot: string }): Promise<ToolResult> {
-  const resolved = await resolveInWorkspace(ctx.workspaceRoot, args.path);
-  let stat;
-  try {
-    stat = await fs.stat(resolved.real);
-  } catch {
-    throw new ToolError('notFound', `File not found: ${resolved.relative}`);
-  }
-  if (stat.isDirectory()) {
+  const { resolved, entry } = await openInWorkspace(ctx.workspaceRoot, args.path);
+  if (entry.kind === 'missing') throw new ToolError('notFound', `File not found: ${resolved.relative}`);
+  if (entry.kind === 'directory') {
+    await entry.dir.close();
     return { content: `${resolved.relative} is a directory; use list_files to see its entries.`, isError: true };
   }
-  if (!stat.isFile()) return { content: `${resolved.relative} is not a regular file.`, isError: true };
-
-  const fh = await fs.open(resolved.real, 'r');
-  const sample = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, stat.size));
+  if (entry.kind === 'special') return { content: specialFileMessage(resolved.relative, entry.stat), isError: true };
   try {
-    await fh.read(sample, 0, sample.length, 0);
+    return await readOpenFile(args, resolved.relative, entry.handle, entry.stat.size);
   } finally {
-    await fh.close();
+    await entry.handle.close();
   }
+}
+
+async function readOpenFile(args: ReadFileArgs, rel: string, fh: FileHandle, size: number): Promise<ToolResult> {
+  const sample = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, size));
+  await fh.read(sample, 0, sample.length, 0);
   const binary = binaryReason(sample);
   if (binary !== undefined) {
     return {
-      content: `${resolved.relative} looks like a binary file (${binary}; ${stat.size} bytes); read_file only returns text.`,
+      content: `${rel} looks like a binary file (${binary}; ${size} bytes); read_file only returns text.`,
       isError: true,
     };
   }
 
   const startLine = args.startLine ?? 1;
-  const read = await readLineRange(resolved.real, startLine, args.endLine);
+  const read = await readLineRange(fh, startLine, args.endLine);
   if (read.lines.length === 0 && read.reachedEof && startLine > 1) {
     return {
-      content: `startLine ${startLine} is past the end of ${resolved.relative} (${read.linesSeen} lines).`,
+      content: `startLine ${startLine} is past the end of ${rel} (${read.linesSeen} lines).`,
       isError: true,
     };
   }
-  if (read.lines.length === 0) return { content: `[read_file: ${resolved.relative} is empty]` };
+  if (read.lines.length === 0) return { content: `[read_file: ${rel} is empty]` };
   let content = read.lines.join('\n');
   const lastShown = startLine + read.lines.length - 1;
   if (read.cutLine) {
@@ -154,7 +151,7 @@ async function readFile(args: ReadFileArgs, ctx: { workspaceRoot: string }): Pro
   } else if (read.capped) {
     content +=
       `\n[read_file: output capped at ${READ_FILE_MAX_BYTES} bytes; showing lines ${startLine}-${lastShown}` +
-      ` of a ${stat.size}-byte file. Call read_file with startLine=${lastShown + 1} to continue.]`;
+      ` of a ${size}-byte file. Call read_file with startLine=${lastShown + 1} to continue.]`;
   } else if (args.endLine !== undefined && read.reachedEof && lastShown < args.endLine) {
     content += `\n[read_file: the file ends at line ${read.linesSeen}.]`;
   }

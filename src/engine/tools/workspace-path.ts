@@ -3,6 +3,9 @@
  * that is guaranteed to stay inside the workspace root, both lexically (`..`, absolute paths,
  * Windows separators) and physically (symlinks, including symlinked ancestors of files that do not
  * exist yet). Writes into any `.git` directory are refused: tools never touch repository internals.
+ * This is the check; using the result without a gap for a swapper to exploit (opening the real path
+ * component by component, never following a symlink) is ./confined-fs.ts, which every file tool goes
+ * through (run_command, which runs arbitrary code after approval anyway, uses only the check for its cwd).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -28,6 +31,8 @@ export interface ResolvedPath {
   real: string;
   /** `real` relative to the real workspace root, forward slashes; `.` for the root itself. */
   realRelative: string;
+  /** The workspace root with every symlink resolved (what `real` and `realRelative` are relative to). */
+  realRoot: string;
 }
 
 function refuse(userPath: string, why: string): ToolError {
@@ -83,7 +88,13 @@ async function resolveReal(p: string, userPath: string, hops: { left: number }):
   }
   if (!isLink) return candidate;
   if (--hops.left < 0) throw refuse(userPath, 'too many levels of symbolic links');
-  const target = await fs.readlink(candidate);
+  let target: string;
+  try {
+    target = await fs.readlink(candidate);
+  } catch {
+    // The link changed between lstat and readlink (removed, or replaced): resolve that step again.
+    return resolveReal(p, userPath, hops);
+  }
   return resolveReal(path.resolve(realParent, target), userPath, hops);
 }
 
@@ -141,5 +152,5 @@ export async function resolveInWorkspace(
   if (opts.forWrite && (touchesGitDir(relPosix) || touchesGitDir(realRelative))) {
     throw refuse(userPath, 'tools never write inside .git (repository internals)');
   }
-  return { absolute, relative: relPosix, real, realRelative };
+  return { absolute, relative: relPosix, real, realRelative, realRoot };
 }
