@@ -64,6 +64,8 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
           if (c.kind === 'text') {
             text += c.data;
             if (!flags.json) process.stdout.write(c.data);
+          } else if (c.kind === 'status' && c.data && !flags.json) {
+            process.stderr.write(`\n[vox] ${c.data}\n`); // e.g. rate limited, and when it retries
           } else if (c.kind === 'toolCall' && !flags.json) {
             try {
               process.stderr.write(`\n[tool] ${toolCallData(JSON.parse(c.data)).name}\n`);

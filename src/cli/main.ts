@@ -17,6 +17,7 @@ import { show, threads } from './thread-commands';
 import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
+import { registerRunCommands } from './run-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME';
 
@@ -55,6 +56,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerWorktreeCommands(program, run);
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
+  registerRunCommands(program, run);
   return program;
 }
 

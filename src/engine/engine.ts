@@ -19,6 +19,7 @@ import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
+import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
 import { VariantPool } from './variants/pool';
 import type { Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
@@ -61,6 +62,10 @@ export interface EngineConfig {
    * (VS Code: its own, and those whose process is gone) or `own` (the CLI: only what it queued).
    */
   queuePolicy?: DrainPolicy;
+  /** The clock rate-limit waits run on (tests inject a manual one). */
+  clock?: EngineClock;
+  /** Jitter source of rate-limit backoff (tests fix it). */
+  random?: () => number;
 }
 
 export class Engine {
@@ -164,7 +169,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });
-  const runs = new RunRegistry({ store, streams, runner, hooks, workspaceRoot: config.workspaceRoot });
+  const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
+  const runs = new RunRegistry({ store, streams, runner, hooks, waits, workspaceRoot: config.workspaceRoot, ...(config.random ? { random: config.random } : {}) });
 
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
@@ -187,10 +193,16 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   });
   install('queue', () => queue.dispose());
   if (!config.readOnly) queue.drainAll();
+  // Runs that waited for a rate limit when their process went away go on here — in VS Code (which
+  // drains everything); a CLI engine takes one over only when asked (`vox runs resume`).
+  if (!config.readOnly && (config.queuePolicy ?? 'all') === 'all') {
+    void runs.resumeOrphans((ref) => providers.resolve(ref)).catch((e: unknown) =>
+      host.notify({ level: 'error', source: 'runs', message: `A run waiting for a rate limit could not be resumed: ${(e as Error).message ?? String(e)}` }));
+  }
 
   const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
   install('variants', () => variants.cancelAll());
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, checkpoints, variants };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants };
   return { engine: new Engine(services, teardown, recovered), services };
 }

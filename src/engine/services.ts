@@ -10,6 +10,7 @@ import type { Host } from './host';
 import type { ProviderRegistry } from './providers/registry';
 import type { RunRegistry } from './runs/registry';
 import type { ThreadRunQueue } from './runs/queue';
+import type { RateLimitWaits } from './runs/rate-limit';
 import type { VoxStore } from './store/store';
 import type { TurnStreamRegistry } from './stream/turn-stream-registry';
 import type { ToolRegistry } from './tools/registry';
@@ -28,6 +29,7 @@ export interface EngineServices {
   policy(): ApprovalPolicy;
   readonly runs: RunRegistry;
   readonly queue: ThreadRunQueue;
+  readonly waits: RateLimitWaits;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
 }

@@ -99,6 +99,22 @@ const SHAPES = {
    * model had just asked for, which did not run because the new instructions came first.
    */
   'run.steered': { threadId: str, runId: str, itemId: str, ordinal: int, entryId: str, prompt: str, skippedTools: arrayOf(str) },
+  /**
+   * The run's model call hit a rate limit (SPEC 2.4): the run waits until `resetAtMs` (from the
+   * provider's headers or body, or exponential backoff when it gave none) and then retries the
+   * same call — nothing that already ran is repeated. `usageSoFar` carries the run's usage across
+   * a restart.
+   */
+  'run.waitingRateLimit': {
+    threadId: str, runId: str, resetAtMs: int, source: literal('provider', 'backoff'), attempt: int, message: str,
+    autoResume: bool, snoozedUntilMs: nullable(int), usageSoFar: usageTotals,
+  },
+  /** The user changed a waiting run's schedule: the state after the change (`resumeRequested`: resume now). */
+  'run.rateLimitChanged': { threadId: str, runId: str, autoResume: bool, snoozedUntilMs: nullable(int), resumeRequested: bool },
+  /** The wait is over and the run retries its model call (`by` the timer, or the user's Resume now). */
+  'run.resumed': { threadId: str, runId: str, by: literal('timer', 'user') },
+  /** A process took over a waiting run whose process had gone (VS Code restarted): it runs there from now on. */
+  'run.claimed': { threadId: str, runId: str, ownerPid: int, ownerStartedAt: nullable(int) },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
 import { HookBus } from '../../src/engine/agent/hooks';
+import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
 import { builtinToolRegistry } from '../../src/engine/tools/builtins';
@@ -40,7 +41,7 @@ describe('agent loop (fake OpenAI server, real tools, real SQLite)', function ()
     hooks.on('beforeTool', ({ call, tool }) => void (tool.mutating && mutatingCalls.push(`${call.name}:${fs.existsSync(path.join(ws, 'b.txt'))}`)), { name: 'test' });
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate, tools: builtinToolRegistry(), policy: () => policy });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks, workspaceRoot: ws });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks, waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
     const runner = { startTurn: (o: { prompt: string; model: ResolvedModel }) => runs.start(o) };
     return { runner, model };
   }

@@ -293,6 +293,26 @@ describe('chat webview in Chromium (fake host)', function () {
     await eventually('the strip goes away when nothing waits', async () => (await page.locator('section.queue').count()) === 0);
   });
 
+  it('a rate-limited run shows a countdown with Resume now, Snooze and Don\'t auto-resume, which post their commands', async () => {
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'run.waitingRateLimit', runId: R, resetAtMs: Date.now() + 95_000, source: 'provider', attempt: 0, message: 'OpenAI-compatible request failed: 429 Rate limit reached', autoResume: true, snoozedUntilMs: null, usageSoFar: { inputTokens: 1, outputTokens: 1 } }),
+    ] });
+    const wait = page.locator('.wait');
+    await eventually('the countdown', async () => /resuming in 1m 3\ds/.test(await wait.innerText()));
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-rate-limit.png'), fullPage: true });
+    await wait.getByRole('button', { name: "Don't auto-resume" }).click();
+    await waitPosted('setAutoResume', (m) => m.type === 'setAutoResume' && m.runId === R && m.autoResume === false);
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'run.rateLimitChanged', runId: R, autoResume: false, snoozedUntilMs: null, resumeRequested: false })] });
+    await eventually('auto-resume off is shown', async () => /waiting for you to resume/.test(await wait.innerText()));
+    await wait.getByRole('button', { name: 'Snooze 5 min' }).click();
+    await waitPosted('snoozeRun', (m) => m.type === 'snoozeRun' && m.runId === R && m.forMs === 300_000);
+    await wait.getByRole('button', { name: 'Resume now' }).click();
+    await waitPosted('resumeRun', (m) => m.type === 'resumeRun' && m.runId === R);
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'run.resumed', runId: R, by: 'user' })] });
+    await eventually('the wait is gone once resumed', async () => (await wait.count()) === 0);
+  });
+
   it('the final message replaces the streamed text: shown once, still interleaved with the tool call', async () => {
     const step1 = 'Let me look at **the test** first.\n\n```ts\nconst answer = 42;\n// done\n```\nThe payload was removed.';
     const step2 = 'Wrote the **sum** function. All tests pass.';

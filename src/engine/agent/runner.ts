@@ -19,13 +19,13 @@ import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory } from './history';
+import { rebuildTurn } from './resume';
 import { redact } from '../platform/secrets';
 import type { HookBus, RunInfo } from './hooks';
 
-/** Most model calls in one turn before the run stops itself (guards against tool loops). */
-export const MAX_AGENT_STEPS = 25;
-/** Most characters of a tool result sent back to the model. */
-export const TOOL_RESULT_MAX_CHARS = 32_000;
+import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
+
+export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
 export interface AgentRunnerDeps {
   store: VoxStore;
@@ -54,6 +54,23 @@ export interface TurnSpec {
    * model call and before each tool batch, never while a tool runs.
    */
   takeSteers?: () => SteerPrompt[];
+  /**
+   * Called when a model call fails: resolves true when the call should be retried (after a
+   * rate-limit wait, ../runs/rate-limit.ts), false when the error stands; it may throw a clearer
+   * error. `attempt` counts the waits of this call so far.
+   */
+  recover?: (error: unknown, attempt: number, usageSoFar: Usage) => Promise<boolean>;
+  /**
+   * A run taken over after a restart, where it waited for a rate limit: the loop rebuilds its
+   * conversation from the store (./resume.ts), waits out the rest of the wait, then goes on.
+   */
+  resume?: { waitOut: () => Promise<unknown> };
+  /**
+   * True when a stop is a suspension, not a cancel: the engine shut down while the run waited for
+   * a rate limit. The run is then left as it stands in the store — running, waiting — for the next
+   * engine to re-arm, and nothing (no message, no `run.ended`) is written.
+   */
+  suspended?: () => boolean;
 }
 
 export interface SteerPrompt { entryId: string; prompt: string }
@@ -84,10 +101,13 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const messages: ChatMessage[] = buildHistory(store.activePath(threadId, t.userMessageId), this.deps.systemPrompt, (r) => store.steers(r));
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), this.deps.systemPrompt, (r) => store.steers(r));
+    const resumed = t.resume ? rebuildTurn(store, runId) : null;
+    const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     const specs: ToolSpec[] = t.model.toolsEnabled ? this.deps.tools.specs() : [];
-    let finalText = '';
-    let itemOrdinal = 0;
+    let finalText = resumed?.text ?? '';
+    let itemOrdinal = resumed?.nextOrdinal ?? 0;
+    if (resumed) addUsage(usage, resumed.usage);
     const itemId = () => derive('item', [['run', runId], ['n', String(itemOrdinal)]]);
     const nextItem = () => ({ id: itemId(), ordinal: itemOrdinal++ });
     // Between model steps the text gets a paragraph break (the final message is the steps' text joined).
@@ -100,26 +120,14 @@ export class AgentRunner {
     let status: EndedRunStatus = 'completed';
     let error: string | null = null;
     try {
-      await hooks.run('turnStart', info);
+      if (t.resume) await t.resume.waitOut();
+      else await hooks.run('turnStart', info);
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
         for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
         await hooks.run('beforeModelCall', { ...info, step, messages });
-        let stepText = '';
-        const calls: ToolCall[] = [];
-        const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
-        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal })) {
-          if (ev.type === 'text' || ev.type === 'reasoning') {
-            hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
-            if (ev.type === 'text') {
-              stepText += ev.delta;
-              finalText += ev.delta;
-            }
-            streams.append(runId, ev.type, ev.delta);
-          } else if (ev.type === 'toolCall') calls.push(ev.call);
-          else if (ev.type === 'usage') addUsage(stepUsage, ev.usage);
-        }
+        const { stepText, calls, stepUsage } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
         await hooks.run('afterModelCall', { ...info, step, text: stepText, toolCalls: calls, usage: stepUsage });
         if (stepText.length > 0) {
@@ -152,6 +160,7 @@ export class AgentRunner {
       // A provider may echo the key back in its error: never stored or shown (platform/secrets.ts).
       error = cancelled ? null : redact((e as Error).message ?? String(e));
     }
+    if (status === 'cancelled' && t.suspended?.()) return { threadId, runId, status: 'interrupted', text: finalText, error: null, usage };
     const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : 'failed';
     store.append(
       ...(finalText.length > 0 || status === 'completed'
@@ -162,6 +171,33 @@ export class AgentRunner {
     streams.end(runId, error ? { status, error } : { status });
     await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended
     return { threadId, runId, status, text: finalText, error, usage };
+  }
+
+  /** One model call, streamed; retried after a rate-limit wait when `recover` says so (the partial step text stays streamed). */
+  private async callModel(t: TurnSpec, info: RunInfo, messages: ChatMessage[], specs: ToolSpec[], usage: Usage, onText: (delta: string) => void) {
+    for (let attempt = 0; ; attempt++) {
+      let stepText = '';
+      const calls: ToolCall[] = [];
+      const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
+      try {
+        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal })) {
+          if (ev.type === 'text' || ev.type === 'reasoning') {
+            t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
+            if (ev.type === 'text') {
+              stepText += ev.delta;
+              onText(ev.delta);
+            }
+            this.deps.streams.append(t.runId, ev.type, ev.delta);
+          } else if (ev.type === 'toolCall') calls.push(ev.call);
+          else if (ev.type === 'usage') addUsage(stepUsage, ev.usage);
+        }
+        return { stepText, calls, stepUsage };
+      } catch (e) {
+        if (t.signal.aborted || !t.recover) throw e;
+        addUsage(usage, stepUsage);
+        if (!(await t.recover(e, attempt, { ...usage }))) throw e;
+      }
+    }
   }
 
   /**

@@ -269,8 +269,28 @@ export interface ErrorContext {
   signal?: AbortSignal | undefined;
 }
 
-/** Builds a rate-limit error from whatever headers/body are available. */
+/** Error codes and message phrases of a quota that will not come back by waiting (billing, credit, a hard cap). */
+const QUOTA_CODES = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active', 'access_terminated']);
+const QUOTA_PHRASES = /credit balance is too low|exceeded your current quota|billing|purchase more credits|insufficient (?:credits|balance|funds)/i;
+
+/** Whether an error body or message says the account is out of quota (not a rate limit that resets). */
+export function isQuotaExhausted(body: unknown, message: string): boolean {
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>;
+    const inner = (b.error && typeof b.error === 'object' ? b.error : b) as Record<string, unknown>;
+    for (const k of ['code', 'type']) if (typeof inner[k] === 'string' && QUOTA_CODES.has(inner[k] as string)) return true;
+    if (typeof inner.message === 'string' && QUOTA_PHRASES.test(inner.message)) return true;
+  }
+  return QUOTA_PHRASES.test(message);
+}
+
+/** Builds a rate-limit error from whatever headers/body are available (or a quota one, which waiting does not fix). */
 function rateLimited(message: string, status: number | undefined, headers: HeaderSource | undefined, body: unknown, cause: unknown): ProviderError {
+  if (isQuotaExhausted(body, message)) {
+    return new ProviderError('quotaExhausted', `${message} — the account is out of quota or credit; waiting will not help (add credit or choose another model)`, {
+      ...(status !== undefined ? { status } : {}), cause,
+    });
+  }
   const now = Date.now();
   let reset: RateLimitReset = headers ? parseRateLimitHeaders(headers, now) : {};
   if (reset.resetAtMs === undefined) reset = parseRateLimitBody(body, now);
@@ -288,6 +308,8 @@ export function toProviderError(err: unknown, ctx: ErrorContext): ProviderError 
     const code = codeForStatus(status);
     const msg = `${ctx.provider} request failed: ${api.message}`;
     if (code === 'rateLimited') return rateLimited(msg, status, api.headers, api.error, err);
+    // Anthropic answers an empty credit balance with 400 (and some gateways with 402): a quota failure too.
+    if ((status === 400 || status === 402) && isQuotaExhausted(api.error, api.message)) return rateLimited(msg, status, api.headers, api.error, err);
     return new ProviderError(code, msg, { status, cause: err });
   }
   if (api && api.status === undefined && api.error !== undefined && !isNetworkLike(err)) {

@@ -20,6 +20,8 @@ import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
 import type { AgentRunner, TurnResult } from '../agent/runner';
 import type { HookBus } from '../agent/hooks';
 import { RunError } from './errors';
+import { planRateLimitWait, type RateLimitWaits } from './rate-limit';
+import type { UsageTotals } from '../../protocol/events';
 
 /** Characters of the first prompt used as a new thread's title. */
 export const THREAD_TITLE_PROMPT_CHARS = 80;
@@ -57,10 +59,14 @@ export interface RunHandle {
 
 export interface ActiveRunInfo { runId: string; threadId: string; kind: RunKind; model: string; workspaceRoot: string; startedAt: number }
 
-interface Live extends ActiveRunInfo { ac: AbortController; done: Promise<TurnResult> }
+interface Live extends ActiveRunInfo { ac: AbortController; done: Promise<TurnResult>; suspended: boolean }
 
 export interface RunRegistryDeps {
   store: VoxStore;
+  /** Rate-limit waits (./rate-limit.ts), on the engine's clock. */
+  waits: RateLimitWaits;
+  /** Jitter of the backoff (tests fix it). */
+  random?: () => number;
   streams: TurnStreamRegistry;
   runner: AgentRunner;
   hooks: HookBus;
@@ -101,13 +107,47 @@ export class RunRegistry {
     }
     const { threadId, runId, userMessageId } = outcome;
     streams.open(runId);
+    return this.launch({ threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks });
+  }
+
+  /**
+   * Re-arms the runs that were waiting for a rate limit when their process went away (an engine
+   * starting after VS Code or the CLI was closed): each is claimed for this process (one engine
+   * wins), its conversation rebuilt from the store, the rest of its wait waited out, and it goes
+   * on where it stopped. `only` limits it to one run (`vox runs resume`). Returns the handles.
+   */
+  async resumeOrphans(resolveModel: (ref: string) => Promise<ResolvedModel>, only?: string): Promise<RunHandle[]> {
+    const { store, streams } = this.deps;
+    const out: RunHandle[] = [];
+    for (const r of store.orphanedWaits((row) => isLiveRun(row))) {
+      if (this.closing || (only !== undefined && r.id !== only) || r.userMessageId === null) continue;
+      const model = await resolveModel(r.model);
+      if (!store.claimRun(r.id, process.pid, selfStartMs(), (row) => isLiveRun(row))) continue;
+      const chunks = store.chunksAfter(r.id, 0);
+      const joined = (kind: string) => chunks.filter((c) => c.kind === kind).map((c) => c.data).join('');
+      streams.open(r.id, { lastSeq: chunks.length > 0 ? chunks[chunks.length - 1]!.seq : 0, text: joined('text'), reasoning: joined('reasoning') });
+      const h = this.launch({ threadId: r.threadId, runId: r.id, userMessageId: r.userMessageId, model, workspaceRoot: this.deps.workspaceRoot, kind: 'thread', resumed: true });
+      out.push(h);
+    }
+    return out;
+  }
+
+  private launch(spec: { threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind; hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean }): RunHandle {
+    const { store } = this.deps;
+    const { threadId, runId, userMessageId, workspaceRoot } = spec;
     const ac = new AbortController();
-    const workspaceRoot = req.workspaceRoot ?? this.deps.workspaceRoot;
     const hooks = this.deps.hooks.with();
-    req.hooks?.(hooks);
+    spec.hooks?.(hooks);
     LIVE_RUN_IDS.add(runId);
+    const waits = this.deps.waits;
     const done = this.deps.runner
-      .run({ threadId, runId, userMessageId, model: req.model, workspaceRoot, hooks, signal: ac.signal, takeSteers: () => store.takeSteers(threadId, runId) })
+      .run({
+        threadId, runId, userMessageId, model: spec.model, workspaceRoot, hooks, signal: ac.signal,
+        takeSteers: () => store.takeSteers(threadId, runId),
+        recover: (e, attempt, usageSoFar) => this.recover(threadId, runId, e, attempt, usageSoFar, ac.signal),
+        ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
+        suspended: () => this.live.get(runId)?.suspended === true,
+      })
       .finally(() => {
         LIVE_RUN_IDS.delete(runId);
         this.live.delete(runId);
@@ -115,10 +155,22 @@ export class RunRegistry {
         for (const l of [...this.endListeners]) l(threadId);
       });
     this.live.set(runId, {
-      runId, threadId, kind: req.kind ?? 'thread', model: req.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done,
+      runId, threadId, kind: spec.kind, model: spec.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done, suspended: false,
     });
     this.changed();
     return { threadId, runId, done, cancel: () => ac.abort() };
+  }
+
+  /** A failed model call: a rate limit is waited out (true: retry), anything else stands (false). */
+  private async recover(threadId: string, runId: string, e: unknown, attempt: number, usageSoFar: UsageTotals, signal: AbortSignal): Promise<boolean> {
+    const { waits, streams } = this.deps;
+    const plan = planRateLimitWait(e, attempt, waits.clock.now(), this.deps.random ?? Math.random);
+    if (!plan) return false;
+    if (plan.kind === 'fail') throw plan.error;
+    streams.append(runId, 'status', `Rate limited; retrying at ${new Date(plan.resetAtMs).toISOString()}`);
+    await waits.wait({ threadId, runId, resetAtMs: plan.resetAtMs, source: plan.source, attempt, message: plan.message, usageSoFar }, signal);
+    streams.append(runId, 'status', '');
+    return true;
   }
 
   /** Cancels one run; false when it is not running here. */
@@ -161,9 +213,13 @@ export class RunRegistry {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Refuses new runs, cancels the active ones and waits until they have ended. */
+  /**
+   * Refuses new runs, cancels the active ones and waits until they have ended. A run waiting for a
+   * rate limit is suspended instead: it stays waiting in the store, and the next engine re-arms it.
+   */
   async dispose(): Promise<void> {
     this.closing = true;
+    for (const r of this.live.values()) if (this.deps.store.rateLimitWait(r.runId)) r.suspended = true;
     this.cancelAll();
     await Promise.all([...this.live.values()].map((r) => r.done));
   }

@@ -155,6 +155,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: 'rate-limit waits of runs (SPEC 2.4), re-armed after a restart',
+    up(db) {
+      db.exec(`
+        CREATE TABLE rate_limit_waits (
+          run_id           TEXT PRIMARY KEY REFERENCES runs(id),
+          thread_id        TEXT    NOT NULL,
+          reset_at         INTEGER NOT NULL,
+          source           TEXT    NOT NULL,
+          attempt          INTEGER NOT NULL,
+          message          TEXT    NOT NULL,
+          auto_resume      INTEGER NOT NULL,
+          snoozed_until    INTEGER,
+          resume_requested INTEGER NOT NULL DEFAULT 0,
+          usage_so_far     TEXT    NOT NULL,
+          since            INTEGER NOT NULL,
+          -- set when the run resumed or ended: the wait is over
+          ended_at         INTEGER
+        );
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -107,7 +107,27 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
        VALUES (?, ?, ?, 'steer', 'completed', NULL, NULL, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.prompt, time);
   },
+  'run.waitingRateLimit'(db, e, time) {
+    db.prepare(
+      `INSERT OR REPLACE INTO rate_limit_waits (run_id, thread_id, reset_at, source, attempt, message, auto_resume, snoozed_until, resume_requested, usage_so_far, since, ended_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, NULL)`,
+    ).run(e.runId, e.threadId, e.resetAtMs, e.source, e.attempt, e.message, e.autoResume ? 1 : 0, e.snoozedUntilMs, JSON.stringify(e.usageSoFar), time);
+  },
+  'run.rateLimitChanged'(db, e) {
+    mustChange(
+      db.prepare('UPDATE rate_limit_waits SET auto_resume = ?, snoozed_until = ?, resume_requested = ? WHERE run_id = ? AND ended_at IS NULL')
+        .run(e.autoResume ? 1 : 0, e.snoozedUntilMs, e.resumeRequested ? 1 : 0, e.runId),
+      `rate-limit wait of run ${e.runId}`,
+    );
+  },
+  'run.resumed'(db, e, time) {
+    db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
+  },
+  'run.claimed'(db, e) {
+    mustChange(db.prepare("UPDATE runs SET owner_pid = ?, owner_started_at = ? WHERE id = ? AND status = 'running'").run(e.ownerPid, e.ownerStartedAt, e.runId), `run ${e.runId}`);
+  },
   'run.ended'(db, e, time) {
+    db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(
       db
         .prepare(

@@ -19,12 +19,14 @@ import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from
 import { StoreError } from './errors';
 import { project } from './projections';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
+import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
 import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
   type CheckpointRow, type MessageRow, type PersistedChunk, type QueueRow, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
 } from './rows';
 
+export type { WaitRow } from './wait-reads';
 export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
@@ -361,6 +363,38 @@ export class VoxStore {
     return steerPrompts(this.db, runId);
   }
 
+  /** The run's rate-limit wait while it lasts (./wait-reads.ts). */
+  rateLimitWait(runId: string): WaitRow | undefined {
+    return activeWait(this.db, runId);
+  }
+
+  /** Runs waiting for a rate limit, in any process. */
+  waitingRuns(): RunRow[] {
+    return waitingRuns(this.db);
+  }
+
+  /** Runs waiting for a rate limit whose process is gone: an engine that starts re-arms them (runs/registry.ts). */
+  orphanedWaits(alive: (r: RunRow) => boolean): RunRow[] {
+    return waitingRuns(this.db).filter((r) => !alive(r));
+  }
+
+  /**
+   * Takes over an orphaned waiting run for this process (`run.claimed`), in one IMMEDIATE
+   * transaction: of two engines starting at once, one gets it. False when it is no longer
+   * orphaned (ended, resumed, or claimed by another).
+   */
+  claimRun(runId: string, ownerPid: number, ownerStartedAt: number | null, alive: (r: RunRow) => boolean): boolean {
+    const pending: StoredEvent[] = [];
+    const claimed = this.write(() => this.db.transaction(() => {
+      const r = this.run(runId);
+      if (!r || r.status !== 'running' || alive(r) || !activeWait(this.db, runId)) return false;
+      pending.push(...this.appendInTransaction([{ type: 'run.claimed', threadId: r.threadId, runId, ownerPid, ownerStartedAt }]));
+      return true;
+    }, 'immediate'));
+    this.notify(pending);
+    return claimed;
+  }
+
   /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */
   private interruptedEvents(r: Pick<RunRow, 'id' | 'threadId' | 'userMessageId'>): VoxEvent[] {
     const text = this.chunksAfter(r.id, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
@@ -377,10 +411,12 @@ export class VoxStore {
 
   /**
    * Marks runs left `running` by a process that no longer exists as interrupted. The text that
-   * had streamed is kept as an interrupted assistant message, so nothing is lost.
+   * had streamed is kept as an interrupted assistant message, so nothing is lost. Runs that were
+   * waiting for a rate limit are left alone: they are re-armed (`orphanedWaits`, `claimRun`).
    */
   recoverInterrupted(alive: (pid: number, startedAtMs: number | null) => boolean = isOwnerAlive): string[] {
-    const stale = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`).all() as RunRow[]).filter(
+    const waiting = new Set(waitingRuns(this.db).map((r) => r.id));
+    const stale = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`).all() as RunRow[]).filter((r) => !waiting.has(r.id)).filter(
       (r) => {
         if (r.ownerPid === null) return true;
         // Our pid, but recorded by an earlier process that had it: not ours.

@@ -119,14 +119,18 @@ export class TurnStreamRegistry {
     this.maxBytes = nonNegative(opts.maxBytesInMemory ?? MAX_TURN_BYTES_IN_MEMORY, 'maxBytesInMemory');
   }
 
-  /** Starts a turn's stream. Idempotent while the turn is live; an ended turn cannot reopen. */
-  open(turnId: string): void {
+  /**
+   * Starts a turn's stream. Idempotent while the turn is live; an ended turn cannot reopen.
+   * `resume`: a turn whose earlier chunks are persisted (taken over after a restart) continues
+   * after `lastSeq`; replays of those come from the store.
+   */
+  open(turnId: string, resume?: { lastSeq: number; text?: string; reasoning?: string }): void {
     if (typeof turnId !== 'string' || turnId === '') throw new StreamError('badInput', 'turn id must be a non-empty string');
     const t = this.turns.get(turnId);
     if (t?.ended) throw new StreamError('ended', `turn ${turnId} has ended and cannot be reopened`, turnId);
     if (t) return;
     this.turns.set(turnId, {
-      turnId, chunks: [], head: 0, bytes: 0, lastSeq: 0, text: '', reasoning: '',
+      turnId, chunks: [], head: 0, bytes: 0, lastSeq: resume?.lastSeq ?? 0, text: resume?.text ?? '', reasoning: resume?.reasoning ?? '',
       subs: new Set(), ended: null, outbox: [], draining: false, persisting: false,
     });
   }

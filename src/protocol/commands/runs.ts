@@ -6,7 +6,7 @@
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
 import { MAX_PROMPT_CHARS, name, nonEmpty, seq } from './common';
 import { defineCommand } from './define';
-import { subscribed } from './threads';
+import { rateLimitWaitView, subscribed } from './threads';
 
 /** Longest batching delay a client may ask of `subscribeTurn`. */
 export const MAX_TURN_BATCH_DELAY_MS = 1_000;
@@ -20,6 +20,8 @@ export const activeRun = object({
   /** Where its tools act (the workspace, or the variant's worktree). */
   workspaceRoot: str,
   startedAt: int,
+  /** Set while it waits for a rate limit. */
+  waiting: optional(nullable(rateLimitWaitView)),
 });
 export type ActiveRun = Infer<typeof activeRun>;
 
@@ -54,6 +56,30 @@ export const runCommands = {
     requires: ['read'],
     params: { threadId: optional(name) },
     result: object({ runs: arrayOf(activeRun) }),
+  }),
+  listWaits: defineCommand('listWaits', {
+    summary: 'Every run waiting for a rate limit, in any process on this database (`orphaned`: its process is gone; Resume now takes it over).',
+    requires: ['read'],
+    params: {},
+    result: object({ waits: arrayOf(object({ runId: str, threadId: str, model: str, orphaned: bool, waiting: rateLimitWaitView })) }),
+  }),
+  resumeRun: defineCommand('resumeRun', {
+    summary: 'Resume now: a run waiting for a rate limit retries at once (one whose process is gone is taken over by this engine).',
+    requires: ['write'],
+    params: { runId: name },
+    result: object({ runId: str, waiting: nullable(rateLimitWaitView) }),
+  }),
+  snoozeRun: defineCommand('snoozeRun', {
+    summary: 'Snooze: a run waiting for a rate limit does not resume before `forMs` from now.',
+    requires: ['write'],
+    params: { runId: name, forMs: refine(int, (n) => n >= 0, 'non-negative integer') },
+    result: object({ runId: str, waiting: nullable(rateLimitWaitView) }),
+  }),
+  setAutoResume: defineCommand('setAutoResume', {
+    summary: 'Turns automatic resume of a run waiting for a rate limit off (it waits for Resume now) or back on.',
+    requires: ['write'],
+    params: { runId: name, autoResume: bool },
+    result: object({ runId: str, waiting: nullable(rateLimitWaitView) }),
   }),
   subscribeTurn: defineCommand('subscribeTurn', {
     summary: 'The turn\'s chunks after `afterSeq` (a `turnChunks` update), then new ones batched, then `turnEnded`.',

@@ -3,7 +3,7 @@
  * rename, delete. Subscriptions answer `result {target}` after their replay; `unsubscribe` takes
  * that target. Live data comes as `events` / `threadChanged` updates (../updates.ts).
  */
-import { arrayOf, bool, int, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
+import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
 import { messageStatus, role, runStatus, usageTotals } from '../events';
 import { MAX_TITLE_CHARS, name, nonEmpty, seq } from './common';
 import { ack, defineCommand } from './define';
@@ -21,9 +21,17 @@ export const messageView = object({
 });
 export type MessageView = Infer<typeof messageView>;
 
+/** A run's rate-limit wait (SPEC 2.4): when it resumes on its own, unless auto-resume is off or it is snoozed. */
+export const rateLimitWaitView = object({
+  resetAtMs: int, autoResume: bool, snoozedUntilMs: nullable(int), attempt: int, source: literal('provider', 'backoff'), message: str,
+});
+export type RateLimitWaitView = Infer<typeof rateLimitWaitView>;
+
 export const runSummary = object({
   id: str, threadId: str, ordinal: int, provider: str, model: str, status: runStatus, userMessageId: nullable(str),
   startedAt: int, endedAt: nullable(int), error: nullable(str), usage: usageTotals,
+  /** Set while the run waits for a rate limit (thread status waitingRateLimit). */
+  waiting: optional(nullable(rateLimitWaitView)),
 });
 export type RunSummary = Infer<typeof runSummary>;
 

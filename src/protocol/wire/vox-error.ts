@@ -23,9 +23,9 @@ export const ERROR_CODES = {
   /** Live turn streams. */
   stream: ['unknownTurn', 'seqAhead', 'ended', 'badSeq', 'evicted', 'storeGap', 'badInput', 'reentrant'],
   /** Runs: who runs what, one active run per thread. */
-  run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown', 'queueFull', 'unknownEntry', 'queueEntryGone'],
+  run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown', 'queueFull', 'unknownEntry', 'queueEntryGone', 'notWaiting'],
   /** Model providers. */
-  provider: ['rateLimited', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
+  provider: ['rateLimited', 'quotaExhausted', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
   /** Model downloads. */
   download: ['network', 'httpStatus', 'checksum', 'cancelled', 'notGguf'],
   /** The agent's tools. */

@@ -303,6 +303,19 @@ export class Controller {
     return true;
   }
 
+  /** Rate-limit wait controls of a run of the open thread (SPEC 2.4). */
+  resumeRun(runId: string): void {
+    this.send({ type: 'resumeRun', runId });
+  }
+
+  snoozeRun(runId: string, forMs: number): void {
+    this.send({ type: 'snoozeRun', runId, forMs });
+  }
+
+  setAutoResume(runId: string, autoResume: boolean): void {
+    this.send({ type: 'setAutoResume', runId, autoResume });
+  }
+
   respondToApproval(callId: string, decision: 'approved' | 'denied'): void {
     const approval = this.model.approvals.find((a) => a.callId === callId);
     if (!approval || approval.responding) return;

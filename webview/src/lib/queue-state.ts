@@ -3,7 +3,7 @@
  * (SPEC 2.4), folded from `queue.*` events in order. Pure and JSON-serialisable, like the rest of
  * the thread state (./thread-state.ts), which calls `applyQueueEvent` for these events.
  */
-import type { WireEvent } from './thread-state';
+import type { StoredEvent as WireEvent } from '../../../src/protocol/events';
 
 export interface QueuedView {
   entryId: string;

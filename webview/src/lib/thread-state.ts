@@ -76,7 +76,11 @@ export interface RunView {
   statusText: string | null;
   /** The assistant message that closed the run; it replaces the streamed text. */
   final: FinalMessage | null;
+  /** Set while the run waits for a rate limit (from run.waitingRateLimit / run.rateLimitChanged; cleared by run.resumed). */
+  waiting?: WaitingView | null;
 }
+
+export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
 
 export type Entry =
   | { kind: 'message'; messageId: string; role: Role; content: string; status: MessageStatus }
@@ -223,9 +227,25 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       });
       return;
     }
+    case 'run.waitingRateLimit': {
+      const run = state.runs[ev.runId];
+      if (run) run.waiting = { resetAtMs: ev.resetAtMs, autoResume: ev.autoResume, snoozedUntilMs: ev.snoozedUntilMs, attempt: ev.attempt, source: ev.source, message: ev.message };
+      return;
+    }
+    case 'run.rateLimitChanged': {
+      const w = state.runs[ev.runId]?.waiting;
+      if (w) Object.assign(w, { autoResume: ev.autoResume, snoozedUntilMs: ev.snoozedUntilMs });
+      return;
+    }
+    case 'run.resumed': {
+      const run = state.runs[ev.runId];
+      if (run) run.waiting = null;
+      return;
+    }
     case 'run.ended': {
       const run = state.runs[ev.runId];
       if (!run) return;
+      run.waiting = null;
       run.status = ev.status;
       run.error = ev.error;
       run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens };

@@ -1,10 +1,12 @@
 /** Handlers of the run commands (../../../protocol/commands/runs.ts). */
 import { ChunkBatcher } from '../../stream/chunk-batcher';
 import { RunError } from '../../runs/errors';
+import { waitView } from '../../runs/rate-limit';
+import { isLiveRun } from '../../runs/registry';
 import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
 import type { HandlerTable } from './types';
 
-type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn';
+type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
   async sendPrompt({ services: { providers, host, runs, queue, store } }, cmd) {
@@ -34,8 +36,33 @@ export const runHandlers: HandlerTable<RunCommand> = {
   cancelAllRuns({ services: { runs } }) {
     return { cancelled: runs.cancelAll() };
   },
-  listRuns({ services: { runs } }, cmd) {
-    return { runs: runs.active(cmd.threadId) };
+  listRuns({ services: { runs, store } }, cmd) {
+    return {
+      runs: runs.active(cmd.threadId).map((r) => {
+        const w = store.rateLimitWait(r.runId);
+        return { ...r, waiting: w ? waitView(w) : null };
+      }),
+    };
+  },
+  listWaits({ services: { store } }) {
+    const orphaned = new Set(store.orphanedWaits((r) => isLiveRun(r)).map((r) => r.id));
+    const waits = store.waitingRuns().flatMap((r) => {
+      const w = store.rateLimitWait(r.id);
+      return w ? [{ runId: r.id, threadId: r.threadId, model: r.model, orphaned: orphaned.has(r.id), waiting: waitView(w) }] : [];
+    });
+    return { waits };
+  },
+  async resumeRun({ services: { runs, waits, providers } }, cmd) {
+    // A wait whose process is gone is taken over here first (then it resumes at once).
+    await runs.resumeOrphans((ref) => providers.resolve(ref), cmd.runId);
+    waits.resumeNow(cmd.runId);
+    return { runId: cmd.runId, waiting: null };
+  },
+  snoozeRun({ services: { waits } }, cmd) {
+    return { runId: cmd.runId, waiting: waitView(waits.snooze(cmd.runId, cmd.forMs)) };
+  },
+  setAutoResume({ services: { waits } }, cmd) {
+    return { runId: cmd.runId, waiting: waitView(waits.setAutoResume(cmd.runId, cmd.autoResume)) };
   },
   subscribeTurn({ services: { streams }, session }, cmd) {
     const target = `turn:${cmd.turnId}`;

@@ -3,6 +3,7 @@ import { DEFAULT_THREAD_PAGE } from '../../../protocol/commands/threads';
 import { allocate } from '../../ids/ids';
 import { usageOf } from '../../store/rows';
 import type { HandlerTable } from './types';
+import { waitView } from '../../runs/rate-limit';
 
 /** Event types that `watchThreads` reports: what changes a thread list or the checkpoints view. */
 const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.'];
@@ -15,10 +16,13 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
   },
   getThread({ services: { store } }, cmd) {
     const thread = store.getThread(cmd.threadId);
-    const runs = store.runs(cmd.threadId).map((r) => ({
-      id: r.id, threadId: r.threadId, ordinal: r.ordinal, provider: r.provider, model: r.model, status: r.status, userMessageId: r.userMessageId,
-      startedAt: r.startedAt, endedAt: r.endedAt, error: r.error, usage: usageOf(r),
-    }));
+    const runs = store.runs(cmd.threadId).map((r) => {
+      const w = r.status === 'running' ? store.rateLimitWait(r.id) : undefined;
+      return {
+        id: r.id, threadId: r.threadId, ordinal: r.ordinal, provider: r.provider, model: r.model, status: r.status, userMessageId: r.userMessageId,
+        startedAt: r.startedAt, endedAt: r.endedAt, error: r.error, usage: usageOf(r), waiting: w ? waitView(w) : null,
+      };
+    });
     return { thread, messages: store.activePath(cmd.threadId), runs };
   },
   createThread({ services: { store } }, cmd) {
