@@ -124,7 +124,9 @@ describe('architecture', () => {
   it('no import cycles in src/ or webview/src — because a cycle makes two modules one and hides which owns what', () => {
     assert.deepEqual(findCycles(graph), []);
     const probed = withEdge(graph, 'src/engine/store/rows.ts', 'src/engine/store/store.ts');
-    // rows ← store, and rows ← queue-reads ← store: the probe closes both loops into one component.
-    assert.deepEqual(findCycles(probed), [['src/engine/store/queue-reads.ts', 'src/engine/store/rows.ts', 'src/engine/store/store.ts']], 'the probe cycle must be found');
+    // The probe closes every loop through rows.ts (store and its read modules import it) into one component.
+    const found = findCycles(probed);
+    assert.equal(found.length, 1, 'the probe cycle must be found');
+    for (const f of ['src/engine/store/rows.ts', 'src/engine/store/store.ts']) assert.ok(found[0]!.includes(f), `${f} is in the probe cycle`);
   });
 });
