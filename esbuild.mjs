@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** Packages that must not be bundled: the VS Code API, native addons, and node-llama-cpp (binaries + ESM). */
-const EXTERNAL = ['vscode', 'better-sqlite3', 'node-llama-cpp', '@node-llama-cpp/*'];
+/** Packages that must not be bundled: the VS Code API, native addons (they find their binaries beside their own files), and node-llama-cpp (binaries + ESM; scripts/package-vsix.mjs bundles it on its own). */
+const EXTERNAL = ['vscode', 'better-sqlite3', '@photostructure/sqlite', 'node-llama-cpp', '@node-llama-cpp/*'];
 
 const common = {
   bundle: true,
