@@ -5,7 +5,8 @@
  * Run: `node --import=tsx bench/activation.ts [--samples 7] [--no-build] [--pack]`. Not a test:
  * no asserts.
  *
- *   require             loading dist/extension.js (the production bundle) in a fresh process
+ *   require             loading dist/extension.js (the production bundle) in a fresh process;
+ *                       loadMs is the part after Node read the file (VoxApi.loadMs: evaluating it)
  *   activate()          Vox's own measure (VoxApi.activationMs: views, commands, status bar)
  *   activation          require + activate(), what VS Code waits for (the eager row adds engine start)
  *   first token         from the end of activation to the first streamed text of `local:demo`:
@@ -45,6 +46,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-bench-activation-'));
 interface Sample {
   requireMs: number;
   activateMs: number;
+  loadMs: number;
   activationMs: number;
   engineMs: number;
   firstTokenMs: number;
@@ -81,6 +83,7 @@ try {
   console.log(`  ${''.padEnd(34)} ${'lazy engine (Vox)'.padStart(18)} ${'eager (baseline)'.padStart(18)}`);
   for (const [label, k] of [
     ['require dist/extension.js', 'requireMs'],
+    ['  of which evaluating it (loadMs)', 'loadMs'],
     ['activate() (VoxApi.activationMs)', 'activateMs'],
     ['activation (require + activate)', 'activationMs'],
     ['engine start on first use', 'engineMs'],

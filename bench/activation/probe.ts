@@ -13,6 +13,7 @@ import { installVscodeStub, makeContext } from './vscode-stub';
 
 interface Api {
   activationMs: number;
+  loadMs: number | undefined;
   host: {
     get(): Promise<unknown>;
     client(): Promise<{
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     JSON.stringify({
       requireMs: tRequire - t0,
       activateMs: api.activationMs,
+      loadMs: api.loadMs ?? NaN,
       activationMs: tActivated - t0,
       engineMs: tEngine - tActivated,
       firstTokenMs: tFirst - tActivated,
