@@ -31,7 +31,7 @@
 // Any other package dist/extension.js still `require`s or `import`s at run time is an error here:
 // bundle it (esbuild.mjs) or stage it below. The staged package.json lists exactly the staged
 // top-level packages as dependencies, so `npm list --production` (which vsce runs) is complete.
-// Prints the VSIX's path on stdout; its size and file counts on stderr.
+// Prints the VSIX's path on stdout; what it staged, vsce's file count and the size on stderr.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -244,7 +244,7 @@ const walk = (d) => {
   }
 };
 walk(stage);
-log(`staged ${files} files (${jsFiles} JavaScript) in ${path.relative(root, stage)}`);
+log(`staged ${files} files (${jsFiles} JavaScript; .vscodeignore drops a few) in ${path.relative(root, stage)}`);
 
 // ---- 5. vsce (the project's devDependency), run with the stage as cwd.
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
@@ -266,5 +266,5 @@ if (/\bWARNING\b/.test(vsceOut)) {
 }
 
 const size = fs.statSync(outFile).size;
-log(`${path.basename(outFile)}: ${(size / 1024 / 1024).toFixed(1)} MiB, ${files} files (${jsFiles} JavaScript), packed in ${secs()}`);
+log(`${path.basename(outFile)}: ${(size / 1024 / 1024).toFixed(1)} MiB, packed in ${secs()}`);
 process.stdout.write(outFile + '\n');
