@@ -75,7 +75,13 @@ describe(`per-platform VSIX packages (${targets.join(', ')})`, function () {
         assert.doesNotMatch(p.log, /\bWARNING\b/, `vsce warned:\n${p.log}`);
         const manifest = p.entries.find((e) => e.name === 'extension.vsixmanifest');
         assert.ok(manifest, 'no extension.vsixmanifest');
-        assert.match(manifest.data.toString('utf8'), new RegExp(`TargetPlatform="${target}"`));
+        const xml = manifest.data.toString('utf8');
+        assert.match(xml, new RegExp(`TargetPlatform="${target}"`));
+        assert.match(xml, /<Icon>extension\/media\/icon\.png<\/Icon>/);
+        // vsce rewrote the README's relative screenshots to absolute URLs from the repository.
+        const readme = p.entries.find((e) => e.name === 'extension/readme.md')!.data.toString('utf8');
+        const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+        assert.ok(images.length > 0 && images.every((i) => i.startsWith('https://')), `README images: ${images.join(', ')}`);
       });
 
       it(`every native file is ${t.format.toUpperCase()} for ${t.arch}, and none is bound to a Node ABI`, function () {
@@ -147,6 +153,29 @@ describe(`per-platform VSIX packages (${targets.join(', ')})`, function () {
       });
     });
   }
+
+  it('has Marketplace metadata: a 128×128 PNG icon, repository, bugs, homepage, keywords, gallery banner, CHANGELOG, README images that exist', function () {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const png = fs.readFileSync(path.join(ROOT, pkg.icon));
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG', `${pkg.icon} is not a PNG`);
+    // IHDR: width and height, big-endian, at 16 and 20.
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128], `${pkg.icon} is not 128×128`);
+    assert.match(pkg.repository?.url ?? '', /^https:\/\/github\.com\/[^/]+\/[^/]+\.git$/);
+    assert.match(pkg.bugs?.url ?? '', /^https:\/\//);
+    assert.match(pkg.homepage ?? '', /^https:\/\//);
+    assert.ok(Array.isArray(pkg.keywords) && pkg.keywords.length > 0 && pkg.keywords.length <= 30, 'keywords (vsce allows 30)');
+    assert.match(pkg.galleryBanner?.color ?? '', /^#[0-9a-f]{6}$/i);
+    assert.ok(['dark', 'light'].includes(pkg.galleryBanner?.theme));
+    assert.ok(fs.existsSync(path.join(ROOT, 'CHANGELOG.md')) && fs.existsSync(path.join(ROOT, 'LICENSE')));
+    // Relative links that work on GitHub and that vsce turns into absolute ones from the repository URL.
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    assert.ok(images.length > 0, 'the README shows no screenshot');
+    for (const img of images) {
+      assert.match(img, /^(?!\/|\.|[a-z]+:)[\w./-]+\.png$/, `${img}: not a plain relative path`);
+      assert.ok(fs.existsSync(path.join(ROOT, img)), `${img} does not exist`);
+    }
+  });
 
   it('`vsce ls` lists only the staged runtime files, with no warning', function () {
     const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--ls', '--no-build', '--no-model'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
