@@ -7,7 +7,9 @@
 //   1. scripts/setup-code-server.sh: installs code-server into ~/.cache/vox/ once (~3-5 min),
 //      then only checks it (~1 s);
 //   2. generates the offline demo model (models/vox-demo.gguf) when missing;
-//   3. builds and packs the VSIX (scripts/package-vsix.mjs -> vox-<version>.vsix);
+//   3. builds and packs this machine's VSIX with the better-sqlite3 `npm ci` built for this Node
+//      (code-server's extension host runs on Node; scripts/package-vsix.mjs --with-better-sqlite3
+//      -> .vox-sandbox/vscode/vox-<version>-<target>-with-better-sqlite3.vsix);
 //   4. installs it with `code-server --install-extension` into .vox-sandbox/vscode/extensions;
 //   5. creates the sample workspace .vox-sandbox/workspace (a small git repo) if missing;
 //   6. starts code-server on 127.0.0.1:<port> with its own HOME and user-data-dir, no auth,
@@ -17,11 +19,12 @@
 //   --no-wait     leave code-server running in the background and exit; stop it later with --stop
 //   --stop        stop a code-server left running by --no-wait, and exit
 //   --reset       start from a fresh profile and sample workspace
-//   --no-package  reuse the existing vox-<version>.vsix
+//   --no-package  reuse the VSIX packed last time
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadHarness } from '../test/e2e/load-harness.mjs';
+import { hostTarget, vsixName } from './vsix/targets.mjs';
 
 const args = process.argv.slice(2);
 const flag = (f) => args.includes(f);
@@ -96,7 +99,9 @@ if (flag('--reset')) {
 const codeServerBin = step('code-server (setup-code-server.sh)', () => h.ensureCodeServer());
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
+const target = hostTarget();
+if (!target) throw new Error(`Vox ships no VSIX for ${process.platform}-${process.arch}`);
+const vsix = path.join(sandbox, 'vscode', vsixName(pkg.name, pkg.version, `${target}-with-better-sqlite3`));
 if (!fs.existsSync(path.join(root, 'models', 'vox-demo.gguf'))) {
   step('demo model (make-demo-model.mjs)', () => {
     const r = spawnSync(process.execPath, ['scripts/make-demo-model.mjs'], { cwd: root, stdio: 'inherit' });
@@ -105,7 +110,7 @@ if (!fs.existsSync(path.join(root, 'models', 'vox-demo.gguf'))) {
 }
 if (!flag('--no-package') || !fs.existsSync(vsix)) {
   step('build + package VSIX', () => {
-    const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--with-better-sqlite3', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error('packaging failed (see above)');
   });
 }

@@ -1,7 +1,8 @@
 // Runs every test suite Vox has and prints one closing line `N passed, N failed` summing them.
 // Order: install code-server + Debian chromium if missing, build the bundles, generate the demo
-// model, type-check, lint, the mocha suites (unit, integration, webview), then the e2e suite in
-// code-server and the desktop VS Code suite (skipped without VSCODE_EXECUTABLE). A failing check
+// model, type-check, lint, the mocha suites (unit, integration, webview; then the per-platform
+// VSIXs), then the e2e suite in code-server and the desktop VS Code suite (skipped without
+// VSCODE_EXECUTABLE). A failing check
 // counts as one failure; the run continues so the summary is complete. Exit 1 when anything failed.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -66,6 +67,10 @@ check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 check('typecheck webview', 'npx', ['tsc', '-p', 'webview/tsconfig.json', '--noEmit']);
 check('lint', 'npx', ['eslint', 'src', 'test', 'bench', 'scripts', 'webview/src']);
 mochaSuite('unit + integration + webview', ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts']);
+// The per-platform VSIXs: linux-x64, darwin-arm64 and win32-x64 (all six with
+// VOX_PACKAGE_ALL_TARGETS=1); node-llama-cpp's platform packages are fetched from the npm
+// registry once and cached (about 30 s, most of it vsce zipping).
+mochaSuite('packaging (per-platform VSIXs)', ['test/packaging/**/*.test.ts']);
 
 // End to end in a real VS Code (code-server) driven by headless Chromium. The setup step is
 // idempotent (seconds when already installed) so `npm test` works on a fresh clone.

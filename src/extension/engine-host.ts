@@ -3,7 +3,9 @@
  * engine's questions from the `vox.*` settings and SecretStorage (read when asked, so a new key,
  * base URL, approval setting or default model applies to the next prompt without a restart),
  * sends its notices to the Vox log (warnings and errors also as notifications), and tells it when
- * the user changed files. The engine is created lazily on first use, so activation stays fast.
+ * the user changed files. The engine is created lazily on first use, so activation stays fast:
+ * even its code (the store, git plumbing, tools, agent loop) is only evaluated then, through a
+ * dynamic import that esbuild keeps as a lazy initialiser inside dist/extension.js.
  * Views and palette commands reach the engine only through `client()`, a protocol client with the
  * owner grant; each chat webview gets its own session (`connect`).
  */
@@ -11,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, findRipgrep, type Engine } from '../engine/engine';
+import type { Engine } from '../engine/engine';
 import type { Host, HostNotice } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
@@ -141,6 +143,7 @@ export class EngineHost implements Host, vscode.Disposable {
     const storage = this.ctx.globalStorageUri.fsPath;
     fs.mkdirSync(storage, { recursive: true });
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? storage;
+    const { createEngine, findRipgrep } = await import('../engine/engine');
     // VS Code ships ripgrep under its app root; rg on PATH otherwise. Without one, search and listing ignore .gitignore.
     const ripgrepPath = findRipgrep({ appRoot: vscode.env.appRoot });
     const engine = createEngine(

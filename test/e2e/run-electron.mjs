@@ -1,21 +1,22 @@
-// Runs the same in-extension-host suite (test/e2e/extension-host/suite.ts) in a DESKTOP VS Code,
-// the way @vscode/test-electron does, when one is available:
+// Runs the same in-extension-host suite (test/e2e/extension-host/suite.ts) in a DESKTOP VS Code
+// through @vscode/test-electron (a devDependency), when one is available:
 //
-//   VSCODE_EXECUTABLE=/path/to/code node test/e2e/run-electron.mjs [--vsix-dir <unpacked ext>]
+//   VSCODE_EXECUTABLE=/path/to/code node test/e2e/run-electron.mjs [--vsix-dir <unpacked extension>]
+//   VSCODE_EXECUTABLE=/path/to/code npm run test:electron
 //
-// Without VSCODE_EXECUTABLE it skips with a message (no desktop VS Code can run on this machine,
-// and @vscode/test-electron would try to download one). It never downloads anything: with
-// @vscode/test-electron installed it calls runTests({ vscodeExecutablePath, … }); without it, it
-// spawns the executable with the same arguments runTests passes (3.1.0: --no-sandbox
-// --disable-gpu-sandbox --disable-updates --skip-welcome --skip-release-notes --no-cached-data
-// --disable-workspace-trust --extensionTestsPath= --extensionDevelopmentPath= plus a private
-// --user-data-dir and --extensions-dir).
+// Without VSCODE_EXECUTABLE it skips (counted as one skipped check): no desktop VS Code can run
+// on this machine, and runTests without an executable would download one. With it, it calls
+// runTests({ vscodeExecutablePath, extensionDevelopmentPath, extensionTestsPath, launchArgs,
+// extensionTestsEnv }), which starts that executable and downloads nothing; a private
+// --user-data-dir and --extensions-dir keep the user's profile out of it.
 //
-// The extension under test is the project folder (run `npm run build` first). Note: desktop VS
-// Code runs extensions on Electron (ABI 132 for 1.100), so a better-sqlite3 compiled for Node 20
-// does not load there; the engine test reports that (docs/TESTING.md, "Native modules").
+// The extension under test is the project folder (run `npm run build` first), or with
+// --vsix-dir the `extension/` folder of an unpacked VSIX (e.g. `unzip vox-0.1.0-linux-x64.vsix`),
+// which tests exactly what ships. Desktop VS Code runs extensions on Electron (ABI 132 for 1.100):
+// the better-sqlite3 that `npm ci` compiles for Node does not load there, which the release
+// VSIXs account for by shipping the N-API @photostructure/sqlite instead.
 // Prints `N passed, N failed[, N skipped]`, writes $VOX_TEST_COUNTS_FILE when set.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -49,7 +50,7 @@ if (!fs.existsSync(path.join(extensionDevelopmentPath, 'dist', 'extension.js')))
   counts.failed = 1;
   finish(`run-electron: ${extensionDevelopmentPath}/dist/extension.js missing: npm run build`);
 }
-const extensionTestsPath = await buildSuite();
+const extensionTestsPath = await buildSuite(path.join(REPO_ROOT, '.vox-sandbox', 'electron', 'suite', 'suite.js'));
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-electron-'));
 const workspace = path.join(runRoot, 'workspace');
 fs.mkdirSync(workspace, { recursive: true });
@@ -91,8 +92,9 @@ async function viaTestElectron() {
   let te;
   try {
     te = await import('@vscode/test-electron');
-  } catch {
-    return undefined; // not installed: use the direct spawn below
+  } catch (e) {
+    counts.failed = 1;
+    finish(`run-electron: @vscode/test-electron is not installed (a devDependency: npm ci): ${e.message}`);
   }
   process.stdout.write('run-electron: using @vscode/test-electron runTests({ vscodeExecutablePath })\n');
   let timer;
@@ -115,52 +117,7 @@ async function viaTestElectron() {
   }
 }
 
-function viaSpawn() {
-  process.stdout.write('run-electron: @vscode/test-electron not installed; spawning VS Code with the same arguments\n');
-  const argv = [
-    ...launchArgs,
-    '--no-sandbox',
-    '--disable-gpu-sandbox',
-    '--disable-updates',
-    '--skip-welcome',
-    '--skip-release-notes',
-    '--no-cached-data',
-    '--disable-workspace-trust',
-    `--extensionTestsPath=${extensionTestsPath}`,
-    `--extensionDevelopmentPath=${extensionDevelopmentPath}`,
-  ];
-  return new Promise((resolve) => {
-    const child = spawn(exe, argv, { env: { ...process.env, ...extensionTestsEnv }, stdio: 'inherit', detached: true });
-    const timer = setTimeout(() => {
-      process.stdout.write(`run-electron: timed out after ${timeoutMs} ms; killing VS Code\n`);
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, timeoutMs);
-    const kill = () => {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    };
-    process.once('SIGINT', kill);
-    process.once('SIGTERM', kill);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      process.stdout.write(`run-electron: ${e.message}\n`);
-      resolve(1);
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
-
-const exitCode = (await viaTestElectron()) ?? (await viaSpawn());
+const exitCode = await viaTestElectron();
 const rep = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : undefined;
 fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
 if (!rep) {

@@ -116,7 +116,12 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
     /**
      * Installs a VSIX with `code-server --install-extension` into dirs.extensions and returns the
      * installed folder. Without `vsix`: generates the demo model when missing, then builds and
-     * packs .vox-sandbox/e2e/<out> (scripts/package-vsix.mjs).
+     * packs .vox-sandbox/e2e/<out> (scripts/package-vsix.mjs): this machine's release VSIX (the
+     * linux-x64 layout: bundled node-llama-cpp, the llama.cpp package fetched by exact version,
+     * the N-API SQLite prebuild) plus `--with-better-sqlite3`, the better-sqlite3 that `npm ci`
+     * built for this Node. code-server's extension host runs on Node, where that build loads,
+     * and the store's driver is better-sqlite3 until its N-API fallback lands; the release
+     * VSIXs themselves are checked by test/packaging/vsix.test.ts.
      */
     async installVsix({ codeServerBin, dirs, vsix, out }) {
       if (!vsix) {
@@ -128,7 +133,7 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
         }
         vsix = path.join(h.REPO_ROOT, '.vox-sandbox', 'e2e', out);
         await timed('build + package VSIX', () => {
-          const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsix], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8', timeout: 240_000 });
+          const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--with-better-sqlite3', '--out', vsix], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8', timeout: 240_000 });
           if (r.status !== 0) throw new Error(`package-vsix failed (exit ${r.status ?? r.signal}):\n${r.stderr?.slice(-4000)}`);
         });
       }

@@ -3,10 +3,14 @@
  * loads once per process), OpenAI-compatible, Ollama (OpenAI-compatible at its local endpoint)
  * and Anthropic. `vscode-lm` is registered by the VS Code extension; outside VS Code a ref to it
  * gets a clear error.
+ *
+ * Each factory imports its provider module on its first resolve: the OpenAI and Anthropic SDKs
+ * (about 150 KiB of the bundle) and the local provider (which imports node-llama-cpp) are not
+ * evaluated while VS Code activates the extension or the engine starts, only when a model of
+ * that kind is first used. esbuild keeps a dynamic `import()` of a bundled module as a lazy
+ * initialiser inside the same CommonJS bundle.
  */
-import { AnthropicProvider } from './anthropic';
-import { LocalLlamaProvider } from './local-llama';
-import { OpenAICompatibleProvider } from './openai';
+import type { LocalLlamaProvider } from './local-llama';
 import type { ProviderFactory, ProviderRegistry } from './registry';
 import { ProviderError } from './types';
 
@@ -22,16 +26,23 @@ export interface BuiltinProviderOptions {
 }
 
 function localFactory(opts: BuiltinProviderOptions): ProviderFactory {
-  let local: LocalLlamaProvider | undefined;
+  let local: Promise<LocalLlamaProvider> | undefined;
   return {
     kind: 'local',
-    resolve(model, ref) {
-      local ??= new LocalLlamaProvider({ threads: opts.localThreads ?? DEFAULT_LOCAL_THREADS });
+    async resolve(model, ref) {
+      local ??= import('./local-llama').then(
+        (m) => new m.LocalLlamaProvider({ threads: opts.localThreads ?? DEFAULT_LOCAL_THREADS }),
+        (e: unknown) => {
+          local = undefined; // a failed import is tried again on the next resolve
+          throw e;
+        },
+      );
       const isDemo = model === 'demo';
-      return { provider: local, model: isDemo ? opts.demoModelPath : model, label: ref, toolsEnabled: !isDemo };
+      return { provider: await local, model: isDemo ? opts.demoModelPath : model, label: ref, toolsEnabled: !isDemo };
     },
     async dispose() {
-      await local?.dispose?.();
+      const provider = await local?.catch(() => undefined);
+      await provider?.dispose?.();
     },
   };
 }
@@ -44,14 +55,16 @@ const openaiFactory: ProviderFactory = {
     if (!apiKey && !baseURL) {
       throw new ProviderError('auth', 'No OpenAI API key is set (VS Code: "Vox: Set API Key"; CLI: OPENAI_API_KEY), and no OpenAI-compatible base URL.');
     }
+    const { OpenAICompatibleProvider } = await import('./openai');
     return { provider: new OpenAICompatibleProvider({ apiKey: apiKey ?? 'not-needed', baseURL }), model, label: ref, toolsEnabled: true };
   },
 };
 
 const ollamaFactory: ProviderFactory = {
   kind: 'ollama',
-  resolve(model, ref, ctx) {
+  async resolve(model, ref, ctx) {
     const baseURL = ctx.settings().ollamaBaseUrl || DEFAULT_OLLAMA_BASE_URL;
+    const { OpenAICompatibleProvider } = await import('./openai');
     return { provider: new OpenAICompatibleProvider({ apiKey: 'ollama', baseURL }), model, label: ref, toolsEnabled: true };
   },
 };
@@ -61,6 +74,7 @@ const anthropicFactory: ProviderFactory = {
   async resolve(model, ref, ctx) {
     const apiKey = await ctx.secret('anthropicApiKey');
     if (!apiKey) throw new ProviderError('auth', 'No Anthropic API key is set (VS Code: "Vox: Set API Key"; CLI: ANTHROPIC_API_KEY).');
+    const { AnthropicProvider } = await import('./anthropic');
     return { provider: new AnthropicProvider({ apiKey, baseURL: ctx.settings().anthropicBaseUrl || undefined }), model, label: ref, toolsEnabled: true };
   },
 };
