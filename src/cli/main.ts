@@ -46,6 +46,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
     .action((words: string[], o) => run(chat(words.join(' '), o)));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
+    .option('--of <threadId>', 'the subagent threads of this thread, with their status')
     .option('--cwd <dir>').option('--json', 'print JSON').action((o) => run(threads(o)));
   program.command('show').description('print a thread\'s messages').argument('<threadId>').option('--cwd <dir>').option('--json', 'print JSON')
     .action((id: string, o) => run(show(id, o)));

@@ -1,4 +1,4 @@
-/** `vox threads` (every thread, paged through the protocol) and `vox show THREAD_ID`. */
+/** `vox threads` (every top-level thread, paged through the protocol; `--of T`: T's subagent threads) and `vox show THREAD_ID`. */
 import type { EngineClient } from '../client/engine-client';
 import type { ThreadSummary } from '../protocol/commands/threads';
 import { MAX_THREAD_PAGE } from '../protocol/commands/threads';
@@ -18,10 +18,16 @@ async function allThreads(client: EngineClient, limit: number | undefined): Prom
   }
 }
 
-export function threads(flags: Flags & { cwd?: string; limit?: number }): Promise<number> {
+export function threads(flags: Flags & { cwd?: string; limit?: number; of?: string }): Promise<number> {
   return withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false, reading: true }, async ({ client }) => {
+    if (flags.of !== undefined) {
+      const kids = (await client.call('listChildThreads', { threadId: flags.of })).threads;
+      print(flags, kids.map((t) => `${t.id}\t${t.status ?? 'not started'}\t${t.title}`).join('\n') || '(no subagent threads)', kids);
+      return 0;
+    }
     const list = await allThreads(client, flags.limit);
-    print(flags, list.map((t) => `${t.id}\t${new Date(t.updatedAt).toISOString()}\t${t.title}`).join('\n') || '(no threads)', list);
+    const line = (t: ThreadSummary) => `${t.id}\t${new Date(t.updatedAt).toISOString()}\t${t.title}${t.childCount ? `\t(+${t.childCount} subagent${t.childCount === 1 ? '' : 's'}: vox threads --of ${t.id})` : ''}`;
+    print(flags, list.map(line).join('\n') || '(no threads)', list);
     return 0;
   });
 }

@@ -20,6 +20,7 @@ import { installCheckpointHooks } from './checkpoints/hooks';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
+import { BackgroundWork } from './runs/background';
 import { VariantPool } from './variants/pool';
 import type { Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
@@ -170,7 +171,22 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });
   const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
-  const runs = new RunRegistry({ store, streams, runner, hooks, waits, workspaceRoot: config.workspaceRoot, ...(config.random ? { random: config.random } : {}) });
+  // Subagents are runs of the registry in child threads; the registry gives each run its background work.
+  let runsRef: RunRegistry | null = null;
+  const background = new BackgroundWork({
+    store,
+    startChild: async (req) => {
+      const model = await providers.resolve(req.model);
+      if (!runsRef) throw new Error('the run registry is not ready');
+      const h = runsRef.start({ prompt: req.task, title: req.title, model, kind: 'subagent', workspaceRoot: req.workspaceRoot, parent: { threadId: req.parentThreadId, runId: req.parentRunId } });
+      return { ...h, peek: () => streams.accumulated(h.runId)?.text ?? '' };
+    },
+  });
+  const runs = new RunRegistry({
+    store, streams, runner, hooks, waits, background, workspaceRoot: config.workspaceRoot, ...(config.random ? { random: config.random } : {}),
+  });
+  runsRef = runs;
+  if (!config.readOnly) background.recoverInterrupted();
 
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
@@ -184,6 +200,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   });
   // Torn down before checkpoints: a run stopped at shutdown still gets its turn-end checkpoint.
   install('runs', () => runs.dispose());
+  install('background work', () => background.dispose());
 
   const queue = new ThreadRunQueue({
     store, runs, policy: config.queuePolicy ?? 'all',

@@ -48,7 +48,11 @@ export type UsageTotals = Infer<typeof usageTotals>;
 
 /** The payload shape of every event type (without the `type` tag, `seq` and `time`). */
 const SHAPES = {
-  'thread.created': { threadId: str, title: str },
+  'thread.created': {
+    threadId: str, title: str,
+    /** A subagent's thread: the thread and run that spawned it (it is listed under its parent). */
+    parentThreadId: optional(nullable(str)), parentRunId: optional(nullable(str)),
+  },
   'thread.renamed': { threadId: str, title: str },
   'thread.deleted': { threadId: str },
   'message.added': {
@@ -115,6 +119,17 @@ const SHAPES = {
   'run.resumed': { threadId: str, runId: str, by: literal('timer', 'user') },
   /** A process took over a waiting run whose process had gone (VS Code restarted): it runs there from now on. */
   'run.claimed': { threadId: str, runId: str, ownerPid: int, ownerStartedAt: nullable(int) },
+  /**
+   * Background work a run started (SPEC 2.4): a subagent (a child thread) or a background command.
+   * `awaited` work is waited for before the run ends (settlement); other work keeps running and
+   * reports into the thread when it finishes.
+   */
+  'background.started': { threadId: str, runId: str, handle: str, kind: literal('command', 'subagent'), title: str, awaited: bool, childThreadId: nullable(str) },
+  'background.ended': { threadId: str, runId: str, handle: str, status: literal('completed', 'failed', 'cancelled', 'interrupted'), result: str },
+  /** Finished background work whose results were given to the model (by `runId`, at its settlement or its start). */
+  'background.reported': { threadId: str, runId: str, handles: arrayOf(str) },
+  /** The run's model answered, but awaited background work still runs: the run waits for it before it goes on. */
+  'run.settling': { threadId: str, runId: str, handles: arrayOf(str) },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -123,6 +123,11 @@ export interface FakeServer {
 
 export interface FakeServerOptions {
   responses: FakeResponse[];
+  /**
+   * Picks a response by looking at the request (e.g. which of several concurrent agents asks);
+   * undefined falls through to the queue. For concurrent callers whose order is not fixed.
+   */
+  route?: (request: RecordedRequest) => FakeResponse | undefined;
 }
 
 export type TurnOptions = Omit<FakeTurn, 'kind' | 'text' | 'toolCalls'>;
@@ -253,7 +258,7 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     if ((body as { stream?: unknown } | undefined)?.stream !== true) {
       return sendJson(res, 400, format.errorBody(400, 'fake server: only streaming requests (stream: true) are scripted'), common);
     }
-    const next = queue.shift();
+    const next = opts.route?.(rec) ?? queue.shift();
     if (!next) {
       return sendJson(res, 500, format.errorBody(500, `fake server: no scripted response left for request #${seq}`), common);
     }

@@ -11,6 +11,7 @@ import { updateEnvelope } from '../../src/protocol/updates';
 
 /** One valid message of every command (params only; `type` and `requestId` are added). */
 const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, 'type' | 'requestId'> } = {
+  listChildThreads: { threadId: 'thread:1' },
   listThreads: { limit: 20, before: '1700000000000:thread:x' },
   getThread: { threadId: 'thread:1' },
   createThread: { threadId: 'cli', title: 'Checkpoints from the CLI' },

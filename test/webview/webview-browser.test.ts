@@ -107,6 +107,7 @@ describe('chat webview in Chromium (fake host)', function () {
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(EXPECT_TIMEOUT_MS);
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    if (process.env.VOX_DEBUG_PAGE) page.on('console', (m) => console.log(`[page] ${m.text()}`));
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -433,4 +434,64 @@ describe('chat webview in Chromium (fake host)', function () {
     await eventually('the state forgets the thread', async () => ((await page.evaluate('window.__state')) as { threadId: string | null }).threadId === null);
     assert.deepEqual(pageErrors, []);
   });
+  it('background work of a run is listed with its status; settling shows in the status line', async () => {
+    // After the reload and "New": answer the page's thread list, then open the thread again (a fresh view of it, from seq 0).
+    const list = (await posted()).filter((m) => m.type === 'listThreads').at(-1)!;
+    await host({ type: 'result', inReplyTo: list.requestId, value: { nextCursor: null, threads: [{ id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0 }] } });
+    const subscribes = (await posted()).filter((m) => m.type === 'subscribeThread').length;
+    await page.locator('.empty button.open', { hasText: 'Fix the failing test' }).click();
+    await eventually('subscribed again from seq 0', async () => (await posted()).filter((m) => m.type === 'subscribeThread' && m.threadId === T && m.afterSeq === 0).length > 0 && (await posted()).filter((m) => m.type === 'subscribeThread').length > subscribes);
+    const R2 = 'run:browser-bg';
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'thread.created', title: 'Fix the failing test' }),
+      ev({ type: 'message.added', messageId: 'm:u-bg', parentId: null, role: 'user', content: 'Count the files with a helper', runId: null, status: 'complete' }),
+      ev({ type: 'run.started', runId: R2, ordinal: 1, provider: 'openai', model: 'gpt-4o-mini', ownerPid: 1, userMessageId: 'm:u-bg' }),
+      ev({ type: 'background.started', runId: R2, handle: 'bg:1', kind: 'subagent', title: 'Count the files', awaited: true, childThreadId: 'thread:kid1' }),
+      ev({ type: 'background.started', runId: R2, handle: 'bg:2', kind: 'command', title: 'npm run build', awaited: false, childThreadId: null }),
+      ev({ type: 'run.settling', runId: R2, handles: ['bg:1'] }),
+    ] });
+    const run = page.locator(`article.run`).last();
+    const rows = run.locator('ul.background li.bg');
+    await eventually('two background rows', async () => (await rows.count()) === 2);
+    await eventually('settling in the status line', async () => /Waiting for background work/.test(await run.locator('.run-status').innerText()));
+    assert.equal(await rows.nth(0).getByRole('button', { name: "Open the subagent's thread: Count the files" }).count(), 1);
+    await host({ type: 'events', threadId: T, events: [ev({ type: 'background.ended', runId: R2, handle: 'bg:1', status: 'completed', result: '3 files' })] });
+    await eventually('the subagent completed', async () => (await rows.nth(0).locator('.bg-status').innerText()) === 'completed');
+    assert.match(await rows.nth(1).innerText(), /not awaited/);
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'message.added', messageId: 'm:a-bg', parentId: 'm:u-bg', role: 'assistant', content: 'The helper counted 3 files.', runId: R2, status: 'complete' }),
+      ev({ type: 'run.ended', runId: R2, status: 'completed', error: null, usage: { inputTokens: 5, outputTokens: 5 } }),
+    ] });
+    await eventually('the run ended', async () => (await run.locator('.run-status .working').count()) === 0);
+  });
+
+  it('subagent threads are nested under their parent in the thread list, with their status', async () => {
+    // A run ending reloads the thread list: answer that request with a parent that has subagents.
+    const before = (await posted()).filter((m) => m.type === 'listThreads').length;
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'run.started', runId: 'run:browser-kids', ordinal: 2, provider: 'openai', model: 'gpt-4o-mini', ownerPid: 1, userMessageId: 'm:u-bg' }),
+      ev({ type: 'run.ended', runId: 'run:browser-kids', status: 'cancelled', error: null, usage: { inputTokens: 0, outputTokens: 0 } }),
+    ] });
+    await eventually('a fresh listThreads', async () => (await posted()).filter((m) => m.type === 'listThreads').length > before);
+    await page.locator('button.threads-toggle').click();
+    const list = (await posted()).filter((m) => m.type === 'listThreads').at(-1)!;
+    await host({ type: 'result', inReplyTo: list.requestId, value: { nextCursor: null, threads: [
+      { id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0, parentThreadId: null, childCount: 2 },
+    ] } });
+    const toggle = page.locator('#vox-thread-panel button.subagents');
+    await eventually('the subagents toggle', async () => (await toggle.innerText()).includes('2 subagents'));
+    await toggle.click();
+    const ask = await waitPosted('listChildThreads', (m) => m.type === 'listChildThreads' && m.threadId === T);
+    await host({ type: 'result', inReplyTo: ask.requestId, value: { threads: [
+      { id: 'thread:kid1', title: 'Count the files', createdAt: 2, updatedAt: 2, lastSeq: 0, parentThreadId: T, childCount: 0, status: 'completed' },
+      { id: 'thread:kid2', title: 'Run the audit', createdAt: 3, updatedAt: 3, lastSeq: 0, parentThreadId: T, childCount: 0, status: 'running' },
+    ] } });
+    const kids = page.locator('#vox-thread-panel ul.children li');
+    await eventually('two nested rows', async () => (await kids.count()) === 2);
+    assert.deepEqual(await kids.locator('.status').allInnerTexts(), ['completed', 'running']);
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-subagents.png'), fullPage: true });
+    await page.locator('button.threads-toggle').click();
+  });
+
 });

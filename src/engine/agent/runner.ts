@@ -13,7 +13,7 @@ import { isProviderError } from '../providers/types';
 import type { VoxStore } from '../store/store';
 import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
 import type { ToolRegistry } from '../tools/registry';
-import type { AgentTool, ToolResult } from '../tools/types';
+import type { AgentTool, BackgroundPort, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
 import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
@@ -71,6 +71,16 @@ export interface TurnSpec {
    * engine to re-arm, and nothing (no message, no `run.ended`) is written.
    */
   suspended?: () => boolean;
+  /** The run's background work (../runs/background.ts): the tools' port, reports at the start, settlement at the end. */
+  background?: TurnBackground;
+}
+
+export interface TurnBackground {
+  port: BackgroundPort;
+  /** Finished background work of the thread not yet given to a model, as a message (null: none). */
+  takeReport(): string | null;
+  /** Waits for the run's awaited work, then its report (null: the turn may end). */
+  settle(signal: AbortSignal, onWaiting: (titles: string[]) => void): Promise<string | null>;
 }
 
 export interface SteerPrompt { entryId: string; prompt: string }
@@ -108,6 +118,11 @@ export class AgentRunner {
     let finalText = resumed?.text ?? '';
     let itemOrdinal = resumed?.nextOrdinal ?? 0;
     if (resumed) addUsage(usage, resumed.usage);
+    else {
+      // Work that finished after an earlier turn (not awaited) reports now, just before the new prompt.
+      const report = t.background?.takeReport();
+      if (report) messages.splice(messages.length - 1, 0, { role: 'user', content: report });
+    }
     const itemId = () => derive('item', [['run', runId], ['n', String(itemOrdinal)]]);
     const nextItem = () => ({ id: itemId(), ordinal: itemOrdinal++ });
     // Between model steps the text gets a paragraph break (the final message is the steps' text joined).
@@ -138,7 +153,15 @@ export class AgentRunner {
             { type: 'item.completed', threadId, runId, itemId: id, status: 'completed', content: stepText, isError: false },
           );
         }
-        if (calls.length === 0) break;
+        if (calls.length === 0) {
+          // Settlement: awaited background work finishes, and its results go to the model, before the turn ends.
+          const report = await t.background?.settle(signal, (titles) => streams.append(runId, 'status', `Waiting for background work: ${titles.join('; ')}`));
+          if (!report) break;
+          streams.append(runId, 'status', '');
+          messages.push({ role: 'assistant', content: stepText }, { role: 'user', content: report });
+          separate();
+          continue;
+        }
         messages.push({ role: 'assistant', content: stepText, toolCalls: calls });
         const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
         if (steers.length > 0) {
@@ -261,7 +284,7 @@ export class AgentRunner {
     let result: ToolResult | null = null;
     let status: 'completed' | 'failed' | 'interrupted' = 'failed';
     try {
-      result = await tool.run(args, { ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal });
+      result = await tool.run(args, { ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal, ...(t.background ? { background: t.background.port } : {}) });
       status = result.isError ? 'failed' : 'completed';
       return result;
     } catch (e) {

@@ -21,6 +21,7 @@ import type { AgentRunner, TurnResult } from '../agent/runner';
 import type { HookBus } from '../agent/hooks';
 import { RunError } from './errors';
 import { planRateLimitWait, type RateLimitWaits } from './rate-limit';
+import type { BackgroundWork } from './background';
 import type { UsageTotals } from '../../protocol/events';
 
 /** Characters of the first prompt used as a new thread's title. */
@@ -29,7 +30,7 @@ export const THREAD_TITLE_PROMPT_CHARS = 80;
 /** Runs executing in this process, across every engine in it (the store asks, see the header). */
 const LIVE_RUN_IDS = new Set<string>();
 
-export type RunKind = 'thread' | 'variant';
+export type RunKind = 'thread' | 'variant' | 'subagent';
 
 export interface StartRunRequest {
   /** The thread to prompt; absent starts a new thread. */
@@ -47,6 +48,8 @@ export interface StartRunRequest {
   hooks?: (bus: HookBus) => void;
   /** The queued entry this run takes (./queue.ts); `run/queueEntryGone` when it is no longer queued. */
   fromQueue?: string;
+  /** A subagent's run: its new thread is listed under this parent (./background.ts). */
+  parent?: { threadId: string; runId: string };
 }
 
 export interface RunHandle {
@@ -67,6 +70,8 @@ export interface RunRegistryDeps {
   waits: RateLimitWaits;
   /** Jitter of the backoff (tests fix it). */
   random?: () => number;
+  /** Subagents and background commands of runs (./background.ts). */
+  background?: BackgroundWork;
   streams: TurnStreamRegistry;
   runner: AgentRunner;
   hooks: HookBus;
@@ -100,6 +105,7 @@ export class RunRegistry {
       runIdFor: deriveRunFromThreadOrdinal,
       isLive: (r) => isLiveRun(r),
       ...(req.fromQueue !== undefined ? { fromQueue: req.fromQueue } : {}),
+      ...(req.parent ? { parent: req.parent } : {}),
     });
     if (!outcome.started) {
       if ('busy' in outcome) throw busyError(outcome.busy);
@@ -132,7 +138,10 @@ export class RunRegistry {
     return out;
   }
 
-  private launch(spec: { threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind; hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean }): RunHandle {
+  private launch(spec: {
+    threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind;
+    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean;
+  }): RunHandle {
     const { store } = this.deps;
     const { threadId, runId, userMessageId, workspaceRoot } = spec;
     const ac = new AbortController();
@@ -140,6 +149,9 @@ export class RunRegistry {
     spec.hooks?.(hooks);
     LIVE_RUN_IDS.add(runId);
     const waits = this.deps.waits;
+    const bg = this.deps.background?.forRun(threadId, runId, workspaceRoot, spec.model.label);
+    // Stop cascades: the run's subagents and background commands stop with it.
+    ac.signal.addEventListener('abort', () => void this.deps.background?.stopRun(runId, 'all'), { once: true });
     const done = this.deps.runner
       .run({
         threadId, runId, userMessageId, model: spec.model, workspaceRoot, hooks, signal: ac.signal,
@@ -147,6 +159,12 @@ export class RunRegistry {
         recover: (e, attempt, usageSoFar) => this.recover(threadId, runId, e, attempt, usageSoFar, ac.signal),
         ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
         suspended: () => this.live.get(runId)?.suspended === true,
+        ...(bg ? { background: { port: bg, takeReport: () => bg.takeReport(), settle: (signal, onWaiting) => bg.settle(signal, onWaiting) } } : {}),
+      })
+      .then(async (r) => {
+        // A failed turn stops the work it was waiting for; work that was not awaited goes on.
+        if (r.status !== 'completed' && r.status !== 'cancelled') await this.deps.background?.stopRun(runId, 'awaited');
+        return r;
       })
       .finally(() => {
         LIVE_RUN_IDS.delete(runId);

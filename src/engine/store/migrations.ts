@@ -178,6 +178,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'subagent threads under their parent; background work of runs (SPEC 2.4)',
+    up(db) {
+      db.exec(`
+        ALTER TABLE threads ADD COLUMN parent_thread_id TEXT;
+        ALTER TABLE threads ADD COLUMN parent_run_id TEXT;
+        CREATE INDEX threads_by_parent ON threads(parent_thread_id);
+        CREATE TABLE background_work (
+          handle        TEXT PRIMARY KEY,
+          thread_id     TEXT    NOT NULL,
+          run_id        TEXT    NOT NULL,
+          kind          TEXT    NOT NULL,
+          title         TEXT    NOT NULL,
+          awaited       INTEGER NOT NULL,
+          child_thread_id TEXT,
+          status        TEXT    NOT NULL DEFAULT 'running',
+          result        TEXT,
+          reported_by   TEXT,
+          started_at    INTEGER NOT NULL,
+          ended_at      INTEGER
+        );
+        CREATE INDEX background_by_thread ON background_work(thread_id, status);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

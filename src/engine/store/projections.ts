@@ -16,7 +16,8 @@ function mustChange(info: RunResult, what: string): void {
 const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'thread.created'(db, e, time) {
     try {
-      db.prepare('INSERT INTO threads (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run(e.threadId, e.title, time, time);
+      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new StoreError('conflict', `thread ${e.threadId} already exists`, err);
@@ -125,6 +126,23 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'run.claimed'(db, e) {
     mustChange(db.prepare("UPDATE runs SET owner_pid = ?, owner_started_at = ? WHERE id = ? AND status = 'running'").run(e.ownerPid, e.ownerStartedAt, e.runId), `run ${e.runId}`);
+  },
+  'background.started'(db, e, time) {
+    db.prepare('INSERT INTO background_work (handle, thread_id, run_id, kind, title, awaited, child_thread_id, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(e.handle, e.threadId, e.runId, e.kind, e.title, e.awaited ? 1 : 0, e.childThreadId, time);
+  },
+  'background.ended'(db, e, time) {
+    mustChange(
+      db.prepare("UPDATE background_work SET status = ?, result = ?, ended_at = ? WHERE handle = ? AND status = 'running'").run(e.status, e.result, time, e.handle),
+      `background work ${e.handle}`,
+    );
+  },
+  'background.reported'(db, e) {
+    const mark = db.prepare('UPDATE background_work SET reported_by = ? WHERE handle = ? AND reported_by IS NULL');
+    for (const h of e.handles) mark.run(e.runId, h);
+  },
+  'run.settling'() {
+    // Shown by clients (the run waits for its awaited background work); nothing to project.
   },
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);

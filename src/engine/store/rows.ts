@@ -4,7 +4,7 @@
  */
 import type { ItemKind, ItemStatus, MessageStatus, Role, RunStatus, UsageTotals } from '../../protocol/events';
 
-export interface ThreadRow { id: string; title: string; createdAt: number; updatedAt: number; lastSeq: number }
+export interface ThreadRow { id: string; title: string; createdAt: number; updatedAt: number; lastSeq: number; parentThreadId: string | null; childCount: number }
 export interface MessageRow {
   id: string; threadId: string; parentId: string | null; role: Role; content: string;
   runId: string | null; status: MessageStatus; createdAt: number;
@@ -36,7 +36,8 @@ export interface QueueRow {
 /** One page of threads and the cursor of the next (null on the last page). */
 export interface ThreadPage { threads: ThreadRow[]; nextCursor: string | null }
 
-export const THREAD_COLUMNS = 'id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq';
+export const THREAD_COLUMNS = `id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq, parent_thread_id AS parentThreadId,
+  (SELECT COUNT(*) FROM threads c WHERE c.parent_thread_id = threads.id AND c.deleted = 0) AS childCount`;
 export const MESSAGE_COLUMNS = 'id, thread_id AS threadId, parent_id AS parentId, role, content, run_id AS runId, status, created_at AS createdAt';
 export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model, status, owner_pid AS ownerPid, owner_started_at AS ownerStartedAt,
   user_message_id AS userMessageId,

@@ -55,6 +55,8 @@ export interface BeginRunInput {
   isLive(run: RunRow): boolean;
   /** The queued entry this run takes (removed in the same transaction; `gone` when it is no longer queued). */
   fromQueue?: string;
+  /** A new thread's parent (a subagent's): listed under it. */
+  parent?: { threadId: string; runId: string };
 }
 
 export type BeginRunOutcome =
@@ -202,7 +204,7 @@ export class VoxStore {
     return this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 ORDER BY updated_at DESC, id`).all() as ThreadRow[];
   }
 
-  /** One page of live threads, most recently updated first, after `before` (a previous page's cursor). */
+  /** One page of live top-level threads (subagent threads are listed under their parent: ./family-reads.ts), most recently updated first, after `before` (a previous page's cursor). */
   listThreadsPage(opts: { limit: number; before?: string }): ThreadPage {
     const limit = Math.max(1, Math.min(opts.limit, THREAD_PAGE_LIMIT));
     const after = opts.before === undefined ? null : parseThreadCursor(opts.before);
@@ -210,9 +212,9 @@ export class VoxStore {
     const rows = (
       after
         ? this.db
-            .prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND (updated_at < ? OR (updated_at = ? AND id > ?)) ORDER BY updated_at DESC, id LIMIT ?`)
+            .prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND parent_thread_id IS NULL AND (updated_at < ? OR (updated_at = ? AND id > ?)) ORDER BY updated_at DESC, id LIMIT ?`)
             .all(after.updatedAt, after.updatedAt, after.id, limit + 1)
-        : this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 ORDER BY updated_at DESC, id LIMIT ?`).all(limit + 1)
+        : this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND parent_thread_id IS NULL ORDER BY updated_at DESC, id LIMIT ?`).all(limit + 1)
     ) as ThreadRow[];
     const threads = rows.slice(0, limit);
     return { threads, nextCursor: rows.length > limit ? threadCursor(threads[threads.length - 1]!) : null };
@@ -299,7 +301,10 @@ export class VoxStore {
     const pending: StoredEvent[] = [];
     const outcome = this.write(() => this.db.transaction((): BeginRunOutcome => {
       const threadId = input.threadId ?? input.newThreadId;
-      if (input.threadId === null) pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title }]));
+      if (input.threadId === null) {
+        const parent = input.parent ? { parentThreadId: input.parent.threadId, parentRunId: input.parent.runId } : {};
+        pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title, ...parent }]));
+      }
       else this.getThread(threadId);
       for (const r of this.running(threadId)) {
         if (input.isLive(r)) return { started: false, busy: r };

@@ -16,6 +16,40 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** A ripgrep binary the search and listing tools may use (VS Code's bundled one, or rg on PATH); absent when none was found. */
   ripgrepPath?: string;
+  /** The run's background work (subagents, background commands); absent where a run has none (tests of a single tool). */
+  background?: BackgroundPort;
+}
+
+/** How a piece of background work ended. */
+export type BackgroundEnd = { status: 'completed' | 'failed' | 'cancelled' | 'interrupted'; result: string };
+
+/** Work a tool started that outlives the call: a background command (the subagents the port starts itself). */
+export interface BackgroundJob {
+  kind: 'command' | 'subagent';
+  /** One line for lists and reports, e.g. the command line. */
+  title: string;
+  awaited: boolean;
+  done: Promise<BackgroundEnd>;
+  /** What it has to show so far (a command's output tail). */
+  peek(): string;
+  /** Stops it; `done` then settles as cancelled. */
+  kill(): void;
+}
+
+export interface BackgroundStatusView { handle: string; kind: 'command' | 'subagent'; title: string; awaited: boolean; status: 'running' | BackgroundEnd['status']; output: string; threadId: string | null }
+
+/**
+ * A run's background work (../runs/background.ts): every job gets a handle the model uses with
+ * `command_status` / `command_kill`; awaited jobs are waited for before the run ends, the others
+ * report into the thread when they finish; stopping the run stops them all.
+ */
+export interface BackgroundPort {
+  /** Starts a subagent: a child thread running `task` with its own loop and the same tools and approval policy. */
+  spawnSubagent(req: { task: string; title?: string; awaited: boolean; model?: string }): Promise<{ handle: string; threadId: string }>;
+  /** Tracks a job a tool started; returns its handle. */
+  track(job: BackgroundJob): string;
+  status(handle: string): BackgroundStatusView;
+  kill(handle: string): Promise<BackgroundStatusView>;
 }
 
 export interface ToolResult {

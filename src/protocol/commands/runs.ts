@@ -14,8 +14,8 @@ export const MAX_TURN_BATCH_DELAY_MS = 1_000;
 export const activeRun = object({
   runId: str,
   threadId: str,
-  /** `thread`: a prompt in a thread; `variant`: one variant of a variants run (SPEC 4.3). */
-  kind: literal('thread', 'variant'),
+  /** `thread`: a prompt in a thread; `variant`: one variant of a variants run (SPEC 4.3); `subagent`: a child thread's run (SPEC 2.4). */
+  kind: literal('thread', 'variant', 'subagent'),
   model: str,
   /** Where its tools act (the workspace, or the variant's worktree). */
   workspaceRoot: str,

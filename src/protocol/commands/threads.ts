@@ -13,7 +13,13 @@ export const DEFAULT_THREAD_PAGE = 50;
 /** Most threads in one page. */
 export const MAX_THREAD_PAGE = 200;
 
-export const threadSummary = object({ id: str, title: str, createdAt: int, updatedAt: int, lastSeq: int });
+export const threadSummary = object({
+  id: str, title: str, createdAt: int, updatedAt: int, lastSeq: int,
+  /** A subagent's thread: the thread that spawned it (top-level lists leave such threads out). */
+  parentThreadId: optional(nullable(str)),
+  /** Subagent threads under this one (`listChildThreads`). */
+  childCount: optional(int),
+});
 export type ThreadSummary = Infer<typeof threadSummary>;
 
 export const messageView = object({
@@ -38,7 +44,19 @@ export type RunSummary = Infer<typeof runSummary>;
 /** What a subscription answers: the target `unsubscribe` takes. */
 export const subscribed = object({ target: str });
 
+/** A subagent's thread under its parent, with the status of its latest run (null: it never ran). */
+export const childThreadView = object({
+  id: str, title: str, createdAt: int, updatedAt: int, lastSeq: int, parentThreadId: optional(nullable(str)), childCount: optional(int), status: nullable(runStatus),
+});
+export type ChildThreadView = Infer<typeof childThreadView>;
+
 export const threadCommands = {
+  listChildThreads: defineCommand('listChildThreads', {
+    summary: 'The subagent threads a thread spawned, oldest first, each with its status (running, completed, cancelled, failed, interrupted).',
+    requires: ['read'],
+    params: { threadId: name },
+    result: object({ threads: arrayOf(childThreadView) }),
+  }),
   listThreads: defineCommand('listThreads', {
     summary: 'One page of threads, most recently updated first; pass `before` (the previous page\'s nextCursor) for the next.',
     requires: ['read'],

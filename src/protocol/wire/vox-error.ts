@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   /** Model downloads. */
   download: ['network', 'httpStatus', 'checksum', 'cancelled', 'notGguf'],
   /** The agent's tools. */
-  tool: ['invalidArguments', 'unknownTool', 'duplicateTool', 'pathEscape', 'notFound', 'timeout', 'tooLarge', 'io', 'denied', 'cancelled', 'editMismatch'],
+  tool: ['invalidArguments', 'unknownTool', 'duplicateTool', 'pathEscape', 'notFound', 'timeout', 'tooLarge', 'io', 'denied', 'cancelled', 'editMismatch', 'notAvailable'],
   /** Tool approvals: the gate and the policy settings. */
   approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode'],
   /** git itself. */

@@ -5,6 +5,7 @@
  */
 import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
+import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
 
 export type { SettingsView, ThreadSummary };
@@ -31,12 +32,14 @@ export interface AppModel {
   sending: { requestId: string; prompt: string } | null;
   /** Bumped when the composer should take focus. */
   focusRequests: number;
+  /** Subagent threads of the thread-list rows expanded so far (SPEC 2.4). */
+  childThreads: Record<string, ChildThreadView[] | undefined>;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }
 
 export function createModel(): AppModel {
-  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0 };
+  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0, childThreads: {} };
 }
 
 /** The approvals of one thread (null: those of no open thread, for the empty screen). */

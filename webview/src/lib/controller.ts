@@ -183,6 +183,8 @@ export class Controller {
       else if (m.thread.threadId !== started.threadId) m.sending = null;
       // Queued: it shows in the queue strip (from its event), not as a message being sent.
       if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
+    } else if (req.type === 'listChildThreads' && req.parentId) {
+      m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
     } else if (req.type === 'listApprovals') {
       for (const a of (value as CommandResult<'listApprovals'>).approvals) {
         if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
@@ -239,6 +241,11 @@ export class Controller {
   /** Reloads the first page of the thread list (the rows already shown beyond it stay until replaced). */
   loadThreads(): void {
     this.send({ type: 'listThreads', limit: DEFAULT_THREAD_PAGE });
+  }
+
+  /** Loads the subagent threads under `threadId` (the thread list shows them nested). */
+  loadChildThreads(threadId: string): void {
+    this.send({ type: 'listChildThreads', threadId }, { parentId: threadId });
   }
 
   /** Loads the next page of the thread list, if there is one. */

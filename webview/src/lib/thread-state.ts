@@ -78,6 +78,15 @@ export interface RunView {
   final: FinalMessage | null;
   /** Set while the run waits for a rate limit (from run.waitingRateLimit / run.rateLimitChanged; cleared by run.resumed). */
   waiting?: WaitingView | null;
+  /** Subagents and background commands the run started (background.* events), in start order. */
+  background?: BackgroundView[];
+  /** The model answered; the run waits for its awaited background work (run.settling) before it goes on. */
+  settling?: boolean;
+}
+
+export interface BackgroundView {
+  handle: string; kind: 'command' | 'subagent'; title: string; awaited: boolean; childThreadId: string | null;
+  status: 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 }
 
 export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
@@ -151,7 +160,7 @@ function newRun(ev: Extract<WireEvent, { type: 'run.started' }>): RunView {
   return {
     runId: ev.runId, ordinal: ev.ordinal, provider: ev.provider, model: ev.model, userMessageId: ev.userMessageId,
     status: 'running', error: null, usage: null, items: [], stream: [], lastChunkSeq: 0,
-    streamEnded: false, streamUnavailable: false, statusText: null, final: null,
+    streamEnded: false, streamUnavailable: false, statusText: null, final: null, waiting: null, background: [], settling: false,
   };
 }
 
@@ -237,6 +246,24 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       if (w) Object.assign(w, { autoResume: ev.autoResume, snoozedUntilMs: ev.snoozedUntilMs });
       return;
     }
+    case 'background.started': {
+      const run = state.runs[ev.runId];
+      if (!run || run.background?.some((b) => b.handle === ev.handle)) return;
+      run.background ??= []; // a state saved by an older build has none
+      run.background.push({ handle: ev.handle, kind: ev.kind, title: ev.title, awaited: ev.awaited, childThreadId: ev.childThreadId, status: 'running' });
+      return;
+    }
+    case 'background.ended': {
+      const b = state.runs[ev.runId]?.background?.find((x) => x.handle === ev.handle);
+      if (b) b.status = ev.status;
+      if (state.runs[ev.runId]?.settling && !state.runs[ev.runId]!.background!.some((x) => x.awaited && x.status === 'running')) state.runs[ev.runId]!.settling = false;
+      return;
+    }
+    case 'run.settling': {
+      const run = state.runs[ev.runId];
+      if (run) run.settling = true;
+      return;
+    }
     case 'run.resumed': {
       const run = state.runs[ev.runId];
       if (run) run.waiting = null;
@@ -246,6 +273,7 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       const run = state.runs[ev.runId];
       if (!run) return;
       run.waiting = null;
+      run.settling = false;
       run.status = ev.status;
       run.error = ev.error;
       run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens };

@@ -4,13 +4,18 @@ import { allocate } from '../../ids/ids';
 import { usageOf } from '../../store/rows';
 import type { HandlerTable } from './types';
 import { waitView } from '../../runs/rate-limit';
+import { childThreads } from '../../store/family-reads';
 
 /** Event types that `watchThreads` reports: what changes a thread list or the checkpoints view. */
 const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.'];
 
-type ThreadCommand = 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
+type ThreadCommand = 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
 
 export const threadHandlers: HandlerTable<ThreadCommand> = {
+  listChildThreads({ services: { store } }, cmd) {
+    store.getThread(cmd.threadId);
+    return { threads: childThreads(store.db, cmd.threadId) };
+  },
   listThreads({ services }, cmd) {
     return services.store.listThreadsPage({ limit: cmd.limit ?? DEFAULT_THREAD_PAGE, ...(cmd.before !== undefined ? { before: cmd.before } : {}) });
   },
