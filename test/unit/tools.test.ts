@@ -79,12 +79,16 @@ describe('agent tools', () => {
   afterEach(() => removeTmpDir(root));
 
   describe('registry and argument parsing', () => {
-    it('offers the six tools with their classes', () => {
-      assert.deepEqual(toolSpecs(tools).map((s) => s.name), ['read_file', 'list_files', 'search_text', 'write_file', 'apply_edit', 'run_command']);
+    it('offers the nine tools with their classes', () => {
+      assert.deepEqual(toolSpecs(tools).map((s) => s.name), [
+        'read_file', 'list_files', 'search_text', 'write_file', 'apply_edit', 'run_command', 'spawn_subagent', 'command_status', 'command_kill',
+      ]);
       const classes = Object.fromEntries([...tools].map(([n, t]) => [n, `${t.toolClass}/${t.mutating}`]));
       assert.deepEqual(classes, {
         read_file: 'read/false', list_files: 'read/false', search_text: 'read/false',
         write_file: 'write/true', apply_edit: 'write/true', run_command: 'execute/true',
+        // Subagents ask for approval of their own tool calls; starting, watching or stopping one changes nothing itself.
+        spawn_subagent: 'read/false', command_status: 'read/false', command_kill: 'read/false',
       });
     });
 
