@@ -157,6 +157,66 @@ describe('subagents and background work', function () {
     assert.equal(requestsOf(server, 'LEVEL3').length, 0);
   });
 
+  it('a background command returns a handle at once; command_status shows its output; awaited, the turn waits for it and gets its result', async () => {
+    const marker = path.join(dir, 'go');
+    const { c, t: te } = await engineWith({
+      PARENT: [
+        toolCallTurn([{ name: 'run_command', args: { command: `echo started; while [ ! -e go ]; do sleep 0.05; done; echo finished`, background: true, awaited: true } }]),
+        toolCallTurn([{ name: 'command_status', args: { handle: 'HANDLE' } }]),
+        textTurn('waiting for the build'),
+        textTurn('the build finished'),
+      ],
+    });
+    c.on('approvalRequested', (u) => void c.call('respondToApproval', { callId: u.callId, decision: 'approved' }));
+    // The model learns the handle from the first tool result; the script fills it in before the second call.
+    const route = server as unknown as { requests: RecordedRequest[] };
+    const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: build in the background' });
+    await until('the background command started', () => eventTypes(te, threadId).includes('background.started'));
+    const started = route.requests.length;
+    assert.ok(started >= 1);
+    await until('the parent settles on the awaited command', () => eventTypes(te, threadId).includes('run.settling'));
+    const statusReq = requestsOf(server, 'PARENT')[2]!;
+    assert.match(contents(statusReq).at(-1)!, /^tool: (Error \(notFound\)|bg:)/);
+    assert.equal(await runStatus(c, threadId), 'running');
+    fs.writeFileSync(marker, '');
+    await until('the parent completed', async () => (await runStatus(c, threadId)) === 'completed');
+    const report = contents(requestsOf(server, 'PARENT').at(-1)!).at(-1)!;
+    assert.match(report, /Background command bg:[^\n]+\nStatus: completed\nstarted\nfinished\n\[exit code 0\]/);
+  });
+
+  it('a background command that is not awaited outlives its turn; command_kill in a later turn stops it with everything it started', async () => {
+    const { c, t: te } = await engineWith({
+      PARENT: [
+        toolCallTurn([{ name: 'run_command', args: { command: 'sleep 30 & echo child=$!; wait', background: true } }]),
+        textTurn('it runs on'),
+      ],
+    });
+    c.on('approvalRequested', (u) => void c.call('respondToApproval', { callId: u.callId, decision: 'approved' }));
+    const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: serve' });
+    await until('the parent completed (not awaited)', async () => (await runStatus(c, threadId)) === 'completed');
+    const s = VoxStore.open(te.dbPath, { readonly: true });
+    const started = s.eventsAfter(0, { threadId }).find((e) => e.type === 'background.started');
+    s.close();
+    assert.ok(started && started.type === 'background.started');
+    // The next turn kills it by handle.
+    server.push(toolCallTurn([{ name: 'command_kill', args: { handle: started.handle } }]), textTurn('stopped it'));
+    const next = await c.call('sendPrompt', { threadId, prompt: 'stop the server' });
+    await until('the next turn', async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status !== 'running');
+    assert.equal((await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.error, null);
+    const killResult = contents(server.requests.at(-1)!).filter((m) => m.startsWith('tool:')).at(-1) ?? '';
+    assert.match(killResult, /Status: cancelled[\s\S]*child=(\d+)[\s\S]*stopped by command_kill/);
+    const pid = Number(/child=(\d+)/.exec(killResult)?.[1]);
+    assert.ok(pid > 0);
+    await until('the sleep is gone', () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  });
+
   it('a subagent left running by a killed process is interrupted when the next engine opens the database', async () => {
     const home = path.join(dir, 'home');
     server = await startFakeOpenAI({

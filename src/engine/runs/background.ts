@@ -148,7 +148,18 @@ export class RunBackground implements BackgroundPort {
     return this.work.add(this.threadId, this.runId, job, null);
   }
 
+  /** A job's state; once it has ended, the model has now seen its result (it is not reported again). */
   status(handle: string): BackgroundStatusView {
+    const view = this.view(handle);
+    if (view.status !== 'running') this.markSeen(handle);
+    return view;
+  }
+
+  private markSeen(handle: string): void {
+    if (backgroundItem(this.store.db, handle)?.reportedBy === null) this.store.append({ type: 'background.reported', threadId: this.threadId, runId: this.runId, handles: [handle] });
+  }
+
+  private view(handle: string): BackgroundStatusView {
     const live = this.work.live(handle);
     if (live && live.threadId === this.threadId) {
       return {

@@ -1,19 +1,19 @@
 /**
- * `run_command`: runs a shell command (`/bin/sh -c`, or `cmd.exe /d /s /c` on Windows) with its cwd
- * inside the workspace, in its own process group so that a timeout or cancel kills everything it
- * started (SIGTERM, then SIGKILL after a grace period). Output is streamed live to `ctx.onOutput`
- * and returned to the model as a bounded tail, cut on a line boundary when possible and never
- * inside a surrogate pair or an ANSI escape sequence.
+ * `run_command`: runs a shell command (./command-process.ts) with its cwd inside the workspace,
+ * in its own process group so that a timeout or cancel kills everything it started. Output is
+ * streamed live to `ctx.onOutput` and returned to the model as a bounded tail, cut on a line
+ * boundary when possible and never inside a surrogate pair or an ANSI escape sequence. With
+ * `background: true` it returns at once with a handle (a job of the run, ../runs/background.ts):
+ * the command keeps running, `command_status` shows its output, `command_kill` stops it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { childEnv } from '../platform/secrets';
 import { promises as fs } from 'node:fs';
-import type { Socket } from 'node:net';
-import { StringDecoder } from 'node:string_decoder';
+import { CommandProcess, describeEnd, statusOf, type CommandOutputSink } from './command-process';
 import type { ToolDefinition } from './schema';
 import { TOOL_OUTPUT_BUDGET_CHARS } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
 import { resolveInWorkspace } from './workspace-path';
+
+export { RUN_COMMAND_DRAIN_MS, RUN_COMMAND_KILL_GRACE_MS } from './command-process';
 
 /** Timeout when the model does not give one (builds and test suites fit in two minutes). */
 export const RUN_COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
@@ -21,10 +21,10 @@ export const RUN_COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
 export const RUN_COMMAND_MAX_TIMEOUT_MS = 600_000;
 /** Characters of output returned to the model; the tail is kept, earlier output is dropped. */
 export const RUN_COMMAND_OUTPUT_TAIL_CHARS = TOOL_OUTPUT_BUDGET_CHARS;
-/** Time between SIGTERM and SIGKILL when the process group is stopped. */
-export const RUN_COMMAND_KILL_GRACE_MS = 2_000;
-/** After the shell exits, how long to wait for background processes still holding its output. */
-export const RUN_COMMAND_DRAIN_MS = 300;
+/** Default timeout of a background command (a dev server, a watcher, a long build). */
+export const RUN_COMMAND_BACKGROUND_DEFAULT_TIMEOUT_MS = 30 * 60_000;
+/** Longest timeout a background command may ask for. */
+export const RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS = 4 * 3_600_000;
 /** A cut point moves forward to the next line start if one lies within this many characters. */
 const TAIL_LINE_ALIGN_CHARS = 1_024;
 /** Longest ANSI escape sequence a cut point is checked against. */
@@ -34,6 +34,10 @@ export interface RunCommandArgs {
   command: string;
   cwd?: string;
   timeoutMs?: number;
+  /** Return at once with a handle; the command runs on. */
+  background?: boolean;
+  /** Background only: the turn waits for it before it ends (default false: it may outlive the turn). */
+  awaited?: boolean;
 }
 
 const isWindows = process.platform === 'win32';
@@ -82,7 +86,7 @@ export function safeTailStart(text: string, start: number): number {
 }
 
 /** Keeps the last RUN_COMMAND_OUTPUT_TAIL_CHARS characters of a growing output, counting the rest. */
-class OutputTail {
+class OutputTail implements CommandOutputSink {
   private text = '';
   dropped = 0;
 
@@ -104,126 +108,51 @@ class OutputTail {
   }
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  if (isWindows) {
-    // No process groups on Windows: taskkill walks the tree. It is always forceful.
-    spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
-    return;
-  }
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // ESRCH: the whole group has already exited.
-  }
-}
-
-function spawnShell(command: string, cwd: string): ChildProcess {
-  if (isWindows) {
-    return spawn(process.env['ComSpec'] ?? 'cmd.exe', ['/d', '/s', '/c', `"${command}"`], {
-      cwd,
-      env: childEnv(),
-      windowsVerbatimArguments: true,
-      windowsHide: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  }
-  // detached: setsid(), so the shell leads a new process group (and has no controlling terminal).
-  // The user's environment without the provider keys Vox holds (platform/secrets.ts).
-  return spawn('/bin/sh', ['-c', command], { cwd, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<ToolResult> {
   const resolved = await resolveInWorkspace(ctx.workspaceRoot, args.cwd ?? '.');
   const stat = await fs.stat(resolved.real).catch(() => undefined);
   if (stat === undefined) throw new ToolError('notFound', `Working directory not found: ${resolved.relative}`);
   if (!stat.isDirectory()) throw new ToolError('invalidArguments', `cwd ${resolved.relative} is not a directory.`);
   if (ctx.signal.aborted) throw new ToolError('cancelled', 'run_command was cancelled before it started.');
+  if (args.background) return startInBackground(args, resolved.real, ctx);
+  if (args.awaited !== undefined) throw new ToolError('invalidArguments', 'run_command: awaited applies to background commands only (background: true).');
   const timeoutMs = args.timeoutMs ?? RUN_COMMAND_DEFAULT_TIMEOUT_MS;
+  if (timeoutMs > RUN_COMMAND_MAX_TIMEOUT_MS) throw new ToolError('invalidArguments', `run_command: timeoutMs is at most ${RUN_COMMAND_MAX_TIMEOUT_MS} (or run it in the background).`);
 
-  const child = spawnShell(args.command, resolved.real);
   const tail = new OutputTail();
-  let onOutput = ctx.onOutput;
-  let finished = false;
-  const forward = (text: string): void => {
-    if (finished || text === '') return;
-    tail.push(text);
-    try {
-      onOutput?.(text);
-    } catch {
-      onOutput = undefined; // a broken listener must not kill the command
-    }
-  };
-  const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const;
-  child.stdout?.on('data', (b: Buffer) => forward(decoders[0].write(b)));
-  child.stderr?.on('data', (b: Buffer) => forward(decoders[1].write(b)));
+  const proc = new CommandProcess(args.command, resolved.real, { timeoutMs, sink: tail, ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}) });
+  const onAbort = (): void => proc.stop('abort');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const end = await proc.done.finally(() => ctx.signal.removeEventListener('abort', onAbort));
+  if (end.spawnError) throw new ToolError('io', `Could not start the shell: ${end.spawnError.message}`);
+  if (end.stopReason === 'abort') throw new ToolError('cancelled', `run_command was cancelled; its process group was killed (${statusOf(end)}).`);
+  const lines = [tail.result().replace(/\r?\n$/, '') || '(no output)', ...describeEnd(end, timeoutMs)];
+  return { content: lines.join('\n'), isError: end.stopReason === 'timeout' || end.exit?.code !== 0 };
+}
 
-  return new Promise<ToolResult>((resolve, reject) => {
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let spawnError: Error | undefined;
-    let stopReason: 'timeout' | 'abort' | undefined;
-    let backgroundHeld = false;
-    const timers: NodeJS.Timeout[] = [];
-    let killTimer: NodeJS.Timeout | undefined;
-
-    const finish = (): void => {
-      if (finished) return;
-      forward(decoders[0].end() + decoders[1].end());
-      finished = true;
-      timers.forEach(clearTimeout);
-      // After a stop, members ignoring SIGTERM may outlive the shell: the SIGKILL still follows.
-      killTimer?.unref();
-      ctx.signal.removeEventListener('abort', onAbort);
-      // Background processes may still write; keep draining (and dropping) without holding Node open.
-      child.unref();
-      (child.stdout as Socket | null)?.unref?.();
-      (child.stderr as Socket | null)?.unref?.();
-      if (spawnError) return reject(new ToolError('io', `Could not start the shell: ${spawnError.message}`));
-      const status = exit?.signal ? `terminated by ${exit.signal}` : `exit code ${exit?.code ?? 'unknown'}`;
-      if (stopReason === 'abort') {
-        return reject(new ToolError('cancelled', `run_command was cancelled; its process group was killed (${status}).`));
-      }
-      const lines = [tail.result().replace(/\r?\n$/, '') || '(no output)'];
-      if (backgroundHeld) lines.push('[run_command: background processes are still running; their later output is not captured]');
-      if (stopReason === 'timeout') {
-        lines.push(`[run_command: timed out after ${timeoutMs} ms; the process group was killed (${status})]`);
-      } else {
-        lines.push(`[${status}]`);
-      }
-      resolve({ content: lines.join('\n'), isError: stopReason === 'timeout' || exit?.code !== 0 });
-    };
-
-    const stop = (reason: 'timeout' | 'abort'): void => {
-      if (stopReason || finished) return;
-      stopReason = reason;
-      killGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => {
-        killGroup(child, 'SIGKILL');
-        if (!finished) timers.push(setTimeout(finish, RUN_COMMAND_DRAIN_MS)); // backstop if pipes stay open
-      }, RUN_COMMAND_KILL_GRACE_MS);
-    };
-    const onAbort = (): void => stop('abort');
-
-    child.on('error', (err) => {
-      spawnError = err;
-      finish();
-    });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      if (!stopReason) {
-        // Normal exit: anything still holding the pipes is a background process the command started.
-        timers.push(
-          setTimeout(() => {
-            backgroundHeld = true;
-            finish();
-          }, RUN_COMMAND_DRAIN_MS),
-        );
-      }
-    });
-    child.on('close', finish);
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    timers.push(setTimeout(() => stop('timeout'), timeoutMs));
+/** `background: true`: the command becomes a job of the run; the call returns its handle. */
+function startInBackground(args: RunCommandArgs, cwd: string, ctx: ToolContext): ToolResult {
+  if (!ctx.background) throw new ToolError('notAvailable', 'run_command: background commands are not available here; run it in the foreground.');
+  const timeoutMs = args.timeoutMs ?? RUN_COMMAND_BACKGROUND_DEFAULT_TIMEOUT_MS;
+  if (timeoutMs > RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS) throw new ToolError('invalidArguments', `run_command: a background timeoutMs is at most ${RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS}.`);
+  const tail = new OutputTail();
+  const proc = new CommandProcess(args.command, cwd, { timeoutMs, sink: tail });
+  const awaited = args.awaited ?? false;
+  const handle = ctx.background.track({
+    kind: 'command', title: args.command, awaited,
+    done: proc.done.then((end) => {
+      if (end.spawnError) return { status: 'failed' as const, result: `Could not start the shell: ${end.spawnError.message}` };
+      const result = [tail.result().replace(/\r?\n$/, '') || '(no output)', ...describeEnd(end, timeoutMs)].join('\n');
+      const status = end.stopReason === 'kill' || end.stopReason === 'abort' ? 'cancelled' as const : end.stopReason === 'timeout' || end.exit?.code !== 0 ? 'failed' as const : 'completed' as const;
+      return { status, result };
+    }),
+    peek: () => tail.result(),
+    kill: () => proc.stop('kill'),
   });
+  return {
+    content: `Started in the background as ${handle}${awaited ? ' (awaited: this turn waits for it before it ends)' : ' (it may keep running after this turn)'}. ` +
+      `Use command_status with this handle to see its output, command_kill to stop it.`,
+  };
 }
 
 export const runCommandTool: ToolDefinition<RunCommandArgs> = {
@@ -232,7 +161,8 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     description:
       `Run a shell command (${isWindows ? 'cmd.exe' : '/bin/sh'}) in the workspace and return its combined ` +
       `stdout/stderr (last ${RUN_COMMAND_OUTPUT_TAIL_CHARS} characters) and exit code. No stdin; ` +
-      `default timeout ${RUN_COMMAND_DEFAULT_TIMEOUT_MS} ms, at most ${RUN_COMMAND_MAX_TIMEOUT_MS} ms.`,
+      `default timeout ${RUN_COMMAND_DEFAULT_TIMEOUT_MS} ms, at most ${RUN_COMMAND_MAX_TIMEOUT_MS} ms. ` +
+      'With background true it returns a handle at once and the command keeps running.',
     parameters: {
       type: 'object',
       properties: {
@@ -240,10 +170,12 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
         cwd: { type: 'string', description: 'Working directory relative to the workspace root (default ".").', minLength: 1 },
         timeoutMs: {
           type: 'integer',
-          description: `Timeout in milliseconds (default ${RUN_COMMAND_DEFAULT_TIMEOUT_MS}).`,
+          description: `Timeout in milliseconds (default ${RUN_COMMAND_DEFAULT_TIMEOUT_MS}; in the background ${RUN_COMMAND_BACKGROUND_DEFAULT_TIMEOUT_MS}, at most ${RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS}).`,
           minimum: 1,
-          maximum: RUN_COMMAND_MAX_TIMEOUT_MS,
+          maximum: RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS,
         },
+        background: { type: 'boolean', description: 'Start it and return at once with a handle (servers, watchers, long builds); see command_status and command_kill.' },
+        awaited: { type: 'boolean', description: 'With background: this turn waits for it before it ends (default false).' },
       },
       required: ['command'],
       additionalProperties: false,
