@@ -20,7 +20,10 @@ import { StoreError } from './errors';
 import { project } from './projections';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
-import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
+import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput, type BeginRunOutcome } from './run-lifecycle';
+
+export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
+import { isOwnerAlive } from '../platform/process-identity';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
   type CheckpointRow, type MessageRow, type PersistedChunk, type QueueRow, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
@@ -35,35 +38,6 @@ export const EVENT_PAGE_LIMIT = 5_000;
 export const THREAD_PAGE_LIMIT = 200;
 
 export type EventListener = (events: StoredEvent[]) => void;
-
-export interface BeginRunInput {
-  /** The thread to prompt; null creates `newThreadId` titled `title`. */
-  threadId: string | null;
-  newThreadId: string;
-  title: string;
-  prompt: string;
-  userMessageId: string;
-  /** The message the prompt answers; default the thread's head. */
-  parentMessageId?: string;
-  provider: string;
-  model: string;
-  ownerPid: number;
-  /** The owner process's start time (ms since the epoch), null when this system cannot tell. */
-  ownerStartedAt: number | null;
-  runIdFor(threadId: string, ordinal: number): string;
-  /** Whether a run the store lists as running is really running (its owner alive and running it). */
-  isLive(run: RunRow): boolean;
-  /** The queued entry this run takes (removed in the same transaction; `gone` when it is no longer queued). */
-  fromQueue?: string;
-  /** A new thread's parent (a subagent's): listed under it. */
-  parent?: { threadId: string; runId: string };
-}
-
-export type BeginRunOutcome =
-  | { started: true; threadId: string; runId: string; ordinal: number; userMessageId: string }
-  | { started: false; busy: RunRow }
-  | { started: false; gone: true };
-
 
 export class VoxStore {
   private readonly listeners = new Set<EventListener>();
@@ -296,43 +270,6 @@ export class VoxStore {
     return this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? AND status = 'running'`).all(threadId) as RunRow[];
   }
 
-  /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
-  beginRun(input: BeginRunInput): BeginRunOutcome {
-    const pending: StoredEvent[] = [];
-    const outcome = this.write(() => this.db.transaction((): BeginRunOutcome => {
-      const threadId = input.threadId ?? input.newThreadId;
-      if (input.threadId === null) {
-        const parent = input.parent ? { parentThreadId: input.parent.threadId, parentRunId: input.parent.runId } : {};
-        pending.push(...this.appendInTransaction([{ type: 'thread.created', threadId, title: input.title, ...parent }]));
-      }
-      else this.getThread(threadId);
-      for (const r of this.running(threadId)) {
-        if (input.isLive(r)) return { started: false, busy: r };
-        pending.push(...this.appendInTransaction(this.interruptedEvents(r)));
-      }
-      const entry = input.fromQueue === undefined ? undefined : queueEntry(this.db, input.fromQueue);
-      if (input.fromQueue !== undefined && (entry?.status !== 'queued' || entry.threadId !== threadId)) {
-        return { started: false, gone: true }; // cancelled, steered or started by another engine meanwhile
-      }
-      const parentId = input.parentMessageId ?? this.headMessageId(threadId);
-      const ordinal = this.nextRunOrdinal(threadId);
-      const runId = input.runIdFor(threadId, ordinal);
-      pending.push(
-        ...this.appendInTransaction([
-          { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: entry?.prompt ?? input.prompt, runId: null, status: 'complete' }, // an entry's latest edit wins
-          {
-            type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
-            ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
-          },
-          ...(input.fromQueue !== undefined ? [{ type: 'queue.removed' as const, threadId, entryId: input.fromQueue, reason: 'started' as const, runId }] : []),
-        ]),
-      );
-      return { started: true, threadId, runId, ordinal, userMessageId: input.userMessageId };
-    }, 'immediate'));
-    this.notify(pending);
-    return outcome;
-  }
-
   /** The thread's waiting prompts, next first (./queue-reads.ts). */
   queue(threadId: string): QueueRow[] {
     return queuedEntries(this.db, threadId);
@@ -346,21 +283,6 @@ export class VoxStore {
   /** Threads with waiting prompts (queued by `ownerPid` only, when given). */
   queuedThreads(ownerPid?: number): string[] {
     return threadsWithQueue(this.db, ownerPid);
-  }
-
-  /**
-   * Takes the entries asked to steer the thread's running turn (in queue order), marking them
-   * steered into `runId` in one transaction: exactly one turn takes each, whichever process runs it.
-   */
-  takeSteers(threadId: string, runId: string): QueueRow[] {
-    const pending: StoredEvent[] = [];
-    const taken = this.write(() => this.db.transaction(() => {
-      const rows = queuedEntries(this.db, threadId).filter((r) => r.steer);
-      for (const r of rows) pending.push(...this.appendInTransaction([{ type: 'queue.removed', threadId, entryId: r.entryId, reason: 'steered', runId }]));
-      return rows;
-    }, 'immediate'));
-    this.notify(pending);
-    return taken;
   }
 
   /** The steering prompts a run took, in order (for the history later turns see). */
@@ -384,52 +306,38 @@ export class VoxStore {
   }
 
   /**
-   * Takes over an orphaned waiting run for this process (`run.claimed`), in one IMMEDIATE
-   * transaction: of two engines starting at once, one gets it. False when it is no longer
-   * orphaned (ended, resumed, or claimed by another).
+   * Runs `fn` in one IMMEDIATE transaction: the events it appends are projected at once and
+   * announced to listeners after the commit; SQLite failures become typed StoreErrors. For the
+   * store's writes that check and change in one step (./run-lifecycle.ts).
    */
-  claimRun(runId: string, ownerPid: number, ownerStartedAt: number | null, alive: (r: RunRow) => boolean): boolean {
+  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[]) => T): T {
     const pending: StoredEvent[] = [];
-    const claimed = this.write(() => this.db.transaction(() => {
-      const r = this.run(runId);
-      if (!r || r.status !== 'running' || alive(r) || !activeWait(this.db, runId)) return false;
-      pending.push(...this.appendInTransaction([{ type: 'run.claimed', threadId: r.threadId, runId, ownerPid, ownerStartedAt }]));
-      return true;
-    }, 'immediate'));
+    const out = this.write(() => this.db.transaction(() => fn((...events) => {
+      const stored = this.appendInTransaction(events);
+      pending.push(...stored);
+      return stored;
+    }), 'immediate'));
     this.notify(pending);
-    return claimed;
+    return out;
   }
 
-  /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */
-  private interruptedEvents(r: Pick<RunRow, 'id' | 'threadId' | 'userMessageId'>): VoxEvent[] {
-    const text = this.chunksAfter(r.id, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
-    const events: VoxEvent[] = [];
-    if (text.length > 0) {
-      events.push({
-        type: 'message.added', threadId: r.threadId, messageId: `${r.id}:partial`, parentId: r.userMessageId,
-        role: 'assistant', content: text, runId: r.id, status: 'interrupted',
-      });
-    }
-    events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: 'the process running this turn ended unexpectedly', usage: { inputTokens: 0, outputTokens: 0 } });
-    return events;
+  /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */
+  beginRun(input: BeginRunInput): BeginRunOutcome {
+    return beginRun(this, input);
   }
 
-  /**
-   * Marks runs left `running` by a process that no longer exists as interrupted. The text that
-   * had streamed is kept as an interrupted assistant message, so nothing is lost. Runs that were
-   * waiting for a rate limit are left alone: they are re-armed (`orphanedWaits`, `claimRun`).
-   */
+  /** Takes the prompts asked to steer the thread's running turn (exactly one turn takes each). */
+  takeSteers(threadId: string, runId: string): QueueRow[] {
+    return takeSteers(this, threadId, runId);
+  }
+
+  /** Takes over an orphaned rate-limit wait for this process; false when another engine has it. */
+  claimRun(runId: string, ownerPid: number, ownerStartedAt: number | null, alive: (r: RunRow) => boolean): boolean {
+    return claimRun(this, runId, ownerPid, ownerStartedAt, alive);
+  }
+
+  /** Closes runs whose process is gone as interrupted, their streamed text kept (waiting runs are re-armed instead). */
   recoverInterrupted(alive: (pid: number, startedAtMs: number | null) => boolean = isOwnerAlive): string[] {
-    const waiting = new Set(waitingRuns(this.db).map((r) => r.id));
-    const stale = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`).all() as RunRow[]).filter((r) => !waiting.has(r.id)).filter(
-      (r) => {
-        if (r.ownerPid === null) return true;
-        // Our pid, but recorded by an earlier process that had it: not ours.
-        if (r.ownerPid === process.pid) return r.ownerStartedAt !== null && selfStartMs() !== null && r.ownerStartedAt !== selfStartMs();
-        return !alive(r.ownerPid, r.ownerStartedAt);
-      },
-    );
-    for (const r of stale) this.append(...this.interruptedEvents(r));
-    return stale.map((r) => r.id);
+    return recoverInterrupted(this, alive);
   }
 }
