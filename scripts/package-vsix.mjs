@@ -10,8 +10,9 @@
 //   --no-build   use dist/ as it is (a `node esbuild.mjs --production` build)
 //   --no-model   leave models/vox-demo.gguf out (default: in when it exists)
 //   --with-better-sqlite3  also stage the project's better-sqlite3, compiled for THIS machine's
-//                Node ABI. Not for release: the code-server end-to-end test (whose extension host
-//                runs on Node) uses it while the store's driver is better-sqlite3 alone.
+//                Node ABI. Not for release: `npm start` and the code-server end-to-end test's first
+//                passes (their extension host runs on Node) use it, so the store's driver there is
+//                better-sqlite3; without it the store falls back to @photostructure/sqlite.
 //   --ls         stage, then run `vsce ls --tree` instead of packing (what the VSIX would hold)
 //
 // What a VSIX holds (staged in .vox-sandbox/vsix-stage-<target>, then `vsce package --target`

@@ -1,8 +1,8 @@
 // Runs every test suite Vox has and prints one closing line `N passed, N failed` summing them.
 // Order: install code-server + Debian chromium if missing, build the bundles, generate the demo
 // model, type-check, lint, the mocha suites (unit, integration, webview; then the per-platform
-// VSIXs), then the e2e suite in code-server and the desktop VS Code suite (skipped without
-// VSCODE_EXECUTABLE). A failing check
+// VSIXs), then the e2e suite in code-server (three passes, one per way the store's SQLite driver
+// is chosen) and the desktop VS Code suite (skipped without VSCODE_EXECUTABLE). A failing check
 // counts as one failure; the run continues so the summary is complete. Exit 1 when anything failed.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -77,7 +77,9 @@ mochaSuite('packaging (per-platform VSIXs)', ['test/packaging/**/*.test.ts']);
 if (process.env.VOX_SKIP_E2E === '1') {
   process.stdout.write('\n=== e2e: skipped (VOX_SKIP_E2E=1)\n');
 } else if (setupOk) {
-  countedSuite('e2e (code-server + chromium)', 'node', ['test/e2e/run-e2e.mjs']);
+  // Three passes (better-sqlite3; the N-API fallback with better-sqlite3 unloadable; the release
+  // VSIX), counted together in the suite's counts file.
+  countedSuite('e2e (code-server + chromium, 3 passes)', 'node', ['test/e2e/run-e2e.mjs']);
 }
 countedSuite('desktop VS Code (@vscode/test-electron)', 'node', ['test/e2e/run-electron.mjs']);
 

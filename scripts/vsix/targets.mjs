@@ -3,8 +3,10 @@
 //
 // A VS Code target `<os>-<arch>` (vsce package --target) gets:
 //  - `@node-llama-cpp/<llama>`: node-llama-cpp's prebuilt llama.cpp binaries for that platform,
-//    the package node-llama-cpp 3.x imports for `getLlama({ gpu: false })` there (on macOS arm64
-//    the only prebuilt one is the Metal build);
+//    the package node-llama-cpp 3.x imports for the `gpu` option the local provider passes there
+//    (`llamaGpuOption` in src/engine/providers/local-llama.ts: `'metal'` on macOS arm64, whose only
+//    prebuilt package is the Metal build, `false` elsewhere); `llama` is also the binary's folder
+//    in it (`bins/<llama>/`), test/unit/local-llama-gpu.test.ts checks both agree;
 //  - `@photostructure/sqlite`'s `prebuilds/<os>-<arch>/…glibc.node` (N-API: loads in Node and in
 //    Electron alike; on Linux the glibc build, musl systems being the separate `alpine-*` targets).
 // `format` and `cpu` are what every native file in that VSIX must be: ELF / Mach-O / PE, and the

@@ -28,6 +28,11 @@ export interface VoxApi {
   readonly chats: ChatViews;
   readonly checkpointsView: CheckpointsView;
   readonly variantsView: VariantsView;
+  /**
+   * This window's log folder for Vox (`ExtensionContext.logUri`): the "Vox" output channel
+   * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
+   */
+  readonly logUri: vscode.Uri;
 }
 
 export function activate(ctx: vscode.ExtensionContext): VoxApi {
@@ -70,7 +75,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, logUri: ctx.logUri };
 }
 
 export function deactivate(): void {

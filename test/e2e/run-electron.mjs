@@ -14,7 +14,8 @@
 // --vsix-dir the `extension/` folder of an unpacked VSIX (e.g. `unzip vox-0.1.0-linux-x64.vsix`),
 // which tests exactly what ships. Desktop VS Code runs extensions on Electron (ABI 132 for 1.100):
 // the better-sqlite3 that `npm ci` compiles for Node does not load there, which the release
-// VSIXs account for by shipping the N-API @photostructure/sqlite instead.
+// VSIXs account for by shipping the N-API @photostructure/sqlite instead; in Electron the suite
+// expects the store on that driver (its "SQLite driver" test).
 // Prints `N passed, N failed[, N skipped]`, writes $VOX_TEST_COUNTS_FILE when set.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -1,8 +1,9 @@
 // What the code-server e2e runners share (test/e2e/run-e2e.mjs, run-checkpoints-e2e.mjs): the
 // argument helpers, the tally of named checks (PASS/FAIL/SKIP lines, timings, the closing
 // `N passed, N failed[, N skipped]` line and $VOX_TEST_COUNTS_FILE), the watchdog that bounds the
-// whole run, code-server/Chromium setup, building + installing the VSIX, the sets of UI checks
-// (test/e2e/ui-{chat,checkpoints,variants}.ts) and the teardown with its leak check.
+// whole run, code-server/Chromium setup, building + installing the test or the release VSIX, the
+// sets of UI checks (test/e2e/ui-{chat,checkpoints,variants}.ts, whole or a subset, their names
+// prefixed by the pass they run in) and the teardown with its leak check.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,11 +20,14 @@ export function parseArgs(args = process.argv.slice(2)) {
   };
 }
 
-/** The sets of UI checks, each in its own code-server session: the label it is timed under, its runner. */
+/**
+ * The sets of UI checks, each in its own code-server session: the label it is timed under, its
+ * runner and its checks' names by key (for `runUiSet(…, { only })`).
+ */
 const UI_SETS = {
-  chat: { label: 'chat UI (all)', load: async () => (await loadChatUi()).runChatUiChecks },
-  checkpoints: { label: 'checkpoints UI (all)', load: async () => (await loadCheckpointsUi()).runCheckpointChecks },
-  variants: { label: 'variants UI (all)', load: async () => (await loadVariantsUi()).runVariantChecks },
+  chat: { label: 'chat UI', load: async () => { const m = await loadChatUi(); return { run: m.runChatUiChecks, names: m.CHAT_CHECKS }; } },
+  checkpoints: { label: 'checkpoints UI', load: async () => { const m = await loadCheckpointsUi(); return { run: m.runCheckpointChecks, names: m.CHECKPOINT_CHECKS }; } },
+  variants: { label: 'variants UI', load: async () => { const m = await loadVariantsUi(); return { run: m.runVariantChecks, names: m.VARIANT_CHECKS }; } },
 };
 
 /**
@@ -115,15 +119,17 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
 
     /**
      * Installs a VSIX with `code-server --install-extension` into dirs.extensions and returns the
-     * installed folder. Without `vsix`: generates the demo model when missing, then builds and
-     * packs .vox-sandbox/e2e/<out> (scripts/package-vsix.mjs): this machine's release VSIX (the
-     * linux-x64 layout: bundled node-llama-cpp, the llama.cpp package fetched by exact version,
-     * the N-API SQLite prebuild) plus `--with-better-sqlite3`, the better-sqlite3 that `npm ci`
-     * built for this Node. code-server's extension host runs on Node, where that build loads,
-     * and the store's driver is better-sqlite3 until its N-API fallback lands; the release
-     * VSIXs themselves are checked by test/packaging/vsix.test.ts.
+     * installed folder. Without `vsix`: generates the demo model when missing, then packs
+     * .vox-sandbox/e2e/<out> with scripts/package-vsix.mjs (which builds first, unless `noBuild`):
+     *  - `release: false` (the test VSIX): this machine's release layout (bundled node-llama-cpp,
+     *    the llama.cpp package fetched by exact version, the N-API SQLite prebuild) plus
+     *    `--with-better-sqlite3`, the better-sqlite3 that `npm ci` built for this Node. code-server's
+     *    extension host runs on Node, where that build loads: the store's driver is better-sqlite3.
+     *  - `release: true`: exactly what `npm run package` ships for this machine, without
+     *    better-sqlite3, as desktop VS Code gets it: the store falls back to @photostructure/sqlite.
+     * The release VSIXs of every target are checked file by file by test/packaging/vsix.test.ts.
      */
-    async installVsix({ codeServerBin, dirs, vsix, out }) {
+    async installVsix({ codeServerBin, dirs, vsix, out, release = false, noBuild = false }) {
       if (!vsix) {
         if (!fs.existsSync(path.join(h.REPO_ROOT, 'models', 'vox-demo.gguf'))) {
           await timed('demo model', () => {
@@ -132,13 +138,14 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
           });
         }
         vsix = path.join(h.REPO_ROOT, '.vox-sandbox', 'e2e', out);
-        await timed('build + package VSIX', () => {
-          const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--with-better-sqlite3', '--out', vsix], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8', timeout: 240_000 });
-          if (r.status !== 0) throw new Error(`package-vsix failed (exit ${r.status ?? r.signal}):\n${r.stderr?.slice(-4000)}`);
+        const args = [...(release ? [] : ['--with-better-sqlite3']), ...(noBuild ? ['--no-build'] : []), '--out', vsix];
+        await timed(release ? 'package release VSIX' : 'build + package VSIX', () => {
+          const r = spawnSync(process.execPath, ['scripts/package-vsix.mjs', ...args], { cwd: h.REPO_ROOT, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8', timeout: 240_000 });
+          if (r.status !== 0) throw new Error(`package-vsix ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stderr?.slice(-4000)}`);
         });
       }
       h.log(`VSIX: ${vsix} (${(fs.statSync(vsix).size / 1024 / 1024).toFixed(1)} MiB)`);
-      const installed = await timed('install VSIX (--install-extension)', () =>
+      const installed = await timed(release ? 'install release VSIX' : 'install VSIX (--install-extension)', () =>
         h.installExtension({ codeServerBin, vsix, extensionsDir: dirs.extensions, userDataDir: dirs.userData, home: dirs.home }),
       );
       h.log(`installed: ${installed}`);
@@ -147,12 +154,24 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
 
     /**
      * Runs one set of UI checks ('chat', 'checkpoints' or 'variants'; test/e2e/ui-session.ts's
-     * UiCheckOptions plus this run's check, timed and verbose), timed as "<set> UI (all)".
+     * UiCheckOptions plus this run's check, timed and verbose), timed as "<prefix><set> UI (all)".
+     * `prefix` starts every check name and timing label (which pass they belong to); `only`
+     * (keys of the set's names, e.g. ['view', 'demo']) runs just those checks: the others are
+     * neither run nor counted.
      */
-    async runUiSet(name, options) {
+    async runUiSet(name, options, { prefix = '', only } = {}) {
       const set = UI_SETS[name];
-      const runChecks = await set.load();
-      await timed(set.label, () => runChecks({ ...options, check, timed, verbose }));
+      const { run: runChecks, names } = await set.load();
+      let wanted;
+      if (only) {
+        const unknown = only.filter((k) => !(k in names));
+        if (unknown.length) throw new Error(`runUiSet('${name}'): no check ${unknown.join(', ')} (known: ${Object.keys(names).join(', ')})`);
+        wanted = new Set(only.map((k) => names[k]));
+      }
+      const setCheck = (n, fn, page) => (wanted && !wanted.has(n) ? Promise.resolve() : check(`${prefix}${n}`, fn, page));
+      const setTimed = (label, fn) => timed(`${prefix}${label}`, fn);
+      const label = `${prefix}${set.label} (${only ? only.join(', ') : 'all'})`;
+      await timed(label, () => runChecks({ ...options, check: setCheck, timed: setTimed, verbose }));
     },
 
     /**

@@ -18,7 +18,13 @@
  *   7. the sidebar hidden (webview document destroyed: no retainContextWhenHidden) and shown again
  *      mid-stream: the final text equals the stored assistant message (SQLite, read-only from
  *      this process) byte for byte;
- *   8. screenshots in test-results/ (CI artifacts) and the README picture.
+ *   8. "Developer: Reload Window" (a new window and extension host, whose engine opens the store
+ *      again): a new editor tab's thread list has the demo thread, and opening it shows the
+ *      demo reply exactly as the side bar showed it before the reload;
+ *   9. screenshots in test-results/ (CI artifacts) and the README picture.
+ *
+ * A runner can run a subset (its `check` skips the others: run-e2e.mjs's fallback pass runs 1, 2
+ * and 8); a check whose prerequisites did not pass fails with "not run: an earlier step failed".
  *
  * Mid-stream moments are made deterministic with the fake server's `holds`: the stream pauses at
  * a known chunk until the test has done its part (opened the tab, hidden the view), so a slow
@@ -26,7 +32,7 @@
  * with bounded timeouts. Assistant texts are single markdown paragraphs with no markdown syntax,
  * so the rendered text (`innerText`) is the raw text and can be compared byte for byte.
  *
- * Checks 1–4 and 8 are here, the mid-stream checks 5–7 in test/e2e/ui-chat-midstream.ts; what
+ * Checks 1–4, 8 and 9 are here, the mid-stream checks 5–7 in test/e2e/ui-chat-midstream.ts; what
  * they work with (the page, the side bar's frame, the scripted server and its holds, sending) is
  * test/e2e/ui-chat-context.ts's. The session and screenshots are test/e2e/ui-session.ts's, the
  * palette/side bar helpers test/e2e/ui-workbench.ts's; reading the webview's runs and the stored
@@ -36,7 +42,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
-import { chatContext, type ChatContext } from './ui-chat-context';
+import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import {
   assert,
@@ -47,6 +53,7 @@ import {
   stateGuard,
   timedOf,
   uiDirs,
+  VOX_WEBVIEW,
   type UiCheckOptions,
   type UiSession,
 } from './ui-session';
@@ -58,6 +65,7 @@ import {
   assertSameBytes,
   growth,
   READ_RECORDER_JS,
+  readStoredAnswer,
   rendered,
   START_RECORDER_JS,
   watch,
@@ -68,6 +76,8 @@ const OPENAI_MODEL = 'openai:gpt-e2e';
 const API_KEY = 'sk-e2e-ui-0123456789';
 const OUT_FILE = 'e2e-out.txt';
 const OUT_CONTENT = 'written by vox e2e\n';
+/** The demo check's first prompt, which is also its thread's title. */
+const DEMO_PROMPT = 'hello';
 /** Demo prompts tried before the demo check gives up on seeing a reply grow (see the check). */
 const DEMO_ATTEMPTS = 3;
 
@@ -80,6 +90,7 @@ export const CHAT_CHECKS = {
   stop: 'chat UI: Stop mid-stream keeps the partial text, nothing more arrives',
   editor: 'chat UI: editor tab opened mid-stream shows the same text as the sidebar',
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
+  reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
 
@@ -104,8 +115,10 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
   const timed = timedOf(o);
   const dirs = uiDirs(o, 'chat');
   const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
-  const state = { view: false, model: false };
+  const state = { view: false, model: false, demo: false };
   const requireState = stateGuard(state, (k) => CHAT_CHECKS[k], '; ');
+  /** The demo thread as the side bar showed it at the end of the demo check. */
+  let demoShown: RunSample | undefined;
   let fake: FakeServer | undefined;
   let session: UiSession | undefined;
   let c: ChatContext | undefined;
@@ -169,7 +182,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         let streamed = false;
         for (let attempt = 1; attempt <= DEMO_ATTEMPTS && !streamed; attempt++) {
           await view.evaluate(START_RECORDER_JS);
-          if (attempt === 1) await send(view, 'hello');
+          if (attempt === 1) await send(view, DEMO_PROMPT);
           else await sendInThread(view, 'hello again');
           const polled = await watch(view, 'the demo reply to end', 120_000, (s) => s.status !== null && s.status !== 'running', 40);
           const last = polled[polled.length - 1]!;
@@ -187,6 +200,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         assert(streamed, `no demo reply was seen growing while it streamed (${lengths.join('; ')})`);
         assert(fk.requests.length === before, 'the demo model sent a request to the OpenAI-compatible server');
         await shot('e2e-demo-reply');
+        demoShown = (await watch(view, 'the demo thread at rest', 10_000, (s) => s.status === 'completed')).pop();
+        state.demo = true;
       }), p);
 
     // ---- 3. API key through the palette, model through the webview's picker
@@ -258,7 +273,34 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 5.–7. Stop, editor tab and hide/show, mid-stream
     await runMidStreamChecks(c, { stop: CHAT_CHECKS.stop, editor: CHAT_CHECKS.editor, hideShow: CHAT_CHECKS.hideShow }, README.shot);
 
-    // ---- 8. Screenshots: artifacts + the README picture
+    // ---- 8. Reload the window; the demo thread comes back from the store
+    await o.check(CHAT_CHECKS.reload, () =>
+      timed(CHAT_CHECKS.reload, async () => {
+        requireState('view', 'demo');
+        const before = demoShown!;
+        const stored = readStoredAnswer(dbFile, DEMO_PROMPT);
+        assert(stored.status === 'complete', `the stored demo reply is ${stored.status}`);
+        assert(stored.content.trim().length > 0, 'the stored demo reply is empty');
+        await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+        // A marker in the page's global scope: gone once the reload replaced the document.
+        await p.evaluate('window.__voxBeforeReload = true');
+        await h.runCommand(p, 'Developer: Reload Window');
+        await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
+        await h.waitForWorkbench(p);
+        // A new editor tab has no saved state of its own: whatever it shows comes from the engine.
+        await h.runCommand(p, 'Vox: Open Chat in Editor Tab', 45_000);
+        const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
+        const row = tab.locator('ul.threads button.open', { has: tab.locator('.t-title', { hasText: new RegExp(`^${h.escapeRegExp(DEMO_PROMPT)}$`) }) });
+        await row.first().click({ timeout: 20_000 });
+        const shown = await watch(tab, 'the tab to show the demo thread', 20_000, (s) => s.status === 'completed' && s.runs === before.runs && s.text.length > 0);
+        const after = shown[shown.length - 1]!;
+        assert(after.userMessages.includes(DEMO_PROMPT), `the reopened thread's prompts are ${JSON.stringify(after.userMessages)}`);
+        assertSameBytes('the demo reply reopened after the reload vs the one shown before it', after.text, before.text);
+        await shot('e2e-after-reload');
+        await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+      }), p);
+
+    // ---- 9. Screenshots: artifacts + the README picture
     await o.check(CHAT_CHECKS.screenshots, async () => {
       const taken = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
       checkScreenshots(o, shots, taken, README);

@@ -48,6 +48,10 @@ export interface UiCheckOptions {
   /** Copy the set's README picture to docs/ (otherwise test-results/ only). */
   updateDocsScreenshot?: boolean;
   verbose?: boolean;
+  /** Extra environment for code-server and, through it, the extension host (run-e2e.mjs's passes). */
+  env?: NodeJS.ProcessEnv;
+  /** Prefix of the screenshot files (test-results/<prefix><name>.png), so a second pass keeps the first's. */
+  shotPrefix?: string;
 }
 
 /** The runner's `timed`, or a pass-through. */
@@ -102,7 +106,7 @@ export interface UiSession {
   page: Page;
   /** Screenshots taken with `shot`, by name. */
   shots: Record<string, string>;
-  /** test-results/<name>.png of the page, remembered in `shots`. */
+  /** test-results/<shotPrefix><name>.png of the page, remembered in `shots` under `name`. */
   shot(name: string): Promise<void>;
   /** Opens the workbench on the workspace (with --dev: the extension under development); returns "N s since the call". */
   openWorkbench(): Promise<() => string>;
@@ -129,6 +133,7 @@ export async function startUiSession(
       home: dirs.home,
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
+      env: o.env,
       verbose: o.verbose,
     }),
   );
@@ -153,7 +158,7 @@ export async function startUiSession(
     page,
     shots,
     shot: async (name) => {
-      shots[name] = await h.screenshot(page, name);
+      shots[name] = await h.screenshot(page, `${o.shotPrefix ?? ''}${name}`);
     },
     openWorkbench: async () => {
       const t0 = Date.now();

@@ -20,6 +20,7 @@ import { addonBinding, identifyNative } from '../support/native-binary';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { readZip, type ZipEntry } from '../support/zip';
 import { CI_TARGETS, hostTarget, llamaPackageName, sqlitePrebuildDir, TARGETS } from '../../scripts/vsix/targets.mjs';
+import { llamaGpuOption } from '../../src/engine/providers/local-llama';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const all = process.env.VOX_PACKAGE_ALL_TARGETS === '1';
@@ -210,7 +211,7 @@ describe(`per-platform VSIX packages (${targets.join(', ')})`, function () {
         db.close();
         const resolved = req.resolve('@photostructure/sqlite');
         const m = await import(pathToFileURL(path.join(ext, 'node_modules', 'node-llama-cpp', 'dist', 'index.js')).href);
-        const llama = await m.getLlama({ gpu: false, build: 'never', logLevel: m.LlamaLogLevel.error });
+        const llama = await m.getLlama({ gpu: ${JSON.stringify(llamaGpuOption())}, build: 'never', logLevel: m.LlamaLogLevel.error });
         const model = await llama.loadModel({ modelPath: path.join(ext, 'models', 'vox-demo.gguf') });
         const ctx = await model.createContext({ contextSize: 256, threads: 1 });
         const seq = ctx.getSequence();

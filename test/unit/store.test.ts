@@ -190,6 +190,13 @@ describe('store: choosing a SQLite driver', () => {
     assert.match(c.reason, /better-sqlite3 does not load here: .*NODE_MODULE_VERSION 115/);
   });
 
+  it('falls back when better-sqlite3 is absent (a release VSIX), and the reason is one line (no require stack)', () => {
+    const missing = Object.assign(new Error("Cannot find module 'better-sqlite3'\nRequire stack:\n- /ext/dist/extension.js\n- /vscode/out/extHost.js"), { code: 'MODULE_NOT_FOUND' });
+    const c = chooseDriver((n) => (n === 'better-sqlite3' ? (() => { throw missing; })() : fake(n)), {});
+    assert.equal(c.driver.name, 'photostructure');
+    assert.equal(c.reason, "photostructure (better-sqlite3 does not load here: Cannot find module 'better-sqlite3')");
+  });
+
   it('VOX_SQLITE_DRIVER forces a driver (even past a working better-sqlite3); a bad value or an unloadable forced driver is a typed error', () => {
     assert.equal(chooseDriver((n) => fake(n), { VOX_SQLITE_DRIVER: 'photostructure' }).driver.name, 'photostructure');
     assert.throws(() => chooseDriver((n) => fake(n), { VOX_SQLITE_DRIVER: 'sqlite4' }), (e: unknown) => e instanceof StoreError && e.code === 'nativeModule' && /sqlite4 is not a SQLite driver/.test(e.message));

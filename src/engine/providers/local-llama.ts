@@ -46,6 +46,20 @@ export interface LocalLlamaProviderOptions {
   log?: (level: string, message: string) => void;
 }
 
+/**
+ * The `gpu` option for node-llama-cpp's `getLlama` on a platform: the one whose prebuilt binaries
+ * the VSIX for that platform ships (scripts/vsix/targets.mjs). node-llama-cpp 3.x looks its
+ * binaries package up by platform, arch AND gpu type (`getPrebuiltBinariesPackageDirectoryForBuildOptions`
+ * in dist/bindings/utils/compileLLamaCpp.js) and names the binary's folder the same way
+ * (`getBuildFolderNameForBuildOptions`): on macOS arm64 the only prebuilt package,
+ * `@node-llama-cpp/mac-arm64-metal`, is imported for `gpu: 'metal'` alone, so `gpu: false` there
+ * finds no binary. Everywhere else the CPU build is the one shipped (`false`). Models still run
+ * with `gpuLayers: 0` (CPU), so the choice changes which binary loads, not where layers run.
+ */
+export function llamaGpuOption(platform: NodeJS.Platform = process.platform, arch: string = process.arch): 'metal' | false {
+  return platform === 'darwin' && arch === 'arm64' ? 'metal' : false;
+}
+
 /** Default CPU threads (see LocalLlamaProviderOptions.threads). */
 const DEFAULT_THREADS = 1;
 /** Default context window in tokens; small enough for laptops, large enough for agent turns. */
@@ -242,7 +256,7 @@ export class LocalLlamaProvider implements ModelProvider {
   private getLlama(): Promise<Llama> {
     this.llama ??= this.module().then((mod) =>
       mod.getLlama({
-        gpu: false,
+        gpu: llamaGpuOption(),
         build: 'never',
         logLevel: mod.LlamaLogLevel.warn,
         logger: (level, message) => {

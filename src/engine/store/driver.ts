@@ -61,6 +61,12 @@ export type DriverLoader = (name: DriverName) => SqlDriver;
 
 let chosen: { driver: SqlDriver; reason: string } | undefined;
 
+/** An error's first line: Node's "Cannot find module" appends its require stack, which no log line needs. */
+function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n', 1)[0]!.trim();
+}
+
 function runtime(): string {
   const rt = process.versions.electron ? `Electron ${process.versions.electron}` : `Node ${process.versions.node}`;
   return `${rt}, module ABI ${process.versions.modules}`;
@@ -79,7 +85,7 @@ export function chooseDriver(load: DriverLoader, env: NodeJS.ProcessEnv = proces
     try {
       return { driver: load(forced as DriverName), reason: `${forced} (forced by ${DRIVER_ENV})` };
     } catch (e) {
-      throw new StoreError('nativeModule', `${DRIVER_ENV}=${forced}, but it cannot load in this runtime (${runtime()}): ${(e as Error).message}`, e);
+      throw new StoreError('nativeModule', `${DRIVER_ENV}=${forced}, but it cannot load in this runtime (${runtime()}): ${firstLine(e)}`, e);
     }
   }
   const failures: string[] = [];
@@ -88,7 +94,7 @@ export function chooseDriver(load: DriverLoader, env: NodeJS.ProcessEnv = proces
       const driver = load(name);
       return { driver, reason: failures.length === 0 ? `${name}` : `${name} (${failures.join('; ')})` };
     } catch (e) {
-      failures.push(`${name} does not load here: ${(e as Error).message}`);
+      failures.push(`${name} does not load here: ${firstLine(e)}`);
     }
   }
   throw new StoreError(

@@ -11,13 +11,23 @@
  * The extension host's console is not forwarded anywhere we can read, so the report goes to a
  * file: $VOX_E2E_REPORT when set, else `report.json` beside this bundle. It is JSON
  * { passed, failed, pending, durationMs, tests: [{ title, state, durationMs, error? }], log }.
+ *
+ * Which SQLite driver the store must run on comes from the launcher, through the environment the
+ * extension host inherits: $VOX_E2E_SQLITE_DRIVER (better-sqlite3 | photostructure) and
+ * $VOX_E2E_SQLITE_REASON (text the driver choice's reason must contain, e.g. the fallback's
+ * cause). run-e2e.mjs runs this suite once per pass (better-sqlite3 loadable; made unloadable
+ * with VOX_SQLITE_SIMULATE_ABI_MISMATCH=1; absent from the release VSIX). In Electron without
+ * them the N-API driver is expected; elsewhere without them that test is skipped.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import Mocha from 'mocha';
+import { EngineClient, inProcessTransport } from '../../../src/client/engine-client';
 import type { VoxApi } from '../../../src/extension/extension';
-import { withTimeout } from '../../support/wait';
+import { ownerGrant } from '../../../src/protocol/commands/grants';
+import { waitFor, withTimeout } from '../../support/wait';
 
 const EXTENSION_ID = 'vox-dev.vox';
 const REQUIRED_COMMANDS = ['vox.newThread', 'vox.showLogs', 'vox.setApiKey'];
@@ -32,6 +42,20 @@ interface TestRecord {
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
 }
+
+/** The SQLite driver this run expects the store on (see the header), or undefined when it names none. */
+function expectedSqlite(): { driver: string; reason: string } | undefined {
+  const driver = process.env.VOX_E2E_SQLITE_DRIVER?.trim();
+  if (driver) return { driver, reason: process.env.VOX_E2E_SQLITE_REASON ?? '' };
+  // Desktop VS Code: a better-sqlite3 built for Node's ABI cannot load in Electron.
+  if (process.versions.electron) return { driver: 'photostructure', reason: 'better-sqlite3 does not load here' };
+  return undefined;
+}
+
+/** Prompts the demo turn test tries before giving up on a reply of more than one delta. */
+const DEMO_ATTEMPTS = 3;
+/** The file the checkpoint test captures and restores, in the workspace root (removed after). */
+const CHECKPOINT_FILE = 'vox-e2e-checkpoint.txt';
 
 /** The activated extension's API, or a clear error naming what is missing. */
 async function voxApi(): Promise<VoxApi> {
@@ -109,37 +133,166 @@ function defineTests(root: Mocha.Suite, note: (line: string) => void): void {
     assert(before === false, 'a fresh profile already had an anthropic key');
   });
 
-  test('the engine starts in this host (SQLite store, native better-sqlite3)', async () => {
+  test('the engine starts in this host (SQLite store)', async () => {
     const api = await voxApi();
     const engine = await withTimeout('engine start', 30_000, api.host.get());
     assert(engine, 'EngineHost.get() returned nothing');
   });
 
-  test('the offline demo model answers a turn (node-llama-cpp, models/vox-demo.gguf)', async () => {
+  const want = expectedSqlite();
+  const because = want && want.reason !== want.driver ? ` (its reason says "${want.reason}")` : '';
+  test(`the store runs on the ${want?.driver ?? 'expected'} SQLite driver${because}`, async function () {
+    const engine = await (await voxApi()).host.get();
+    note(`  SQLite driver here: ${engine.sqlite.name}: ${engine.sqlite.reason}`);
+    if (!want) this.skip(); // no expectation given (neither the launcher nor Electron)
+    assert(engine.sqlite.name === want.driver, `engine.sqlite.name is ${engine.sqlite.name}, expected ${want.driver} (reason: ${engine.sqlite.reason})`);
+    assert(engine.sqlite.reason.includes(want.reason), `the driver choice's reason ${JSON.stringify(engine.sqlite.reason)} does not mention ${JSON.stringify(want.reason)}`);
+    if (want.driver === 'photostructure') {
+      // Taken as the fallback, not forced: better-sqlite3 was tried and did not load.
+      assert(!engine.sqlite.reason.includes('forced by'), `the N-API driver was forced, not a fallback: ${engine.sqlite.reason}`);
+      assert(engine.sqlite.reason.includes('better-sqlite3 does not load here'), `the reason does not name better-sqlite3's failure: ${engine.sqlite.reason}`);
+    }
+  });
+
+  test('the Vox log names the SQLite driver ("SQLite driver: …")', async () => {
+    const api = await voxApi();
+    const engine = await api.host.get();
+    assert(api.logUri, 'VoxApi.logUri missing');
+    const dir = api.logUri.fsPath;
+    const expected = `SQLite driver: ${engine.sqlite.reason}`;
+    let seen = '';
+    // The output channel's file is written asynchronously: wait for the line.
+    const line = await waitFor(`"${expected}" in a log file under ${dir}`, 10_000, async () => {
+      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.log')) : [];
+      seen = files.join(', ') || 'none';
+      for (const f of files) {
+        const hit = fs.readFileSync(path.join(dir, f), 'utf8').split('\n').find((l) => l.includes('SQLite driver: '));
+        if (hit) return hit;
+      }
+      return undefined;
+    }, 100).catch((e: Error) => {
+      throw new Error(`${e.message} (log files: ${seen})`);
+    });
+    assert(line.endsWith(expected), `the log says ${JSON.stringify(line)}, expected it to end with ${JSON.stringify(expected)}`);
+    if (want) assert(line.includes(`SQLite driver: ${want.driver}`), `the log line names ${JSON.stringify(line)}, not ${want.driver}`);
+    note(`  log: ${line.trim()}`);
+  });
+
+  /** The demo turn's thread and reply, for the persistence test (undefined until the turn passed). */
+  let demo: { threadId: string; prompts: string[]; reply: string } | undefined;
+
+  test('the offline demo model streams a turn (node-llama-cpp, models/vox-demo.gguf, protocol chunks)', async () => {
     const api = await voxApi();
     const file = api.host.demoModelFile();
     assert(fs.existsSync(file), `demo model missing at ${file} (pack it into the VSIX: node scripts/make-demo-model.mjs first)`);
     // Through the protocol, as every view does: sendPrompt, then the turn's chunks until it ends.
     const client = await api.host.client();
-    const { runId } = await client.call('sendPrompt', { threadId: null, prompt: 'Say hello.', model: 'local:demo' });
-    if (runId === null) throw new Error('a prompt in a new thread was queued instead of started');
-    let text = '';
-    const ended = new Promise<{ status: string; error?: string }>((resolve) => {
-      client.on('turnChunks', (u) => {
-        if (u.turnId === runId) for (const c of u.chunks) if (c.kind === 'text') text += c.data;
+    // The bigram model samples its reply length: now and then it stops after one token. A turn
+    // streams when its text came as more than one delta from the model; ask again (same thread)
+    // up to DEMO_ATTEMPTS times for such a reply. Every reply must complete with text.
+    let threadId: string | null = null;
+    let replyThread = '';
+    const prompts: string[] = [];
+    const tries: string[] = [];
+    for (let attempt = 1; attempt <= DEMO_ATTEMPTS; attempt++) {
+      const prompt = attempt === 1 ? 'Say hello.' : `Say hello again (${attempt}).`;
+      const r: { threadId: string; runId: string | null } = await client.call('sendPrompt', { threadId, prompt, model: 'local:demo' });
+      threadId = replyThread = r.threadId;
+      prompts.push(prompt);
+      const runId = r.runId;
+      if (runId === null) throw new Error('a prompt in an idle thread was queued instead of started');
+      let text = '';
+      let maxSeq = 0;
+      let others = 0;
+      const ended = new Promise<{ status: string; error?: string }>((resolve) => {
+        const offChunks = client.on('turnChunks', (u) => {
+          if (u.turnId !== runId) return;
+          for (const c of u.chunks) {
+            maxSeq = Math.max(maxSeq, c.seq);
+            if (c.kind === 'text') text += c.data;
+            else others++;
+          }
+        });
+        const offEnd = client.on('turnEnded', (u) => {
+          if (u.turnId !== runId) return;
+          offChunks();
+          offEnd();
+          resolve(u);
+        });
       });
-      client.on('turnEnded', (u) => void (u.turnId === runId && resolve(u)));
-    });
-    await client.call('subscribeTurn', { turnId: runId, afterSeq: 0 });
-    try {
-      const r = await withTimeout('demo turn', 90_000, ended);
-      assert(r.status === 'completed', `turn ended ${r.status}${r.error ? `: ${r.error}` : ''}`);
-      assert(text.trim().length > 0, 'the demo model produced no text');
-    } catch (e) {
-      await client.call('cancelRun', { runId }).catch(() => undefined);
-      throw e;
+      await client.call('subscribeTurn', { turnId: runId, afterSeq: 0 });
+      try {
+        const end = await withTimeout('demo turn', 90_000, ended);
+        assert(end.status === 'completed', `turn ended ${end.status}${end.error ? `: ${end.error}` : ''}`);
+        assert(text.trim().length > 0, 'the demo model produced no text');
+      } catch (e) {
+        await client.call('cancelRun', { runId }).catch(() => undefined);
+        throw e;
+      } finally {
+        await client.call('unsubscribe', { target: `turn:${runId}` }).catch(() => undefined);
+      }
+      // Adjacent text chunks are merged on the way out, each carrying the last seq it covers; the
+      // other kinds never are. So the model's text deltas are the seqs not taken by other chunks.
+      const deltas = maxSeq - others;
+      tries.push(`attempt ${attempt}: ${text.length} chars in ${deltas} text delta(s)`);
+      if (deltas >= 2) {
+        demo = { threadId: replyThread, prompts, reply: text };
+        break;
+      }
     }
-  }, 120_000);
+    note(`  demo turn: ${tries.join('; ')}`);
+    assert(demo, `no demo reply came as more than one delta (${tries.join('; ')})`);
+  }, 240_000);
+
+  test('the thread reads back from the database through a fresh session (getThread, listThreads)', async () => {
+    assert(demo, 'not run: the demo turn test failed');
+    const engine = await (await voxApi()).host.get();
+    // A session of its own, as a new view would open: what it reads comes from the store.
+    const fresh = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('e2e fresh session'))), 'e2e');
+    try {
+      const got = await fresh.call('getThread', { threadId: demo.threadId });
+      const users = got.messages.filter((m) => m.role === 'user').map((m) => m.content);
+      assert(JSON.stringify(users) === JSON.stringify(demo.prompts), `stored user messages ${JSON.stringify(users)}, expected ${JSON.stringify(demo.prompts)}`);
+      const last = got.messages.filter((m) => m.role === 'assistant').pop();
+      assert(last, 'no assistant message stored');
+      assert(last.content === demo.reply, `stored reply ${JSON.stringify(last.content.slice(0, 80))} differs from the streamed one ${JSON.stringify(demo.reply.slice(0, 80))}`);
+      assert(got.runs.length === demo.prompts.length && got.runs.every((r) => r.status === 'completed'), `runs: ${JSON.stringify(got.runs.map((r) => r.status))}`);
+      const list = await fresh.call('listThreads', { limit: 50 });
+      assert(list.threads.some((t) => t.id === demo!.threadId), `listThreads does not list ${demo.threadId}`);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  test('a checkpoint captures the workspace and restores it (captureCheckpoint, listCheckpoints, restoreCheckpoint, undoRestore)', async () => {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert(root, 'no workspace folder open');
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+    const head = git('rev-parse', 'HEAD').trim();
+    const file = path.join(root, CHECKPOINT_FILE);
+    const client = await (await voxApi()).host.client();
+    const { threadId } = await client.call('createThread', { title: 'e2e checkpoint' });
+    try {
+      fs.writeFileSync(file, 'captured\n');
+      const cp = await client.call('captureCheckpoint', { threadId });
+      assert(cp.changed.some((c) => c.path === CHECKPOINT_FILE), `the capture did not see ${CHECKPOINT_FILE}: ${JSON.stringify(cp.changed)}`);
+      const listed = await client.call('listCheckpoints', { threadId });
+      assert(listed.checkpoints.some((c) => c.ordinal === cp.ordinal && c.ref === cp.ref), `listCheckpoints (the store) lacks #${cp.ordinal}: ${JSON.stringify(listed.checkpoints)}`);
+
+      fs.writeFileSync(file, 'changed later\n');
+      const restored = await client.call('restoreCheckpoint', { threadId, ordinal: cp.ordinal, mode: 'files' });
+      assert(restored.files, 'restoreCheckpoint (files) returned no files result');
+      assert(fs.readFileSync(file, 'utf8') === 'captured\n', `after the restore ${CHECKPOINT_FILE} holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`);
+      const undone = await client.call('undoRestore', { restorePoint: restored.files.restorePoint });
+      assert(undone.undone === restored.files.restorePoint, `undoRestore undid ${undone.undone}, expected ${restored.files.restorePoint}`);
+      assert(fs.readFileSync(file, 'utf8') === 'changed later\n', `after the undo ${CHECKPOINT_FILE} holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`);
+      assert(git('rev-parse', 'HEAD').trim() === head, 'HEAD moved');
+      note(`  checkpoint #${cp.ordinal} (${cp.ref}) captured in ${cp.tookMs} ms, restored and undone`);
+    } finally {
+      fs.rmSync(file, { force: true });
+      await client.call('deleteThread', { threadId }).catch(() => undefined);
+    }
+  }, 60_000);
 }
 
 export async function run(): Promise<void> {
