@@ -17,7 +17,7 @@
  * the same text with normalised SGR sequences only (format and safe rendering: styles.ts).
  */
 import { TerminalScreen, type ScreenSink } from './screen';
-import { renderPlain, renderStyled, type Row } from './rows';
+import type { Row } from './rows';
 import { assembleText, LineTail, type Measure } from './tail';
 
 export { LIVE_LINES, TERMINAL_COLUMNS } from './screen';
@@ -56,8 +56,8 @@ export class TerminalNormalizer {
     this.styled = render !== 'plain' ? new LineTail(styled.limit, styled.measure) : null;
     const sink: ScreenSink = {
       freeze: (row) => {
-        this.plain?.push(renderPlain(row));
-        this.styled?.push(renderStyled(row, this.sequences));
+        this.plain?.push(row.renderPlain());
+        this.styled?.push(row.renderStyled(this.sequences));
       },
       clearScrollback: () => {
         this.plain?.clear();
@@ -106,7 +106,7 @@ export class TerminalNormalizer {
   }
 
   private renderRow(row: Row, colors: TerminalColors): string {
-    return colors === 'keep' ? renderStyled(row, this.sequences) : renderPlain(row);
+    return colors === 'keep' ? row.renderStyled(this.sequences) : row.renderPlain();
   }
 
   /** Whether a full-screen program has the alternate screen up (its text is then all a terminal shows). */

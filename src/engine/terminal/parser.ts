@@ -21,8 +21,8 @@ export const MAX_PARAM_VALUE = 0x7fffffff;
 
 /** What the parser drives (the screen). */
 export interface VtHandler {
-  /** Printable code units s[start, end). */
-  print(s: string, start: number, end: number): void;
+  /** Prints from s[start] (printable) on, up to the first code unit that is not printable (before `end`); returns where it stopped. */
+  print(s: string, start: number, end: number): number;
   /** A C0 or C1 control (BS, HT, LF, CR, …; IND, NEL, HTS). */
   execute(code: number): void;
   /** `CSI <collect> <params> <final>`; `collect` holds the prefix (`?`, `>`, …) and intermediates. */
@@ -153,24 +153,65 @@ export class VtParser {
     this.state = GROUND;
   }
 
+  /**
+   * The common CSI (`ESC [`, an optional prefix, digits and `;`, a final byte), all within this
+   * chunk, dispatched without stepping through the state machine; anything else (sub-parameters,
+   * intermediates, controls inside, too many parameters, the chunk ending) returns 0 and the state
+   * machine takes it from the ESC, with the same result. `j` is the index after the `[`.
+   */
+  private fastCsi(s: string, j: number, len: number): number {
+    let collect = '';
+    let c = s.charCodeAt(j);
+    if (c >= 0x3c && c <= 0x3f) {
+      collect = s[j]!;
+      c = s.charCodeAt(++j);
+    }
+    const params = this.params;
+    params[0] = 0;
+    let n = 1;
+    for (; j < len; c = s.charCodeAt(++j)) {
+      if (c >= 0x30 && c <= 0x39) params[n - 1] = Math.min(params[n - 1]! * 10 + c - 48, MAX_PARAM_VALUE);
+      else if (c === 0x3b) {
+        if (n >= MAX_PARAMS) return 0;
+        params[n++] = 0;
+      } else break;
+    }
+    if (j >= len || c < 0x40 || c > 0x7e) return 0;
+    if (this.subCount) this.subs = [];
+    this.subCount = 0;
+    this.collect = collect;
+    this.n = n;
+    this.h.csi(collect, c, params, n, this.subs);
+    this.state = GROUND;
+    return j;
+  }
+
   parse(s: string): void {
     const h = this.h;
     const len = s.length;
     for (let i = 0; i < len; i++) {
       const c = s.charCodeAt(i);
       if (this.state === GROUND && c >= 0x20 && c !== 0x7f && (c < 0x80 || c >= 0xa0)) {
-        let j = i + 1;
-        while (j < len) {
-          const d = s.charCodeAt(j);
-          if (d < 0x20 || (d >= 0x7f && d < 0xa0)) break;
-          j++;
-        }
-        h.print(s, i, j);
-        i = j - 1;
+        i = h.print(s, i, len) - 1;
         continue;
+      }
+      if (c === 0x1b && this.state === GROUND && s.charCodeAt(i + 1) === 0x5b) {
+        const end = this.fastCsi(s, i + 2, len);
+        if (end > 0) {
+          i = end;
+          continue;
+        }
       }
       if (c === 0x1b || c === 0x18 || c === 0x1a || (c >= 0x80 && c < 0xa0)) {
         this.anywhere(c);
+        continue;
+      }
+      if (c >= 0xa0) {
+        // A code point ≥ 0xA0 outside GROUND: ignored inside strings and ignored sequences, an
+        // error anywhere else (the sequence is dropped with it). A surrogate pair is one code point.
+        const st = this.state;
+        if (st !== CSI_IGNORE && st !== OSC_STRING && st !== DCS_IGNORE && st !== DCS_PASSTHROUGH) this.state = GROUND;
+        if (c <= 0xdbff && c >= 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
         continue;
       }
       switch (this.state) {

@@ -196,7 +196,8 @@ export function styledSpans(text: string): StyledSpan[][] {
   return text.split('\n').map((line) => {
     const spans: StyledSpan[] = [];
     let style: Omit<StyledSpan, 'text'> = {};
-    const re = /\x1b\[([0-9;]*)m|\x1b[^\x1b]?/g; // eslint-disable-line no-control-regex
+    // SGR (group 1), any other CSI sequence, an OSC string, any other escape.
+    const re = /\x1b\[([0-9;]*)m|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[^[\]]?/g; // eslint-disable-line no-control-regex
     let last = 0;
     const push = (t: string): void => {
       // eslint-disable-next-line no-control-regex

@@ -40,7 +40,7 @@ const HIGH_ZERO_WIDTH = [
 ];
 
 /** Width of every BMP code point, built once. */
-const BMP_WIDTHS: Uint8Array = (() => {
+export const BMP_WIDTHS: Uint8Array = (() => {
   const t = new Uint8Array(0x10000);
   t.fill(1);
   t[0] = 0;
