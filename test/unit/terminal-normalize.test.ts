@@ -71,6 +71,7 @@ describe('terminal normalisation: each escape kind (expected text, and the same 
     ['cursor position (CUP, VPA)', `a\nb\nc${ESC}[1;2HX${ESC}[3dY`, 'aX\nb\nc Y'],
     ['erase in line: to end, to start, whole line', `abcdef${ESC}[3G${ESC}[K\nabcdef${ESC}[3G${ESC}[1K\nabcdef${ESC}[2Kxy`, 'ab\n   def\n      xy'],
     ['erase in display: below, whole screen, scrollback', `a\nb\nc${ESC}[2;1H${ESC}[J\n`, 'a'],
+    ['erase in display above the cursor (ED 1)', `abc\ndef\nghi${ESC}[2;2H${ESC}[1J`, '\n  f\nghi'],
     ['erase the whole screen keeps the scrollback above it', `${'l\n'.repeat(70)}x${ESC}[2J`, 'l\n'.repeat(7).trimEnd()],
     ['ED 3 clears the scrollback', `${'l\n'.repeat(70)}x${ESC}[3J`, `${'l\n'.repeat(63)}x`],
     ['erase characters, insert and delete characters', `abcdef${ESC}[2G${ESC}[2X\rabcdef${ESC}[3G${ESC}[2P\n12345${ESC}[2G${ESC}[2@`, 'abef\n1  2345'],
