@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { LIVE_LINES, normalizeTerminalOutput, TERMINAL_COLUMNS, TERMINAL_OUTPUT_TAIL_CHARS, TerminalNormalizer } from '../../src/engine/terminal/normalize';
 import { styledSpans } from '../../src/engine/terminal/styles';
 import { fuzzOutput } from '../fixtures/terminal/fuzz';
-import { recordings, xtermText, type OracleOptions } from '../fixtures/terminal/oracle';
+import { oracleTerminal, recordings, writeAll, xtermText, type OracleOptions } from '../fixtures/terminal/oracle';
 
 const ESC = '\x1b';
 // eslint-disable-next-line no-control-regex
@@ -154,12 +154,12 @@ describe('terminal normalisation: bounds and colours', () => {
     assert.match(text, /^\[terminal: 0 earlier lines cut \(\d+ characters\)\]\n(🚀)+$/u);
   });
 
-  it("colors: 'keep' gives normalised SGR only, one style per run, reset at each line end", () => {
+  it("colors: 'keep' gives normalised SGR only, one style per run, reset at each line end; hyperlink text underlined", () => {
     const out = normalizeTerminalOutput(`${ESC}[1m${ESC}[31mred bold${ESC}[22m red\n${ESC}[38;5;208m${ESC}[48;2;1;2;3mx${ESC}[7my${ESC}[0m plain ${ESC}]8;;u\x07l${ESC}]8;;\x07`, { colors: 'keep' });
-    assert.equal(out, `${ESC}[0;1;31mred bold${ESC}[0;31m red${ESC}[0m\n${ESC}[0;38;5;208;48;2;1;2;3mx${ESC}[0;7;38;5;208;48;2;1;2;3my${ESC}[0m plain l`);
+    assert.equal(out, `${ESC}[0;1;31mred bold${ESC}[0;31m red${ESC}[0m\n${ESC}[0;38;5;208;48;2;1;2;3mx${ESC}[0;7;38;5;208;48;2;1;2;3my${ESC}[0m plain ${ESC}[0;4ml${ESC}[0m`);
     assert.deepEqual(styledSpans(out), [
       [{ text: 'red bold', bold: true, fg: 1 }, { text: ' red', fg: 1 }],
-      [{ text: 'x', fg: 208, bg: '#010203' }, { text: 'y', inverse: true, fg: 208, bg: '#010203' }, { text: ' plain l' }],
+      [{ text: 'x', fg: 208, bg: '#010203' }, { text: 'y', inverse: true, fg: 208, bg: '#010203' }, { text: ' plain ' }, { text: 'l', underline: true }],
     ]);
   });
 
@@ -184,4 +184,52 @@ describe('terminal normalisation: seeded differential run against @xterm/headles
       assert.equal(streamed([input]), await xtermText(input), `seed ${seed}`);
     }
   });
+});
+
+describe("terminal normalisation: colours as @xterm/headless holds them (colors: 'keep')", () => {
+  /** One style key per code point of each line: colour modes and values, then the flags. */
+  function xtermStyles(term: ReturnType<typeof oracleTerminal>): string[][] {
+    const buf = term.buffer.active;
+    const color = (mode: 'Fg' | 'Bg', cell: NonNullable<ReturnType<NonNullable<ReturnType<typeof buf.getLine>>['getCell']>>): string => {
+      if (mode === 'Fg') return cell.isFgDefault() ? 'd' : cell.isFgRGB() ? `#${cell.getFgColor().toString(16).padStart(6, '0')}` : `p${cell.getFgColor()}`;
+      return cell.isBgDefault() ? 'd' : cell.isBgRGB() ? `#${cell.getBgColor().toString(16).padStart(6, '0')}` : `p${cell.getBgColor()}`;
+    };
+    const out: string[][] = [];
+    for (let y = 0; y < buf.length; y++) {
+      const line = buf.getLine(y)!;
+      const keys: string[] = [];
+      for (let x = 0; x < line.length; x++) {
+        const cell = line.getCell(x)!;
+        if (cell.getWidth() === 0) continue;
+        const flags = [cell.isBold(), cell.isDim(), cell.isItalic(), cell.isUnderline(), cell.isBlink(), cell.isInverse(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map((f) => (f ? 1 : 0)).join('');
+        const key = `${color('Fg', cell)}/${color('Bg', cell)}/${flags}`;
+        for (const _ of cell.getChars() || ' ') keys.push(key);
+      }
+      out.push(keys);
+    }
+    return out;
+  }
+
+  function myStyles(text: string): string[][] {
+    return styledSpans(text).map((spans) =>
+      spans.flatMap((s) => {
+        const c = (v: number | string | undefined): string => (v === undefined ? 'd' : typeof v === 'number' ? `p${v}` : v);
+        const flags = [s.bold, s.dim, s.italic, s.underline, s.blink, s.inverse, s.hidden, s.strikethrough, s.overline].map((f) => (f ? 1 : 0)).join('');
+        return [...s.text].map(() => `${c(s.fg)}/${c(s.bg)}/${flags}`);
+      }),
+    );
+  }
+
+  for (const name of ['git-color-pager', 'docker-redraw']) {
+    it(`${name}: every character has the colours and attributes the terminal gives it`, async () => {
+      const bytes = recordings().find((r) => r.name === name)!.bytes;
+      const term = oracleTerminal();
+      await writeAll(term, bytes);
+      const ref = xtermStyles(term);
+      term.dispose();
+      const mine = myStyles(normalizeTerminalOutput(bytes, { colors: 'keep' }));
+      assert.ok(mine.some((l) => l.some((k) => !k.startsWith('d/d/000000000'))), 'the recording has colours');
+      mine.forEach((keys, y) => assert.deepEqual(keys, ref[y]!.slice(0, keys.length), `line ${y}`));
+    });
+  }
 });

@@ -18,6 +18,8 @@ export const MAX_PARAMS = 32;
 export const MAX_SUB_PARAMS = 32;
 /** Largest parameter value; larger numbers are capped. */
 export const MAX_PARAM_VALUE = 0x7fffffff;
+/** Characters of an OSC string collected (enough for an OSC 8 hyperlink's parameters and URI); a longer one is dropped. */
+export const MAX_OSC_CHARS = 8_192;
 
 /** What the parser drives (the screen). */
 export interface VtHandler {
@@ -29,8 +31,8 @@ export interface VtHandler {
   csi(collect: string, final: number, params: readonly number[], n: number, subs: ReadonlyArray<number[] | undefined>): void;
   /** `ESC <collect> <final>`. */
   esc(collect: string, final: number): void;
-  /** An OSC or DCS string ended (the parser's join state resets, as after any sequence). */
-  stringEnd(): void;
+  /** An OSC or DCS string ended (the join state resets, as after any sequence); `osc` is the OSC's text when it ended normally and fit MAX_OSC_CHARS. */
+  stringEnd(osc?: string): void;
 }
 
 const GROUND = 0;
@@ -58,6 +60,7 @@ export class VtParser {
   private digitIsSub = false;
   private rejectDigits = false;
   private rejectSubDigits = false;
+  private osc = '';
 
   constructor(private readonly h: VtHandler) {
     this.clear();
@@ -110,7 +113,7 @@ export class VtParser {
   private anywhere(c: number): void {
     const s = this.state;
     if ((s === OSC_STRING || s === DCS_PASSTHROUGH) && (c === 0x1b || c === 0x9c || c === 0x18 || c === 0x1a)) {
-      this.h.stringEnd();
+      this.h.stringEnd(s === OSC_STRING && c !== 0x18 && c !== 0x1a ? this.oscText() : undefined);
       this.state = GROUND;
       if (c === 0x1b) {
         this.clear();
@@ -127,6 +130,7 @@ export class VtParser {
         this.state = GROUND;
         return;
       case 0x9d:
+        this.osc = '';
         this.state = OSC_STRING;
         return;
       case 0x98:
@@ -186,6 +190,16 @@ export class VtParser {
     return j;
   }
 
+  private oscPut(ch: string): void {
+    if (this.osc.length <= MAX_OSC_CHARS) this.osc += ch;
+  }
+
+  private oscText(): string | undefined {
+    const text = this.osc;
+    this.osc = '';
+    return text.length <= MAX_OSC_CHARS ? text : undefined;
+  }
+
   parse(s: string): void {
     const h = this.h;
     const len = s.length;
@@ -211,7 +225,9 @@ export class VtParser {
         // error anywhere else (the sequence is dropped with it). A surrogate pair is one code point.
         const st = this.state;
         if (st !== CSI_IGNORE && st !== OSC_STRING && st !== DCS_IGNORE && st !== DCS_PASSTHROUGH) this.state = GROUND;
-        if (c <= 0xdbff && c >= 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+        const pair = c <= 0xdbff && c >= 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+        if (st === OSC_STRING) this.oscPut(pair ? s.slice(i, i + 2) : s[i]!);
+        if (pair) i++;
         continue;
       }
       switch (this.state) {
@@ -227,7 +243,10 @@ export class VtParser {
           } else if (c === 0x5b) {
             this.clear();
             this.state = CSI_ENTRY;
-          } else if (c === 0x5d) this.state = OSC_STRING;
+          } else if (c === 0x5d) {
+            this.osc = '';
+            this.state = OSC_STRING;
+          }
           else if (c === 0x50) {
             this.clear();
             this.state = DCS_ENTRY;
@@ -278,9 +297,9 @@ export class VtParser {
           break;
         case OSC_STRING:
           if (c === 0x07) {
-            h.stringEnd();
+            h.stringEnd(this.oscText());
             this.state = GROUND;
-          }
+          } else if (c >= 0x20) this.oscPut(s[i]!);
           break;
         case SOS_PM_APC_STRING:
           if (c >= 0xa0) this.state = GROUND;

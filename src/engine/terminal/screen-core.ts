@@ -12,7 +12,7 @@
 import type { Charset } from './charsets';
 import { VtParser, type VtHandler } from './parser';
 import { NUL, Row } from './rows';
-import { defaultSgr, StyleTable, type SgrState } from './styles';
+import { defaultSgr, StyleTable, UNDERLINE, type SgrState } from './styles';
 import { BMP_WIDTHS as BMP_WIDTHS_IMPORT, cellWidth as cellWidthImport } from './width';
 
 // Hot functions bound once: module loaders that compile ES modules to CommonJS (tsx, ts-node)
@@ -76,6 +76,8 @@ export abstract class ScreenCore implements VtHandler {
   protected charset: Charset | undefined = undefined;
   /** xterm.js's precedingJoinState: (width << 1) | joined of the last printed character, 0 after any control. */
   protected join = 0;
+  /** Inside an OSC 8 hyperlink (its text shows underlined). */
+  protected link = false;
 
   constructor(protected readonly sink: ScreenSink, options: ScreenOptions = {}) {
     this.rows = Math.max(2, options.rows ?? LIVE_LINES);
@@ -114,7 +116,7 @@ export abstract class ScreenCore implements VtHandler {
 
   protected sgrChanged(): void {
     if (this.styleTable === null) return;
-    this.styleId = this.styleTable.intern(this.sgr);
+    this.styleId = this.styleTable.intern(this.link ? { ...this.sgr, flags: this.sgr.flags | UNDERLINE } : this.sgr);
     this.eraseId = this.styleTable.intern({ fg: -1, bg: this.sgr.bg, flags: 0 });
   }
 
@@ -343,6 +345,7 @@ export abstract class ScreenCore implements VtHandler {
     this.normal = this.freshBuffer();
     this.alt = this.freshBuffer();
     this.buf = this.normal;
+    this.link = false;
     this.sgr = defaultSgr();
     this.sgrChanged();
     this.resetModes();

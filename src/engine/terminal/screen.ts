@@ -9,7 +9,8 @@
  *
  * `ESC [ 3 J` and `ESC c` clear the scrollback (the sink's `clearScrollback`). Known differences
  * from xterm.js: reverse wraparound (mode 45), protected cells (DECSCA) and the colour of erased
- * cells (BCE) are not modelled.
+ * cells (BCE) are not modelled; hyperlink text stays underlined after a cursor restore inside the
+ * link (xterm.js then stops marking it until an SGR 0 or 4). None changes the plain text.
  */
 import { CHARSET_FLAGS, charsetFor, G_LEVEL } from './charsets';
 import { NUL } from './rows';
@@ -65,8 +66,16 @@ export class TerminalScreen extends ScreenCore {
     }
   }
 
-  stringEnd(): void {
+  /** OSC 8 (hyperlink): the link is not kept, but its text is underlined, as xterm.js shows it; other OSCs (titles, colours) change nothing on screen. */
+  stringEnd(osc?: string): void {
     this.join = 0;
+    if (osc === undefined || !osc.startsWith('8;')) return;
+    const data = osc.slice(2);
+    const at = data.indexOf(';');
+    if (at === -1) return;
+    if (data.length > at + 1) this.link = true;
+    else if (data.slice(0, at).trim() === '') this.link = false;
+    this.sgrChanged();
   }
 
   esc(collect: string, final: number): void {
@@ -289,6 +298,7 @@ export class TerminalScreen extends ScreenCore {
     const b = this.buf;
     b.top = 0;
     b.bottom = this.rows - 1;
+    this.link = false;
     this.sgr = defaultSgr();
     this.sgrChanged();
     this.resetModes();
