@@ -171,6 +171,12 @@ describe('CommandOutputHub: bounds', () => {
     assert.equal(hub.size, MAX_LIVE_COMMANDS);
     assert.equal(told.at(-1)?.type, 'evicted');
     assert.equal(hub.append('c1', 'x'), false);
+    // Starting a command under an id in use replaces that stream; its subscribers are told.
+    const replaced: CommandOutputEvent[] = [];
+    hub.subscribe('more69', (e) => replaced.push(e));
+    hub.start('more69');
+    assert.deepEqual(replaced.map((e) => e.type), ['update', 'evicted']);
+    assert.equal(hub.text('more69'), '');
   });
 
   it(`the final texts stay within TERMINAL_OUTPUT_TAIL_CHARS characters and MAX_BYTES_PER_STREAM (${MAX_BYTES_PER_STREAM}) bytes`, () => {

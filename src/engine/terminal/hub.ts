@@ -142,9 +142,10 @@ export class CommandOutputHub {
     return this.streams.get(commandId)?.normalizer != null;
   }
 
-  /** Opens the stream of a command that starts (a running stream of the same id is restarted empty). */
+  /** Opens the stream of a command that starts (a stream of the same id is replaced: its subscribers are told `evicted`). */
   start(commandId: string): void {
-    this.release(commandId);
+    const old = this.streams.get(commandId);
+    if (old !== undefined) this.evict(old);
     while (this.streams.size >= this.maxLive) this.evictOne();
     this.streams.set(commandId, {
       id: commandId,
@@ -244,9 +245,12 @@ export class CommandOutputHub {
       }
       victim ??= s;
     }
-    if (victim === undefined) return;
-    this.streams.delete(victim.id);
-    for (const sub of victim.subscribers) deliver(sub, { type: 'evicted', commandId: victim.id, seq: ++sub.seq });
+    if (victim !== undefined) this.evict(victim);
+  }
+
+  private evict(stream: Stream): void {
+    this.streams.delete(stream.id);
+    for (const sub of stream.subscribers) deliver(sub, { type: 'evicted', commandId: stream.id, seq: ++sub.seq });
   }
 
   private updateFor(stream: Stream, sub: Subscriber, reset: boolean): ({ type: 'update' } & CommandOutputUpdate) | null {

@@ -17,7 +17,7 @@
  */
 
 /** Code units one cell keeps (a character and its combining marks); further marks are dropped, so a line of "zalgo" text stays bounded. */
-export const MAX_CELL_CHARS = 32;
+export const MAX_CELL_CHARS = 16;
 
 /** An empty cell. */
 export const NUL = '\0';
