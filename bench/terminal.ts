@@ -109,7 +109,10 @@ function concat(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-const mbps = (bytes: number, ms: number): string => (bytes / 1e6 / (ms / 1e3)).toFixed(1).padStart(7);
+const mbps = (bytes: number, ms: number): string => {
+  const v = bytes / 1e6 / (ms / 1e3);
+  return (v >= 10 ? v.toFixed(1) : v.toPrecision(2)).padStart(7);
+};
 
 function hubCost(all: Uint8Array, chunk: number, subscribe: boolean): { perChunkUs: number; mbps: number; updates: number } {
   const times: number[] = [];
