@@ -21,6 +21,7 @@ import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
 import { BackgroundWork } from './runs/background';
+import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
 import type { Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
@@ -165,8 +166,9 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   };
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
+  const terminals = new CommandOutputHub();
   const runner = new AgentRunner({
-    store, streams, tools, policy, gate,
+    store, streams, tools, policy, gate, terminals,
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });

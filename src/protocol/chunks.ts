@@ -1,13 +1,13 @@
 /**
  * Live turn chunks: what streams while a run is active (SPEC 2.1). A chunk is `{turnId, seq,
  * kind, data}`; `data` is text for `text`/`reasoning`/`status` and JSON of the payloads below for
- * `toolCall`/`toolResult`/`steer`. The kind is open on the wire: a newer engine may add kinds that an
+ * `toolCall`/`toolResult`/`steer`/`commandOutput`. The kind is open on the wire: a newer engine may add kinds that an
  * older client skips. The engine encodes payloads with `encodeToolCall`/`encodeToolResult` and
  * clients decode them with the validators here — one definition for both sides.
  */
-import { arrayOf, int, object, optional, str, type Infer } from './wire/validators';
+import { arrayOf, bool, int, object, optional, str, type Infer } from './wire/validators';
 
-export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer'] as const;
+export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer', 'commandOutput'] as const;
 export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
 
 /** A chunk on the wire; `kind` is any string (unknown kinds are skipped by clients). */
@@ -25,6 +25,23 @@ export type ToolResultData = Infer<typeof toolResultData>;
 /** `steer` chunk data: a queued prompt the turn took at a boundary, and the tool calls it pre-empted. */
 export const steerData = object({ itemId: str, prompt: str, skippedTools: arrayOf(str) });
 export type SteerData = Infer<typeof steerData>;
+
+/**
+ * `commandOutput` chunk data: the live output of a running command (run_command), terminal-
+ * normalised, as an update of the tool call's view (./terminal.ts `applyUpdate`; lines in the
+ * styled-text format). Updates of one call come in order; a `reset` one replaces everything.
+ */
+export const commandOutputData = object({
+  itemId: str,
+  update: object({
+    commandId: str, seq: int, reset: bool, firstFrozen: int, frozenFrom: int, frozen: arrayOf(str), shift: int, liveFrom: int, live: arrayOf(str),
+  }),
+});
+export type CommandOutputData = Infer<typeof commandOutputData>;
+
+export function encodeCommandOutput(d: CommandOutputData): string {
+  return JSON.stringify(commandOutputData(d));
+}
 
 export function encodeSteer(d: SteerData): string {
   return JSON.stringify(steerData(d));

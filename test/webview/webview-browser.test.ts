@@ -494,4 +494,41 @@ describe('chat webview in Chromium (fake host)', function () {
     await page.locator('button.threads-toggle').click();
   });
 
+  it('a command\'s output streams into its tool call as a terminal shows it: a progress bar updates in place, colours render', async () => {
+    const R3 = 'run:browser-term';
+    const item = 'item:term:0';
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'message.added', messageId: 'm:u-term', parentId: null, role: 'user', content: 'Install the dependencies', runId: null, status: 'complete' }),
+      ev({ type: 'run.started', runId: R3, ordinal: 3, provider: 'openai', model: 'gpt-4o-mini', ownerPid: 1, userMessageId: 'm:u-term' }),
+    ] });
+    await waitPosted('subscribeTurn R3', (m) => m.type === 'subscribeTurn' && m.turnId === R3);
+    let seq = 0;
+    const frame = (live: string[], frozen: string[] = [], reset = false) => ({
+      turnId: R3, seq: ++seq, kind: 'commandOutput',
+      data: JSON.stringify({ itemId: item, update: { commandId: item, seq, reset, firstFrozen: 0, frozenFrom: 0, frozen, shift: 0, liveFrom: 0, live } }),
+    });
+    await host({ type: 'turnChunks', turnId: R3, chunks: [
+      { turnId: R3, seq: ++seq, kind: 'toolCall', data: JSON.stringify({ itemId: item, callId: 'c-term', name: 'run_command', arguments: '{"command":"npm install"}' }) },
+      frame(['added  10%'], [], true),
+    ] });
+    const term = page.locator(`section.tool[data-call-id="${item}"] .terminal`);
+    await eventually('the first frame', async () => (await term.innerText()).trim() === 'added  10%');
+    await host({ type: 'turnChunks', turnId: R3, chunks: [frame(['added  55%'])] });
+    await eventually('the bar updated in place', async () => (await term.innerText()).trim() === 'added  55%');
+    await host({ type: 'turnChunks', turnId: R3, chunks: [frame(['added 100%', '\u001b[0;1;31mERR!\u001b[0m peer dependency missing'])] });
+    await eventually('the last frame', async () => (await term.locator('.line').count()) === 2);
+    assert.deepEqual((await term.locator('.line').allInnerTexts()).map((x) => x.trim()), ['added 100%', 'ERR! peer dependency missing']);
+    const err = term.locator('.line').nth(1).locator('span').first();
+    assert.equal(await err.innerText(), 'ERR!');
+    assert.match((await err.getAttribute('class')) ?? '', /bold/);
+    assert.match((await err.getAttribute('style')) ?? '', /--vscode-terminal-ansiRed/);
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-terminal.png'), fullPage: true });
+    const violations = (await page.evaluate('window.__violations')) as string[];
+    assert.deepEqual(violations.filter((v) => v.startsWith('style-src')), [], 'colours are set through the CSSOM: no style-src violation');
+    await host({ type: 'events', threadId: T, events: [
+      ev({ type: 'run.ended', runId: R3, status: 'completed', error: null, usage: { inputTokens: 1, outputTokens: 1 } }),
+    ] });
+  });
+
 });

@@ -20,6 +20,8 @@ import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/ch
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory } from './history';
 import { rebuildTurn } from './resume';
+import { openCommandOutput } from './command-output';
+import type { CommandOutputHub } from '../terminal/hub';
 import { redact } from '../platform/secrets';
 import type { HookBus, RunInfo } from './hooks';
 
@@ -37,6 +39,8 @@ export interface AgentRunnerDeps {
   systemPrompt?: string;
   /** Host facilities every tool call gets (see ToolContext). */
   toolEnv?: { ripgrepPath?: string };
+  /** Live command output (run_command) streams through this hub into the turn (./command-output.ts). */
+  terminals?: CommandOutputHub;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -90,8 +94,11 @@ export const STEERED_TOOL_RESULT = 'Not run: the user sent new instructions befo
 
 export interface TurnResult { threadId: string; runId: string; status: EndedRunStatus; text: string; error: string | null; usage: Usage }
 
+/** Keeps the start and, mostly, the end of a long result (a command's last lines matter most), with a note of what was cut. */
 function truncate(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}\n… [truncated ${s.length - max} characters]`;
+  if (s.length <= max) return s;
+  const head = Math.floor(max / 4);
+  return `${s.slice(0, head)}\n… [${s.length - max} characters cut] …\n${s.slice(s.length - (max - head))}`;
 }
 
 function addUsage(total: Usage, u: Usage): void {
@@ -258,7 +265,7 @@ export class AgentRunner {
         }
       }
       if (itemStatus !== 'denied') {
-        result = await this.runApproved(t, info, call, tool, args);
+        result = await this.runApproved(t, info, call, tool, args, id);
         if (result.isError) itemStatus = 'failed';
       }
     } catch (e) {
@@ -279,12 +286,17 @@ export class AgentRunner {
   }
 
   /** beforeTool → the tool → afterTool (also when the tool threw: a killed command may still have changed files). */
-  private async runApproved(t: TurnSpec, info: RunInfo, call: ToolCall, tool: AgentTool, args: unknown): Promise<ToolResult> {
+  private async runApproved(t: TurnSpec, info: RunInfo, call: ToolCall, tool: AgentTool, args: unknown, itemId: string): Promise<ToolResult> {
     await t.hooks.run('beforeTool', { ...info, call, tool });
     let result: ToolResult | null = null;
     let status: 'completed' | 'failed' | 'interrupted' = 'failed';
     try {
-      result = await tool.run(args, { ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal, ...(t.background ? { background: t.background.port } : {}) });
+      const hub = this.deps.terminals;
+      result = await tool.run(args, {
+        ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal,
+        ...(t.background ? { background: t.background.port } : {}),
+        ...(hub ? { terminal: () => openCommandOutput(hub, this.deps.streams, t.runId, itemId) } : {}),
+      });
       status = result.isError ? 'failed' : 'completed';
       return result;
     } catch (e) {

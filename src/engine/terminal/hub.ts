@@ -15,6 +15,9 @@
  * within the limits above, and LIVE_LINES live rows.
  */
 import { TerminalNormalizer, TERMINAL_OUTPUT_TAIL_CHARS, type TerminalColors } from './normalize';
+import { applyUpdate, emptyView, type CommandOutputUpdate, type CommandOutputView } from '../../protocol/terminal';
+
+export { applyUpdate, emptyView, type CommandOutputUpdate, type CommandOutputView };
 
 /** Streams kept at once (running or ended and not yet released); one more evicts the least recently active. */
 export const MAX_LIVE_COMMANDS = 64;
@@ -26,52 +29,6 @@ export type CommandOutputEvent =
   | ({ type: 'update' } & CommandOutputUpdate)
   | { type: 'ended'; commandId: string; seq: number; text: string; exitCode: number | null }
   | { type: 'evicted'; commandId: string; seq: number };
-
-export interface CommandOutputUpdate {
-  commandId: string;
-  seq: number;
-  /** Drop everything held first: the first update of a subscription. */
-  reset: boolean;
-  /** Absolute index of the oldest frozen line still kept: drop held lines before it (they were cut, or the program cleared its scrollback). */
-  firstFrozen: number;
-  /** Lines that froze (left the live region for good) since the last update, from absolute index `frozenFrom`: append them. */
-  frozenFrom: number;
-  frozen: string[];
-  /** Rows that left the top of the live region since the last update: drop that many live lines first. */
-  shift: number;
-  /** Then keep the first `liveFrom` live lines and put `live` after them: the live region is now `liveFrom + live.length` lines. */
-  liveFrom: number;
-  live: string[];
-}
-
-/** What a view holds of one command's output. */
-export interface CommandOutputView {
-  /** Absolute index of frozen[0]. */
-  firstFrozen: number;
-  frozen: string[];
-  live: string[];
-}
-
-export function emptyView(): CommandOutputView {
-  return { firstFrozen: 0, frozen: [], live: [] };
-}
-
-/** Applies one update to a view (in place) and returns it; lines shown = frozen, then live. */
-export function applyUpdate(view: CommandOutputView, u: CommandOutputUpdate): CommandOutputView {
-  if (u.reset) {
-    view.firstFrozen = u.firstFrozen;
-    view.frozen = [];
-    view.live = [];
-  }
-  if (u.firstFrozen > view.firstFrozen) {
-    view.frozen.splice(0, u.firstFrozen - view.firstFrozen);
-    view.firstFrozen = u.firstFrozen;
-  }
-  if (view.frozen.length === 0) view.firstFrozen = u.frozenFrom;
-  view.frozen.push(...u.frozen);
-  view.live = view.live.slice(u.shift, u.shift + u.liveFrom).concat(u.live);
-  return view;
-}
 
 /** What `end` hands back to persist and to give the model. */
 export interface CommandOutputResult {

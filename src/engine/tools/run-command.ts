@@ -8,6 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { CommandProcess, describeEnd, statusOf, type CommandOutputSink } from './command-process';
+import { TerminalNormalizer } from '../terminal/normalize';
 import type { ToolDefinition } from './schema';
 import { TOOL_OUTPUT_BUDGET_CHARS } from './text';
 import { ToolError, type ToolContext, type ToolResult } from './types';
@@ -119,14 +120,19 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<ToolR
   const timeoutMs = args.timeoutMs ?? RUN_COMMAND_DEFAULT_TIMEOUT_MS;
   if (timeoutMs > RUN_COMMAND_MAX_TIMEOUT_MS) throw new ToolError('invalidArguments', `run_command: timeoutMs is at most ${RUN_COMMAND_MAX_TIMEOUT_MS} (or run it in the background).`);
 
+  // In a turn the output streams live into the chat as a terminal shows it, and the model gets
+  // that normalised text (progress bars collapsed); elsewhere a bounded raw tail.
+  const term = ctx.terminal?.();
   const tail = new OutputTail();
-  const proc = new CommandProcess(args.command, resolved.real, { timeoutMs, sink: tail, ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}) });
+  const sink: CommandOutputSink = term ? { push: (t) => term.write(t) } : tail;
+  const proc = new CommandProcess(args.command, resolved.real, { timeoutMs, sink, ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}) });
   const onAbort = (): void => proc.stop('abort');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const end = await proc.done.finally(() => ctx.signal.removeEventListener('abort', onAbort));
+  const output = term ? term.end(end.exit?.code ?? null) : tail.result();
   if (end.spawnError) throw new ToolError('io', `Could not start the shell: ${end.spawnError.message}`);
   if (end.stopReason === 'abort') throw new ToolError('cancelled', `run_command was cancelled; its process group was killed (${statusOf(end)}).`);
-  const lines = [tail.result().replace(/\r?\n$/, '') || '(no output)', ...describeEnd(end, timeoutMs)];
+  const lines = [output.replace(/\r?\n$/, '') || '(no output)', ...describeEnd(end, timeoutMs)];
   return { content: lines.join('\n'), isError: end.stopReason === 'timeout' || end.exit?.code !== 0 };
 }
 
@@ -135,18 +141,20 @@ function startInBackground(args: RunCommandArgs, cwd: string, ctx: ToolContext):
   if (!ctx.background) throw new ToolError('notAvailable', 'run_command: background commands are not available here; run it in the foreground.');
   const timeoutMs = args.timeoutMs ?? RUN_COMMAND_BACKGROUND_DEFAULT_TIMEOUT_MS;
   if (timeoutMs > RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS) throw new ToolError('invalidArguments', `run_command: a background timeoutMs is at most ${RUN_COMMAND_BACKGROUND_MAX_TIMEOUT_MS}.`);
-  const tail = new OutputTail();
-  const proc = new CommandProcess(args.command, cwd, { timeoutMs, sink: tail });
+  // Normalised like a terminal, so command_status shows a progress bar's last state, not every frame.
+  const screen = new TerminalNormalizer();
+  const proc = new CommandProcess(args.command, cwd, { timeoutMs, sink: { push: (t) => screen.write(t) } });
   const awaited = args.awaited ?? false;
   const handle = ctx.background.track({
     kind: 'command', title: args.command, awaited,
     done: proc.done.then((end) => {
       if (end.spawnError) return { status: 'failed' as const, result: `Could not start the shell: ${end.spawnError.message}` };
-      const result = [tail.result().replace(/\r?\n$/, '') || '(no output)', ...describeEnd(end, timeoutMs)].join('\n');
+      screen.end();
+      const result = [screen.text('strip') || '(no output)', ...describeEnd(end, timeoutMs)].join('\n');
       const status = end.stopReason === 'kill' || end.stopReason === 'abort' ? 'cancelled' as const : end.stopReason === 'timeout' || end.exit?.code !== 0 ? 'failed' as const : 'completed' as const;
       return { status, result };
     }),
-    peek: () => tail.result(),
+    peek: () => screen.text('strip'),
     kill: () => proc.stop('kill'),
   });
   return {

@@ -18,6 +18,16 @@ export interface ToolContext {
   ripgrepPath?: string;
   /** The run's background work (subagents, background commands); absent where a run has none (tests of a single tool). */
   background?: BackgroundPort;
+  /** Opens this call's live terminal output (shown in the chat while it runs); absent outside a turn. */
+  terminal?: () => TerminalOutput;
+}
+
+/** A command's output as a terminal shows it (../agent/command-output.ts). */
+export interface TerminalOutput {
+  /** Output as it arrives, cut anywhere. */
+  write(chunk: string): void;
+  /** The command ended: the normalised plain text (bounded, with a note of what was cut). */
+  end(exitCode: number | null): string;
 }
 
 /** How a piece of background work ended. */

@@ -25,6 +25,8 @@ export interface ToolView {
   result: string | null;
   isError: boolean;
   changedPaths: string[];
+  /** A command's output as a terminal shows it (styled lines), streamed while it ran; null when none came. */
+  output: string[] | null;
 }
 
 export type Block =
@@ -63,6 +65,7 @@ function toolView(run: RunView, itemId: string, seg: Extract<StreamSegment, { ki
     result: content,
     isError: item ? item.isError : result !== null && result.status !== 'completed',
     changedPaths: result?.changedPaths ?? [],
+    output: seg?.output ? [...seg.output.frozen, ...seg.output.live] : null,
   };
 }
 

@@ -15,7 +15,8 @@
  * wire data.
  */
 import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type Role, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
-import { steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
+import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
+import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 
 export type { QueuedView };
@@ -49,7 +50,7 @@ export interface ToolResultView { status: string; content: string; changedPaths:
 /** One piece of a run's live stream, in chunk order. */
 export type StreamSegment =
   | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
-  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null }
+  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView }
   | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] };
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
@@ -334,6 +335,12 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
     case 'status':
       run.statusText = chunk.data.length > 0 ? chunk.data : null;
       return;
+    case 'commandOutput': {
+      const out = parseJson(chunk.data, commandOutputData, warn, 'commandOutput');
+      const seg = out && run.stream.find((s) => s.kind === 'tool' && s.itemId === out.itemId);
+      if (out && seg && seg.kind === 'tool') seg.output = applyUpdate(seg.output ?? emptyView(), out.update);
+      return;
+    }
     case 'steer': {
       const steer = parseJson(chunk.data, steerData, warn, 'steer');
       if (!steer || run.stream.some((s) => s.kind === 'steer' && s.itemId === steer.itemId)) return;
