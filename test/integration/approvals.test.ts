@@ -10,7 +10,8 @@ import { ClientError } from '../../src/client/engine-client';
 import { readOnlyGrant } from '../../src/protocol/commands/grants';
 import type { EngineUpdate, UpdateOf } from '../../src/protocol/updates';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
-import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
+import { openaiHost } from '../support/scripted';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
@@ -34,7 +35,7 @@ describe('approvals carry their thread and run', function () {
         textTurn('done'),
       ],
     });
-    t = startTestEngine({ dir, host: new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } }) });
+    t = startTestEngine({ dir, host: openaiHost(server) });
   });
   afterEach(async () => {
     await t.dispose();

@@ -15,7 +15,8 @@ import type { EngineClient } from '../../src/client/engine-client';
 import { MAX_SUBAGENT_DEPTH } from '../../src/engine/runs/background';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeResponse, type FakeServer, type RecordedRequest } from '../support/fake-openai-server';
-import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
+import { openaiHost, heldGate } from '../support/scripted';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { CLI_ENTRY, REPO_ROOT } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
@@ -37,11 +38,6 @@ function byAgent(scripts: Record<string, FakeResponse[]>): (req: RecordedRequest
   };
 }
 
-function gate(): { release: () => void; held: Promise<void> } {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  return { release, held };
-}
 
 const requestsOf = (server: FakeServer, marker: string) => server.requests.filter((r) => firstPrompt(r).includes(marker));
 const contents = (req: RecordedRequest) => (req.body.messages as { role: string; content: unknown }[]).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
@@ -54,7 +50,7 @@ describe('subagents and background work', function () {
 
   async function engineWith(scripts: Record<string, FakeResponse[]>): Promise<{ t: TestEngine; c: EngineClient }> {
     server = await startFakeOpenAI({ responses: [], route: byAgent(scripts) });
-    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } });
+    const host = openaiHost(server);
     t = startTestEngine({ dir, host });
     return { t, c: t.client() };
   }
@@ -77,7 +73,7 @@ describe('subagents and background work', function () {
   });
 
   it('an awaited subagent delays the turn end; its result goes to the parent model; its thread is listed under the parent with its status', async () => {
-    const g = gate();
+    const g = heldGate();
     const { c, t: te } = await engineWith({
       PARENT: [
         toolCallTurn([{ name: 'spawn_subagent', args: { task: 'CHILD: count the files', title: 'Count files' } }]),
@@ -107,7 +103,7 @@ describe('subagents and background work', function () {
   });
 
   it('a subagent that is not awaited lets the turn end; it finishes later and reports into the next turn', async () => {
-    const g = gate();
+    const g = heldGate();
     const { c } = await engineWith({
       PARENT: [
         toolCallTurn([{ name: 'spawn_subagent', args: { task: 'CHILD: run the slow audit', awaited: false } }]),
@@ -231,7 +227,7 @@ describe('subagents and background work', function () {
     await until('the child is running', () => requestsOf(server, 'CHILD').length === 1 && fs.existsSync(path.join(home, 'vox.db')));
     cli.kill('SIGKILL');
     await new Promise((r) => cli.once('exit', r));
-    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } });
+    const host = openaiHost(server);
     t = startTestEngine({ dir, host, config: { dbPath: path.join(home, 'vox.db') } });
     const c = t.client();
     const [parent] = (await c.call('listThreads', {})).threads;

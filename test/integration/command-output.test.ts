@@ -10,7 +10,8 @@ import { commandOutputData } from '../../src/protocol/chunks';
 import { applyUpdate, emptyView, styledSpans } from '../../src/protocol/terminal';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
-import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
+import { openaiHost } from '../support/scripted';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
@@ -35,7 +36,7 @@ describe('run_command output in a turn: live, normalised, bounded', function () 
     // 300 redraws of one line over ~1.5 s, then a red word and a last line.
     const script = `i=0; while [ $i -le ${FRAMES} ]; do printf '\\rprogress %3d%%' $((i*100/${FRAMES})); i=$((i+1)); sleep 0.005; done; printf '\\n\\033[31mred\\033[0m done\\n'`;
     server = await startFakeOpenAI({ responses: [toolCallTurn([{ name: 'run_command', args: { command: script } }]), textTurn('finished')] });
-    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl }, approval: { execute: 'auto' } });
+    const host = openaiHost(server, { execute: 'auto' });
     t = startTestEngine({ dir, host });
     const c = t.client();
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'show progress' });
@@ -65,7 +66,7 @@ describe('run_command output in a turn: live, normalised, bounded', function () 
 
   it('output beyond the tail bound is cut from the start with a note; the model sees the end', async () => {
     server = await startFakeOpenAI({ responses: [toolCallTurn([{ name: 'run_command', args: { command: 'seq 1 30000' } }]), textTurn('ok')] });
-    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl }, approval: { execute: 'auto' } });
+    const host = openaiHost(server, { execute: 'auto' });
     t = startTestEngine({ dir, host });
     const c = t.client();
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'count' });

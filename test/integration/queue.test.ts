@@ -16,6 +16,7 @@ import { MAX_QUEUED_PER_THREAD } from '../../src/engine/runs/queue';
 import { STEERED_TOOL_RESULT } from '../../src/engine/agent/runner';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+import { heldGate } from '../support/scripted';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
@@ -23,12 +24,6 @@ import { waitFor } from '../support/wait';
 
 const until = (what: string, cond: () => boolean | Promise<boolean>) => waitFor(what, 20_000, cond, 20);
 
-/** A gate a scripted turn waits on. */
-function gate(): { release: () => void; held: Promise<void> } {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  return { release, held };
-}
 
 async function rejects(p: Promise<unknown>, code: string): Promise<ClientError> {
   try {
@@ -69,7 +64,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   });
 
   it('prompts sent while the thread runs are queued; edited, reordered and cancelled entries run in queue order when the turn ends', async () => {
-    const g = gate();
+    const g = heldGate();
     const t = await engineWith([textTurn(['first ', 'answer'], { holds: [{ afterEvents: 1, release: g.held }] }), textTurn('answer B'), textTurn('answer C')]);
     const c = t.client();
     const events: { type: string; entryId?: string }[] = [];
@@ -107,7 +102,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   });
 
   it('bad input: unknown or finished entries, a full queue, `ifBusy: refuse`, an edit of an earlier message while running', async () => {
-    const g = gate();
+    const g = heldGate();
     const t = await engineWith([textTurn(['held ', 'turn'], { holds: [{ afterEvents: 1, release: g.held }] })]);
     const c = t.client();
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'hold the thread' });
@@ -130,7 +125,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   });
 
   it('the queue survives an engine restart on the same database and drains when the new engine starts', async () => {
-    const g = gate();
+    const g = heldGate();
     const t1 = await engineWith([textTurn(['never ', 'finishes'], { holds: [{ afterEvents: 1, release: g.held }] }), textTurn('after restart 1'), textTurn('after restart 2')]);
     const c1 = t1.client();
     const { threadId } = await c1.call('sendPrompt', { threadId: null, prompt: 'interrupted by the restart' });
@@ -148,7 +143,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
 
   it('steering before a tool batch: the tool calls the model just asked for do not run; the new instructions go to the model instead', async () => {
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
-    const g = gate();
+    const g = heldGate();
     let reached!: () => void;
     const atHold = new Promise<void>((r) => (reached = r));
     // The first model call streams a tool call and waits before its last event; the steer is asked meanwhile.
@@ -217,7 +212,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   });
 
   it('a steer asked when the turn has no boundary left runs next; steering an idle thread starts the prompt at once', async () => {
-    const g = gate();
+    const g = heldGate();
     const t = await engineWith([
       textTurn(['one ', 'two'], { holds: [{ afterEvents: 1, release: g.held }] }),
       textTurn('the steer, as the next turn'),
@@ -251,7 +246,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   });
 
   it('a prompt queued by a second process (`vox chat --thread T`) waits for the running turn here, then runs and streams in that process', async () => {
-    const g = gate();
+    const g = heldGate();
     let reached!: () => void;
     const atHold = new Promise<void>((r) => (reached = r));
     server = await startFakeOpenAI({ responses: [textTurn(['vs code ', 'turn'], { holds: [{ afterEvents: 1, release: g.held, onReached: () => reached() }] }), textTurn('the cli turn answered')] });

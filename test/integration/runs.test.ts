@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { ClientError } from '../../src/client/engine-client';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
-import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
+import { openaiHost } from '../support/scripted';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeRepo, makeSandbox, type Sandbox } from '../support/worktree-fixtures';
 import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
@@ -43,7 +44,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
 
   async function engineWith(responses: Parameters<typeof startFakeOpenAI>[0]['responses']) {
     server = await startFakeOpenAI({ responses });
-    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } });
+    const host = openaiHost(server);
     t = startTestEngine({ dir, host });
     return t;
   }
@@ -159,7 +160,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
       sb = makeSandbox();
       const repo = makeRepo(sb, 'proj', { files: { 'a.txt': 'a\n' } });
       server = await startFakeOpenAI({ responses: [slowTurn('variant zero is thinking for a long while'), slowTurn('variant one is thinking for a long while')] });
-      const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } });
+      const host = openaiHost(server);
       const te = startTestEngine({ dir, workspaceRoot: repo, host });
       t = te;
       const c = te.client();
