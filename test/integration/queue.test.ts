@@ -18,7 +18,7 @@ import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { heldGate } from '../support/scripted';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
-import { runVox } from '../support/cli';
+import { CLI_ENTRY, REPO_ROOT, runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
@@ -269,5 +269,32 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     assert.deepEqual(await userPrompts(c, threadId), ['the running turn', 'from the terminal']);
     const runs = (await c.call('getThread', { threadId })).runs;
     assert.deepEqual(runs.map((x) => x.status), ['completed', 'completed']);
+  });
+
+  it('Ctrl-C while `vox chat` waits in the queue takes its prompt out (exit 130); it never runs', async () => {
+    const g = heldGate();
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    server = await startFakeOpenAI({ responses: [textTurn(['held ', 'turn'], { holds: [{ afterEvents: 1, release: g.held, onReached: () => reached() }] })] });
+    const home = path.join(dir, 'home');
+    fs.mkdirSync(home);
+    t = startTestEngine({ dir, host: hostFor(server), config: { dbPath: path.join(home, 'vox.db') } });
+    const c = t.client();
+    const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'the running turn' });
+    await atHold;
+    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, 'never mind'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    await until('queued', async () => (await c.call('listQueue', { threadId })).entries.length === 1);
+    const entryId = (await c.call('listQueue', { threadId })).entries[0]!.entryId;
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', (x) => r(x)));
+    assert.equal(code, 130, err);
+    assert.match(err, /your queued prompt was cancelled; it did not run/);
+    assert.equal((await c.call('getQueued', { entryId })).entry.status, 'cancelled');
+    g.release();
+    await until('the held turn ended', () => allEnded(c, threadId, 1));
+    assert.deepEqual(await userPrompts(c, threadId), ['the running turn']);
   });
 });
