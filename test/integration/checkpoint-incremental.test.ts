@@ -1,8 +1,8 @@
 /**
  * The incremental capture (src/engine/checkpoints/capture/pipeline.ts and its stages) against real git: every
  * checkpoint it writes holds exactly what a full snapshot of the same working tree holds; the
- * journal on the warm index adds up to the captured tree and is applied once it is long; clean
- * filters are honoured; a stale "last checkpoint" (another store captured the thread) and a
+ * journal on the warm index adds up to the captured tree and is applied once it is long; a clean
+ * filter does not change what is stored (raw bytes); a stale "last checkpoint" (another store captured the thread) and a
  * fast-import failure fall back without losing or duplicating anything; small packs are
  * consolidated in the background; nothing of Vox's is left in the git dir.
  */
@@ -154,7 +154,7 @@ describe('incremental checkpoint capture (real git)', function () {
     assert.equal(status.tree, await fullTree(repo));
   });
 
-  it('stores what git add would store when a clean filter applies (.gitattributes)', async () => {
+  it('stores the raw bytes when a clean filter applies (.gitattributes), not what git add would store', async () => {
     const repo = initRepo(path.join(tmp, 'f'), { '.gitattributes': '*.up filter=upper\n', 'a.up': 'HELLO\n' });
     gitBuf(repo, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
     gitBuf(repo, ['config', 'filter.upper.smudge', 'cat']);
@@ -163,12 +163,13 @@ describe('incremental checkpoint capture (real git)', function () {
     fs.writeFileSync(path.join(repo, 'a.up'), 'lower case\n');
     const status = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
     assert.equal(status.incremental, true);
-    assert.equal(gitOut(repo, ['cat-file', '-p', `${status.commit}:a.up`]), 'LOWER CASE');
+    assert.equal(gitOut(repo, ['cat-file', '-p', `${status.commit}:a.up`]), 'lower case');
     fs.writeFileSync(path.join(repo, 'b.up'), 'new file\n');
     const reported = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' }, changedPaths: ['b.up'] });
     assert.equal(reported.fast, true);
-    assert.equal(gitOut(repo, ['cat-file', '-p', `${reported.commit}:b.up`]), 'NEW FILE');
+    assert.equal(gitOut(repo, ['cat-file', '-p', `${reported.commit}:b.up`]), 'new file');
     assert.equal(reported.tree, await fullTree(repo));
+    assert.deepEqual(snapshotDiff(treeSnapshot(repo), commitSnapshot(repo, reported.commit)), [], 'the bytes on disk, every file');
   });
 
   it('a stale remembered checkpoint (another store captured the thread) and a fast-import failure fall back without duplicates', async () => {

@@ -155,7 +155,7 @@ export interface CommitMeta {
 /**
  * What a checkpoint records besides files, the same for every repository in one capture: its ref
  * (`refs/vox/checkpoints/<thread>/<ordinal>`, nested repositories use the same name), thread,
- * ordinal, trigger and time.
+ * ordinal, trigger and time. A restore point is captured the same way under its own ref.
  */
 export interface CheckpointHeader {
   ref: string;
@@ -163,6 +163,8 @@ export interface CheckpointHeader {
   ordinal: number;
   trigger: CheckpointTrigger;
   timeMs: number;
+  /** Set when the capture is a restore point: the ref or commit about to be restored. */
+  restorePointOf?: string;
 }
 
 export function emptyMeta(kind: CommitMeta['kind'], timeMs: number): CommitMeta {
