@@ -16,7 +16,7 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointError, GitPlumbingCheckpointStore, type CheckpointReceipt } from '../../src/engine/checkpoints/git-checkpoints';
+import { CheckpointError, GitPlumbingCheckpointStore, packMaintenanceIdle, type CheckpointReceipt } from '../../src/engine/checkpoints/git-checkpoints';
 import { VoxStore } from '../../src/engine/store/store';
 import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
@@ -56,7 +56,10 @@ describe('checkpoints give back exactly the bytes on disk (real git)', function 
   beforeEach(() => {
     tmp = makeTmpDir('vox-cp-exact-');
   });
-  afterEach(() => removeTmpDir(tmp));
+  afterEach(async () => {
+    await packMaintenanceIdle();
+    removeTmpDir(tmp);
+  });
 
   /**
    * Captures the state `a` (first a full capture, then incremental ones in status and reported

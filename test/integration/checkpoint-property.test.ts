@@ -1,11 +1,15 @@
 /**
  * Property test of the checkpoint store (SPEC §4.2): random file operations (create, modify,
  * delete, rename, chmod, symlink, nested repository create/edit, ignored files, over-cap files)
- * interleaved with full and fast captures, restores and undos, in a real repository. After every
+ * interleaved with full and fast captures, restores and undos, in a real repository whose
+ * content conversions are random too (`core.autocrlf`, `core.eol`, a `.gitattributes` drawn from
+ * text/eol/ident/filter/working-tree-encoding/-text lines, itself edited by the random steps) and
+ * whose tracked files may carry the user's assume-unchanged or skip-worktree flags. After every
  * restore or undo the working tree must equal the model's prediction byte for byte (content,
- * executable bit, symlink target, and nothing else); after every capture it must be unchanged; and
- * HEAD, branches, the real index and the stash of the repository and every nested repository must
- * never change.
+ * executable bit, symlink target, and nothing else: no conversion ever applies); after every
+ * capture it must be unchanged and the checkpoint must hold exactly the model's bytes; and HEAD,
+ * branches, the real index (its flags included) and the stash of the repository and every nested
+ * repository must never change.
  *
  * The model. The random operations act on the disk directly (they play the user and the agent),
  * so the state before a store call is simply read back from disk. What the model predicts is the
@@ -27,7 +31,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/checkpoints/git-checkpoints';
+import { GitPlumbingCheckpointStore, checkpointRef, packMaintenanceIdle } from '../../src/engine/checkpoints/git-checkpoints';
 import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot, type Entry } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
 import { Rng } from '../support/random';
@@ -57,6 +61,15 @@ const NAMES = ['a', 'b.txt', 'sp ace.md', 'nl\nx', '-dash', 'd1', 'd2'].map(L).c
 const IGNORED = ['x.log', 'd1/y.log', 'd3/z.log', 'ign/cache', 'ign/deep/c2'].map(L);
 const NESTED_NAMES = ['f', 'g.txt', 'in/h h', L(Buffer.from([0x71, 0xe9]))].map(L);
 const LINK_TARGETS = ['a', 'd1', 'd1/b.txt', 'missing', '../escape', 'nl\nx'];
+/** `.gitattributes` lines the run draws from (each kind of content conversion git has). */
+const ATTRIBUTE_LINES = ['* text=auto', '*.txt text eol=crlf', '*.md ident', 'a filter=upper', '*.b working-tree-encoding=UTF-16LE-BOM', 'd3/** -text', '-dash text eol=lf'];
+/** `core.autocrlf` and `core.eol` values the run draws from (null: unset). */
+const AUTOCRLF = [null, 'true', 'input', 'false'];
+const CORE_EOL = [null, 'crlf', 'lf'];
+/** Share of runs with content conversions (the others have none). */
+const CONVERTING_RUNS = 0.7;
+/** Tracked files that may get the user's flags. */
+const FLAGGABLE = ['a', 'd1/b.txt', 'run.sh'];
 
 type Snap = Map<string, Entry>;
 interface Rec { outer: Snap; nested: Map<string, Snap> }
@@ -70,11 +83,13 @@ describe('checkpoint store property test', function () {
   beforeEach(() => {
     tmp = makeTmpDir('vox-cp-prop-');
   });
-  afterEach(function () {
+  afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
       failed = true;
       console.error(`checkpoint property test failed: reproduce with VOX_PROPERTY_SEED=${SEED} VOX_PROPERTY_STEPS=${STEPS}`);
     }
+    // Restore points add packs too: a background consolidation may still be writing.
+    await packMaintenanceIdle();
     if (!failed || !process.env.VOX_PROPERTY_KEEP) removeTmpDir(tmp);
   });
 
@@ -88,6 +103,20 @@ describe('checkpoint store property test', function () {
     gitBuf(root, ['add', 'sub0']);
     gitBuf(root, ['commit', '-q', '-m', 'add sub0']);
     const trackedOuter = new Set(gitBuf(root, ['ls-files', '-z']).toString('latin1').split('\0').filter(Boolean));
+    // Git's content conversions, drawn once per run (the steps below may edit .gitattributes).
+    // Some runs convert nothing (the store's fast paths then carry most captures).
+    const converting = rng.chance(CONVERTING_RUNS);
+    const attrs = converting ? ATTRIBUTE_LINES.filter(() => rng.chance(0.5)) : [];
+    const autocrlf = converting ? rng.pick(AUTOCRLF) : null;
+    const eol = converting ? rng.pick(CORE_EOL) : null;
+    if (attrs.length) fs.writeFileSync(path.join(root, '.gitattributes'), `${attrs.join('\n')}\n`);
+    if (autocrlf) gitBuf(root, ['config', 'core.autocrlf', autocrlf]);
+    if (eol) gitBuf(root, ['config', 'core.eol', eol]);
+    gitBuf(root, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
+    gitBuf(root, ['config', 'filter.upper.smudge', 'tr A-Z a-z']);
+    const flags = FLAGGABLE.map((f) => [f, rng.pick([null, '--assume-unchanged', '--skip-worktree'])] as const).filter(([, flag]) => flag);
+    for (const [f, flag] of flags) gitBuf(root, ['update-index', flag!, f]);
+    const conversions = `attributes [${attrs.join('; ')}], core.autocrlf=${autocrlf ?? 'unset'}, core.eol=${eol ?? 'unset'}, flags [${flags.map(([f, flag]) => `${f} ${flag}`).join(', ')}]`;
     const nested: NestedRepo[] = [{ root: 'sub0', tracked: new Set(['f', 'g.txt']), gitDir: path.join(root, 'sub0', '.git'), fingerprint: '' }];
     nested[0]!.fingerprint = userRepoFingerprint(nested[0]!.gitDir);
     const outerFingerprint = userRepoFingerprint(path.join(root, '.git'));
@@ -211,7 +240,7 @@ describe('checkpoint store property test', function () {
       for (const n of nested) assert.equal(userRepoFingerprint(n.gitDir), n.fingerprint, `${where}: ${n.root} HEAD/branch/index/stash changed`);
     }
     function fail(msg: string, problems: string[]): never {
-      assert.fail(`${msg}\nseed=${SEED} steps=${STEPS}\n${problems.slice(0, 20).join('\n')}\nlast operations:\n${log.slice(-REPORT_TAIL).join('\n')}`);
+      assert.fail(`${msg}\nseed=${SEED} steps=${STEPS}; ${conversions}\n${problems.slice(0, 20).join('\n')}\nlast operations:\n${log.slice(-REPORT_TAIL).join('\n')}`);
     }
 
     // ---- the run -----------------------------------------------------------------------------
@@ -231,7 +260,7 @@ describe('checkpoint store property test', function () {
     // Everything the store wrote is under refs/vox; the temp indexes are gone.
     assert.deepEqual(fs.readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('vox-index-')), []);
     assert.equal(gitOut(root, ['for-each-ref', '--format=%(refname)', 'refs/heads']), 'refs/heads/main');
-    console.log(`      seed ${SEED}, ${STEPS} steps: ${JSON.stringify(counts)}`);
+    console.log(`      seed ${SEED}, ${STEPS} steps, ${conversions}: ${JSON.stringify(counts)}`);
     // All three capture paths were exercised (a run of this length always has each of them).
     if (STEPS >= DEFAULT_STEPS) for (const k of ['capturedFull', 'capturedIncremental', 'capturedFast']) assert.ok((counts[k] ?? 0) > 0, `no ${k} in ${STEPS} steps (seed ${SEED})`);
     async function runStep(step: number, op: string): Promise<void> {

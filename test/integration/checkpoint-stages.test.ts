@@ -15,6 +15,7 @@ import { resolveRepo, createTempIndex, type RepoInfo } from '../../src/engine/ch
 import { parseCommitMessage, checkpointRef, type CheckpointHeader } from '../../src/engine/checkpoints/refs';
 import { CheckpointError, repoPath } from '../../src/engine/checkpoints/types';
 import { GitPlumbingCheckpointStore } from '../../src/engine/checkpoints/git-checkpoints';
+import { packMaintenanceIdle as waitForPacks } from '../../src/engine/checkpoints/packs';
 import { keepWarm, readWarm, warmFiles, WARM_MAX_PENDING, type WarmState } from '../../src/engine/checkpoints/warm-state';
 import { FallBack, findReportedChanges, findStatusChanges, normalizeReported, walkWorktree, type ChangeScan } from '../../src/engine/checkpoints/capture/find-changes';
 import { writeChangedObjects } from '../../src/engine/checkpoints/capture/write-objects';
@@ -68,7 +69,11 @@ describe('checkpoint capture stages (real git)', function () {
   beforeEach(() => {
     tmp = makeTmpDir('vox-cp-stages-');
   });
-  afterEach(() => removeTmpDir(tmp));
+  afterEach(async () => {
+    // Captures and restore points add packs: a background consolidation may still be writing.
+    await waitForPacks();
+    removeTmpDir(tmp);
+  });
 
   /** A committed repository with a warm state (prepared, no checkpoint). */
   async function warmRepo(name: string, files: Record<string, string>): Promise<{ dir: string; repo: RepoInfo; warm: WarmState }> {

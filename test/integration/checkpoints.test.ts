@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, GitPlumbingCheckpointStore, checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '../../src/engine/checkpoints/git-checkpoints';
+import { packMaintenanceIdle as waitForPacks } from '../../src/engine/checkpoints/packs';
 import { WorkspaceLeaseMap } from '../../src/engine/platform/workspace-lease';
 import { bytesPath, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
@@ -45,7 +46,11 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
     tmp = makeTmpDir('vox-cp-');
     store = new GitPlumbingCheckpointStore();
   });
-  afterEach(() => removeTmpDir(tmp));
+  afterEach(async () => {
+    // Captures and restore points add packs: a background consolidation may still be writing.
+    await waitForPacks();
+    removeTmpDir(tmp);
+  });
 
   describe('capture', () => {
     it('captures tracked edits, deletions and untracked files in a normal repo without touching HEAD, branch, index or stash', async () => {

@@ -191,10 +191,15 @@ async function rollBack(plans: RestorePlan[]): Promise<string | null> {
   return failures.length ? failures.join('; ') : null;
 }
 
+/** Whether the restore changed anything in `plan`'s repository or below it. */
+function changedAnything(plan: RestorePlan): boolean {
+  return plan.entries.length > 0 || plan.children.some(changedAnything);
+}
+
 /** The warm state after a repository was restored (see the header, step 5). */
 async function rewarm(plan: RestorePlan): Promise<void> {
   const { node, target } = plan;
-  if (!target || !plan.entries.length) return;
+  if (!target || !changedAnything(plan)) return;
   const warm = await readWarm(node.repo);
   const exact =
     warm !== null &&
@@ -214,5 +219,12 @@ async function rewarm(plan: RestorePlan): Promise<void> {
     if (c.to.mode === '120000') return { kind: 'symlink', raw: c.raw, target: Buffer.alloc(0), sha: c.to.sha };
     return { kind: 'file', raw: c.raw, mode: c.to.mode === '100755' ? '100755' : '100644', sha: c.to.sha };
   });
-  await keepWarm(node.repo, null, { ...warm, tree: target.tree, pending: journalAfter(warm.pending, changes), commit: null, fastRuns: WARM_MAX_FAST_CAPTURES });
+  // Nested repositories restored inside themselves now hold their target commits.
+  const nested = warm.nested.map((n) => {
+    const child = plan.children.find((c) => c.node.rel!.raw.equals(n.rel.raw));
+    return child?.target ? { ...n, commit: child.target.commit } : n;
+  });
+  const tree = plan.entries.length ? target.tree : warm.tree;
+  // The next capture looks at everything (status mode): the restore reported no paths.
+  await keepWarm(node.repo, null, { ...warm, tree, pending: journalAfter(warm.pending, changes), commit: null, nested, fastRuns: WARM_MAX_FAST_CAPTURES });
 }

@@ -51,6 +51,8 @@ export interface WarmNested {
   commit: string | null;
   /** The repository, or null when it could not be entered (left out). */
   repo: RepoInfo | null;
+  /** Its HEAD as W's gitlink records it (null: none; undefined: not known). */
+  head?: string | null;
 }
 
 export interface WarmState {
@@ -79,7 +81,7 @@ interface SidecarJson {
   tree: string;
   commit: string | null;
   fastRuns: number;
-  nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null }>;
+  nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null; head?: string | null }>;
   skipped: Array<{ p?: string; b?: string; bytes: number }>;
   attributes?: boolean;
   pending: Array<{ p?: string; b?: string; mode?: string; sha?: string }>;
@@ -111,7 +113,7 @@ export async function keepWarm(repo: RepoInfo, indexFile: string | null, state: 
       tree: state.tree,
       commit: state.commit,
       fastRuns: state.fastRuns,
-      nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })),
+      nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo, ...(n.head !== undefined ? { head: n.head } : {}) })),
       skipped: state.skipped.map((k) => ({ ...pathToJson(k.raw), bytes: k.bytes })),
       attributes: state.attributes,
       pending: state.pending.map((e) => ({ ...pathToJson(e.rel.raw), ...(e.entry ?? {}) })),
@@ -133,7 +135,7 @@ export async function readWarm(repo: RepoInfo): Promise<WarmState | null> {
       tree: s.tree,
       commit: typeof s.commit === 'string' ? s.commit : null,
       fastRuns: s.fastRuns,
-      nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo })),
+      nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo, ...(n.head !== undefined ? { head: n.head } : {}) })),
       skipped: s.skipped.map((k) => ({ ...pathFromJson(k), bytes: k.bytes })),
       attributes: s.attributes !== false,
       pending: s.pending.map((e) => ({ rel: pathFromJson(e), entry: typeof e.mode === 'string' && typeof e.sha === 'string' ? { mode: e.mode, sha: e.sha } : null })),

@@ -135,7 +135,7 @@ export async function findStatusChanges(repo: RepoInfo, index: string, warm: War
   });
   const known = new Set(warm.nested.map((n) => relKey(n.rel.raw)));
   const candidates: Candidate[] = [];
-  let untracked: Buffer[] = [];
+  const untracked: Buffer[] = [];
   let head: string | null = null;
   for (const rec of splitNul(r.stdout)) {
     const kind = rec[0];
@@ -171,27 +171,21 @@ export async function findStatusChanges(repo: RepoInfo, index: string, warm: War
       pending.delete(key);
     }
   }
-  const plainUntracked: Buffer[] = [];
   for (const p of untracked) {
     const key = relKey(p);
-    if (pending.has(key)) {
-      candidates.push({ raw: p, before: pending.get(key)! });
-      pending.delete(key);
-    } else plainUntracked.push(p);
+    candidates.push({ raw: p, before: pending.has(key) ? pending.get(key)! : null });
+    pending.delete(key);
   }
   // Journaled paths the status did not mention are as in W0, which may differ from W.
   for (const e of warm.pending) if (pending.has(relKey(e.rel.raw))) candidates.push({ raw: e.rel.raw, before: e.entry });
-  untracked = plainUntracked;
+  // A file that is not in W (untracked, or deleted from W by the journal) is left out over the cap.
   const skipped: SkippedFile[] = [];
-  const sizes = untracked.map((p) => {
-    const st = lstatOrNull(absBytes(repo.root, p));
-    return st?.isFile() ? st.size : -1;
-  });
   const fresh: Candidate[] = [];
-  untracked.forEach((p, i) => {
-    if (sizes[i]! > maxBytes) skipped.push({ ...repoPath(p), bytes: sizes[i]! });
-    else fresh.push({ raw: p, before: null });
-  });
+  for (const c of candidates.splice(0)) {
+    const st = c.before === null ? lstatOrNull(absBytes(repo.root, c.raw)) : null;
+    if (st?.isFile() && st.size > maxBytes) skipped.push({ ...repoPath(c.raw), bytes: st.size });
+    else (c.before === null ? fresh : candidates).push(c);
+  }
   candidates.push(...fresh);
   await markConversions(repo, warm, candidates, fresh, true);
   return { candidates, skipped, head };
@@ -279,7 +273,7 @@ export interface Walk {
   /** Over-cap untracked files left out. */
   skipped: SkippedFile[];
   /** Nested repositories to snapshot inside themselves. */
-  enter: Array<{ rel: RepoPath; repo: RepoInfo }>;
+  enter: Array<{ rel: RepoPath; repo: RepoInfo; head: string | null }>;
   /** Nested repositories that cannot be entered (or are too deep), left out. */
   opaque: RepoPath[];
   warnings: string[];
@@ -340,7 +334,7 @@ export async function walkWorktree(repo: RepoInfo, index: string, opts: { maxUnt
       warnings.push(`nested repository ${p.rel.path} is deeper than ${MAX_NESTED_DEPTH} levels and was not captured inside`);
       continue;
     }
-    enter.push({ rel: p.rel, repo: p.repo });
+    enter.push({ rel: p.rel, repo: p.repo, head: p.hasHead ? (p.head ?? null) : null });
   }
   // What the outer add leaves out (nested repositories without a commit) is not hashed raw either.
   const outside = (p: Buffer): boolean => exclude.some((x) => x.equals(p) || under(x, p)) || candidates.some((n) => under(n, p));

@@ -121,6 +121,7 @@ export async function recordIncremental(repo: RepoInfo, r: IncrementalRecord): P
 export interface SnapshotRecord {
   repo: RepoInfo;
   rel: RepoPath | null;
+  head: string | null;
   tree: string;
   index: { file: string };
   skipped: SkippedFile[];
@@ -136,7 +137,7 @@ export interface SnapshotRecord {
  */
 export async function recordSnapshot(node: SnapshotRecord, commit: string | null, nestedCommits: Map<string, string>, skipped: SkippedFile[], fastRuns: number): Promise<void> {
   const nested: WarmNested[] = [
-    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(relKey(c.rel!.raw)) ?? null, repo: c.repo })),
+    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(relKey(c.rel!.raw)) ?? null, repo: c.repo, head: c.head })),
     ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
   ];
   await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes, conv: node.conv });

@@ -328,7 +328,8 @@ async function captureNested(repo: RepoInfo, n: WarmNested, prevP: Promise<Prev>
   const target = nestedTarget(prevP, n.rel.raw);
   const sub: Ctx = { ...ctx, changedPaths: null, isTop: false, depth: ctx.depth + 1 };
   const capture = (await captureIncremental(n.repo, await readWarm(n.repo), target, sub)) ?? (await captureFull(n.repo, n.rel.raw, await target, ctx.depth + 1, ctx.maxUntrackedBytes));
-  // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on it).
-  const gitlink: TreeChange = capture.head ? { kind: 'gitlink', raw: n.rel.raw, sha: capture.head } : { kind: 'delete', raw: n.rel.raw };
-  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: n.repo } };
+  // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on
+  // it); the gitlink changes only when its HEAD moved since W.
+  const gitlink: TreeChange | null = n.head !== undefined && n.head === capture.head ? null : capture.head ? { kind: 'gitlink', raw: n.rel.raw, sha: capture.head } : { kind: 'delete', raw: n.rel.raw };
+  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: n.repo, head: capture.head } };
 }

@@ -36,6 +36,8 @@ export interface SnapshotNode {
   repo: RepoInfo;
   /** Path relative to the parent repository's root; null for the worktree itself. */
   rel: RepoPath | null;
+  /** Its HEAD when it was walked (a nested repository's gitlink in the outer tree; null: none). */
+  head: string | null;
   tree: string;
   index: TempIndex;
   /** Over-cap untracked files left out (paths relative to this repository). */
@@ -55,7 +57,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
   const depth = opts.depth ?? 0;
   await removeStaleTempIndexes(repo, Date.now());
   const index = await createTempIndex(repo, repo.indexPath);
-  const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [], attributes: true, conv: [] };
+  const node: SnapshotNode = { repo, rel: null, head: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [], attributes: true, conv: [] };
   try {
     const walk = await walkWorktree(repo, index.file, { maxUntrackedBytes: opts.maxUntrackedBytes, depth });
     node.attributes = walk.attributes;
@@ -72,6 +74,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       async (e) => {
         const child = await snapshotRepo(e.repo, { ...opts, depth: depth + 1 });
         child.rel = e.rel;
+        child.head = e.head;
         return child;
       },
       (child) => node.children.push(child),
