@@ -35,6 +35,7 @@ import { GitPlumbingCheckpointStore, checkpointRef, packMaintenanceIdle } from '
 import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot, type Entry } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
 import { Rng } from '../support/random';
+import { drawConversions } from '../support/conversions';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { userRepoFingerprint } from '../support/user-repo';
 
@@ -61,15 +62,6 @@ const NAMES = ['a', 'b.txt', 'sp ace.md', 'nl\nx', '-dash', 'd1', 'd2'].map(L).c
 const IGNORED = ['x.log', 'd1/y.log', 'd3/z.log', 'ign/cache', 'ign/deep/c2'].map(L);
 const NESTED_NAMES = ['f', 'g.txt', 'in/h h', L(Buffer.from([0x71, 0xe9]))].map(L);
 const LINK_TARGETS = ['a', 'd1', 'd1/b.txt', 'missing', '../escape', 'nl\nx'];
-/** `.gitattributes` lines the run draws from (each kind of content conversion git has). */
-const ATTRIBUTE_LINES = ['* text=auto', '*.txt text eol=crlf', '*.md ident', 'a filter=upper', '*.b working-tree-encoding=UTF-16LE-BOM', 'd3/** -text', '-dash text eol=lf'];
-/** `core.autocrlf` and `core.eol` values the run draws from (null: unset). */
-const AUTOCRLF = [null, 'true', 'input', 'false'];
-const CORE_EOL = [null, 'crlf', 'lf'];
-/** Share of runs with content conversions (the others have none). */
-const CONVERTING_RUNS = 0.7;
-/** Tracked files that may get the user's flags. */
-const FLAGGABLE = ['a', 'd1/b.txt', 'run.sh'];
 
 type Snap = Map<string, Entry>;
 interface Rec { outer: Snap; nested: Map<string, Snap> }
@@ -103,20 +95,8 @@ describe('checkpoint store property test', function () {
     gitBuf(root, ['add', 'sub0']);
     gitBuf(root, ['commit', '-q', '-m', 'add sub0']);
     const trackedOuter = new Set(gitBuf(root, ['ls-files', '-z']).toString('latin1').split('\0').filter(Boolean));
-    // Git's content conversions, drawn once per run (the steps below may edit .gitattributes).
-    // Some runs convert nothing (the store's fast paths then carry most captures).
-    const converting = rng.chance(CONVERTING_RUNS);
-    const attrs = converting ? ATTRIBUTE_LINES.filter(() => rng.chance(0.5)) : [];
-    const autocrlf = converting ? rng.pick(AUTOCRLF) : null;
-    const eol = converting ? rng.pick(CORE_EOL) : null;
-    if (attrs.length) fs.writeFileSync(path.join(root, '.gitattributes'), `${attrs.join('\n')}\n`);
-    if (autocrlf) gitBuf(root, ['config', 'core.autocrlf', autocrlf]);
-    if (eol) gitBuf(root, ['config', 'core.eol', eol]);
-    gitBuf(root, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
-    gitBuf(root, ['config', 'filter.upper.smudge', 'tr A-Z a-z']);
-    const flags = FLAGGABLE.map((f) => [f, rng.pick([null, '--assume-unchanged', '--skip-worktree'])] as const).filter(([, flag]) => flag);
-    for (const [f, flag] of flags) gitBuf(root, ['update-index', flag!, f]);
-    const conversions = `attributes [${attrs.join('; ')}], core.autocrlf=${autocrlf ?? 'unset'}, core.eol=${eol ?? 'unset'}, flags [${flags.map(([f, flag]) => `${f} ${flag}`).join(', ')}]`;
+    // Git's content conversions and the user's index flags, drawn once per run (the steps below may edit .gitattributes).
+    const conversions = drawConversions(rng, root, ['a', 'd1/b.txt', 'run.sh']);
     const nested: NestedRepo[] = [{ root: 'sub0', tracked: new Set(['f', 'g.txt']), gitDir: path.join(root, 'sub0', '.git'), fingerprint: '' }];
     nested[0]!.fingerprint = userRepoFingerprint(nested[0]!.gitDir);
     const outerFingerprint = userRepoFingerprint(path.join(root, '.git'));

@@ -272,10 +272,12 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.ok(lsTree(repo, dirReport.commit).includes('z.txt'));
       const outside = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['../elsewhere.txt'] });
       assert.equal(outside.fast, false);
-      // A restore drops the warm index.
+      // A restore keeps the warm state (its changes journaled), but the next capture looks at
+      // everything: the restore reported no paths.
       await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 1, mode: 'files' });
       const afterRestore = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['a.txt'] });
       assert.equal(afterRestore.fast, false);
+      assert.equal(afterRestore.incremental, true, 'incremental from the warm state the restore left');
       assert.equal(afterRestore.tree, first.tree);
     });
   });

@@ -3,10 +3,11 @@
  * blobs' raw bytes, never git's checkout, so no smudge filter, eol conversion, `ident` expansion
  * or working-tree encoding touches them and no checkout hook runs.
  *
- *   readBlobs     one `cat-file --batch-check` for the sizes, then `cat-file --batch` in batches
- *                 of at most RESTORE_BATCH_MAX_BYTES; a blob over RESTORE_INLINE_MAX_BYTES is not
- *                 read into memory but unpacked to a temporary file by `unpack-file` when written.
- *                 A missing object fails here, before anything is written.
+ *   readBlobs     one `cat-file --batch-check` for the sizes: a missing object fails here, before
+ *                 anything is written. The contents are read as they are written, by one
+ *                 `cat-file --batch` per batch of at most RESTORE_BATCH_MAX_BYTES; a blob over
+ *                 RESTORE_INLINE_MAX_BYTES is not read into memory but unpacked to a temporary
+ *                 file by `unpack-file`.
  *   applyChanges  makes each changed path what the target says: removals first (deepest first;
  *                 directories they leave empty are removed, as git does), then writes (parents
  *                 first): regular files with their executable bit (created with 0666/0777 and the
@@ -50,48 +51,63 @@ export interface PathChange {
   to: EntryState | null;
 }
 
-/** Blob contents by id; `large` ones are unpacked when written. */
+/** The blobs a change list needs: their sizes (checked to exist) and, batch by batch, contents. */
 export interface Blobs {
+  sizes: Map<string, number>;
+  /** Contents of the blobs read so far (the current batch), by id. */
   small: Map<string, Buffer>;
-  large: Set<string>;
 }
 
-/** The blobs the `to` sides of `changes` need (see the header); throws before anything is written. */
+/**
+ * The blobs the `to` sides of `changes` need: one `cat-file --batch-check`, so a missing object
+ * fails here, before anything is written; their contents are read batch by batch as they are
+ * written (`fetchBatch`), so at most RESTORE_BATCH_MAX_BYTES are in memory at once.
+ */
 export async function readBlobs(repo: RepoInfo, changes: PathChange[]): Promise<Blobs> {
   const wanted = [...new Set(changes.flatMap((c) => (c.to && c.to.mode !== GITLINK_MODE ? [c.to.sha] : [])))];
-  const blobs: Blobs = { small: new Map(), large: new Set() };
+  const blobs: Blobs = { sizes: new Map(), small: new Map() };
   if (!wanted.length) return blobs;
   const check = await run(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { input: `${wanted.join('\n')}\n` });
-  const batches: string[][] = [[]];
-  let inBatch = 0;
   for (const line of check.stdout.toString('latin1').split('\n').filter(Boolean)) {
     const [sha = '', type, size] = line.split(' ');
     if (type !== 'blob') throw new CheckpointError('gitFailed', `object ${sha} is missing from ${repo.root} (nothing was changed)`);
-    const bytes = Number(size);
-    if (bytes > RESTORE_INLINE_MAX_BYTES) {
-      blobs.large.add(sha);
-      continue;
-    }
-    if (inBatch + bytes > RESTORE_BATCH_MAX_BYTES && batches.at(-1)!.length) {
-      batches.push([]);
-      inBatch = 0;
-    }
-    batches.at(-1)!.push(sha);
-    inBatch += bytes;
-  }
-  for (const batch of batches) {
-    if (!batch.length) continue;
-    const out = (await run(repo, ['cat-file', '--batch'], { input: `${batch.join('\n')}\n` })).stdout;
-    // `<sha> blob <size>\n<content>\n` per object.
-    let at = 0;
-    for (const sha of batch) {
-      const nl = out.indexOf(0x0a, at);
-      const size = Number(out.subarray(at, nl).toString('latin1').split(' ')[2]);
-      blobs.small.set(sha, out.subarray(nl + 1, nl + 1 + size));
-      at = nl + 1 + size + 1;
-    }
+    blobs.sizes.set(sha, Number(size));
   }
   return blobs;
+}
+
+/** Reads the contents of `shas` (small blobs, at most RESTORE_BATCH_MAX_BYTES in all) into `blobs.small`. */
+async function fetchBatch(repo: RepoInfo, blobs: Blobs, shas: string[]): Promise<void> {
+  blobs.small.clear();
+  if (!shas.length) return;
+  const out = (await run(repo, ['cat-file', '--batch'], { input: `${shas.join('\n')}\n` })).stdout;
+  // `<sha> blob <size>\n<content>\n` per object.
+  let at = 0;
+  for (const sha of shas) {
+    const nl = out.indexOf(0x0a, at);
+    const [got = '', type, sizeText] = out.subarray(at, nl).toString('latin1').split(' ');
+    if (got !== sha || type !== 'blob') throw new CheckpointError('gitFailed', `object ${sha} could not be read from ${repo.root}`);
+    const size = Number(sizeText);
+    blobs.small.set(sha, out.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+  }
+}
+
+/** Splits writes into runs whose small blobs add up to at most RESTORE_BATCH_MAX_BYTES. */
+function batchesOf(writes: PathChange[], blobs: Blobs): PathChange[][] {
+  const out: PathChange[][] = [[]];
+  let bytes = 0;
+  for (const w of writes) {
+    const size = w.to!.mode === GITLINK_MODE ? 0 : (blobs.sizes.get(w.to!.sha) ?? 0);
+    const inline = size <= RESTORE_INLINE_MAX_BYTES ? size : 0;
+    if (bytes + inline > RESTORE_BATCH_MAX_BYTES && out.at(-1)!.length) {
+      out.push([]);
+      bytes = 0;
+    }
+    out.at(-1)!.push(w);
+    bytes += inline;
+  }
+  return out;
 }
 
 /** Throws unless every component of `rel` is a plain name (see the header). */
@@ -166,7 +182,7 @@ async function writeBlob(repo: RepoInfo, p: Buffer, to: EntryState, blobs: Blobs
     return;
   }
   const mode = to.mode === '100755' ? 0o777 : 0o666;
-  if (blobs.large.has(to.sha)) {
+  if ((blobs.sizes.get(to.sha) ?? 0) > RESTORE_INLINE_MAX_BYTES) {
     // `unpack-file` writes the raw blob to a temporary file in the top level (no filters).
     const name = (await run(repo, ['unpack-file', to.sha])).stdout.toString('utf8').trim();
     const tmp = nodePath.join(repo.root, name);
@@ -211,19 +227,27 @@ export async function applyChanges(repo: RepoInfo, changes: PathChange[], blobs:
     for (let i = c.raw.lastIndexOf(0x2f); i > 0; i = c.raw.lastIndexOf(0x2f, i - 1)) emptied.set(c.raw.subarray(0, i).toString('hex'), c.raw.subarray(0, i));
   }
   for (const dir of [...emptied.values()].sort((a, b) => Buffer.compare(b, a))) removeIfEmpty(absBytes(root, dir));
-  // 2. Writes, parents first.
-  for (const c of changes.filter((x) => x.to).sort((a, b) => Buffer.compare(a.raw, b.raw))) {
-    restoreFaults.beforeWrite?.(c.raw);
-    ensureParents(root, c.raw);
-    const p = absBytes(root, c.raw);
-    const st = lstatOrNull(p);
-    if (c.to!.mode === GITLINK_MODE) {
-      // A nested repository the outer tree records but that is not here: its (empty) directory.
-      if (!st) fs.mkdirSync(p);
-      continue;
-    }
-    if (st?.isDirectory()) removeEmptyTree(p, c.raw);
-    else if (st) fs.unlinkSync(p);
-    await writeBlob(repo, p, c.to!, blobs, opts.symlinks);
+  // 2. Writes, parents first, a batch of blobs at a time.
+  for (const batch of batchesOf(changes.filter((x) => x.to).sort((a, b) => Buffer.compare(a.raw, b.raw)), blobs)) {
+    const small = batch.flatMap((c) => (c.to!.mode !== GITLINK_MODE && (blobs.sizes.get(c.to!.sha) ?? 0) <= RESTORE_INLINE_MAX_BYTES ? [c.to!.sha] : []));
+    await fetchBatch(repo, blobs, [...new Set(small)]);
+    for (const c of batch) await writeOne(repo, c, blobs, opts.symlinks);
   }
+  blobs.small.clear();
+}
+
+/** Writes one changed path (its parents are made real directories; whatever stands there goes). */
+async function writeOne(repo: RepoInfo, c: PathChange, blobs: Blobs, symlinks: boolean): Promise<void> {
+  restoreFaults.beforeWrite?.(c.raw);
+  ensureParents(repo.root, c.raw);
+  const p = absBytes(repo.root, c.raw);
+  const st = lstatOrNull(p);
+  if (c.to!.mode === GITLINK_MODE) {
+    // A nested repository the outer tree records but that is not here: its (empty) directory.
+    if (!st) fs.mkdirSync(p);
+    return;
+  }
+  if (st?.isDirectory()) removeEmptyTree(p, c.raw);
+  else if (st) fs.unlinkSync(p);
+  await writeBlob(repo, p, c.to!, blobs, symlinks);
 }
