@@ -28,7 +28,7 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from '../platform/workspace-lease';
-import { emptyTree, readCommitAt, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
+import { emptyTree, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './refs';
 import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
 import { captureWorktree, prepareWarmState } from './capture/pipeline';
@@ -177,13 +177,11 @@ export class GitPlumbingCheckpointStore {
 
   private async restoreTo(repo: RepoInfo, ref: string): Promise<RestoreResult> {
     const started = performance.now();
-    const target = await readCommitAt(repo, ref);
-    if (!target) throw new CheckpointError('unknownCheckpoint', `${ref} does not exist in ${repo.root}`);
     const timeMs = this.now();
     // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
     const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
     try {
-      const r = await restoreWorktree(repo, { target: ref, targetCommit: target, rpRef, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+      const r = await restoreWorktree(repo, { target: ref, rpRef, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
       return { restorePoint: rpRef, target: ref, changed: r.changed, preserved: r.preserved, nested: r.nested, tookMs: Math.round(performance.now() - started) };
     } catch (err) {
       const e = toCheckpointError(err, `restoring ${ref} in ${repo.root}`);

@@ -76,9 +76,14 @@ export async function readBlobs(repo: RepoInfo, changes: PathChange[]): Promise<
   return blobs;
 }
 
-/** Reads the contents of `shas` (small blobs, at most RESTORE_BATCH_MAX_BYTES in all) into `blobs.small`. */
-async function fetchBatch(repo: RepoInfo, blobs: Blobs, shas: string[]): Promise<void> {
-  blobs.small.clear();
+/**
+ * Makes `blobs.small` hold the contents of `shas` (small blobs, at most RESTORE_BATCH_MAX_BYTES in
+ * all) and nothing else, reading those it does not hold yet.
+ */
+async function fetchBatch(repo: RepoInfo, blobs: Blobs, wanted: string[]): Promise<void> {
+  const keep = new Set(wanted);
+  for (const sha of [...blobs.small.keys()]) if (!keep.has(sha)) blobs.small.delete(sha);
+  const shas = wanted.filter((sha) => !blobs.small.has(sha));
   if (!shas.length) return;
   const out = (await run(repo, ['cat-file', '--batch'], { input: `${shas.join('\n')}\n` })).stdout;
   // `<sha> blob <size>\n<content>\n` per object.
@@ -91,6 +96,21 @@ async function fetchBatch(repo: RepoInfo, blobs: Blobs, shas: string[]): Promise
     blobs.small.set(sha, out.subarray(nl + 1, nl + 1 + size));
     at = nl + 1 + size + 1;
   }
+}
+
+/** The writes of a change list in the order they are made (parents first). */
+function writesOf(changes: PathChange[]): PathChange[] {
+  return changes.filter((x) => x.to).sort((a, b) => Buffer.compare(a.raw, b.raw));
+}
+
+/** The small blobs a batch of writes reads into memory. */
+function smallOf(batch: PathChange[], blobs: Blobs): string[] {
+  return [...new Set(batch.flatMap((c) => (c.to!.mode !== GITLINK_MODE && (blobs.sizes.get(c.to!.sha) ?? 0) <= RESTORE_INLINE_MAX_BYTES ? [c.to!.sha] : [])))];
+}
+
+/** Reads the first batch of `changes`' blobs ahead of time (the restore does it while its restore point is written). */
+export async function prefetchBlobs(repo: RepoInfo, changes: PathChange[], blobs: Blobs): Promise<void> {
+  await fetchBatch(repo, blobs, smallOf(batchesOf(writesOf(changes), blobs)[0]!, blobs));
 }
 
 /** Splits writes into runs whose small blobs add up to at most RESTORE_BATCH_MAX_BYTES. */
@@ -228,9 +248,8 @@ export async function applyChanges(repo: RepoInfo, changes: PathChange[], blobs:
   }
   for (const dir of [...emptied.values()].sort((a, b) => Buffer.compare(b, a))) removeIfEmpty(absBytes(root, dir));
   // 2. Writes, parents first, a batch of blobs at a time.
-  for (const batch of batchesOf(changes.filter((x) => x.to).sort((a, b) => Buffer.compare(a.raw, b.raw)), blobs)) {
-    const small = batch.flatMap((c) => (c.to!.mode !== GITLINK_MODE && (blobs.sizes.get(c.to!.sha) ?? 0) <= RESTORE_INLINE_MAX_BYTES ? [c.to!.sha] : []));
-    await fetchBatch(repo, blobs, [...new Set(small)]);
+  for (const batch of batchesOf(writesOf(changes), blobs)) {
+    await fetchBatch(repo, blobs, smallOf(batch, blobs));
     for (const c of batch) await writeOne(repo, c, blobs, opts.symlinks);
   }
   blobs.small.clear();

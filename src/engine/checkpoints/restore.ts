@@ -22,7 +22,7 @@
  *      preserved files, attributes in the tree, paths owned by a nested repository — the warm
  *      state is dropped instead (the service prepares it again in the background).
  */
-import { readCommit, type CommitObject, type RepoInfo } from './repo';
+import { deleteRefs, readCommit, readCommitAt, type CommitObject, type RepoInfo } from './repo';
 import { parseCommitMessage, type CommitMeta } from './refs';
 import { rawDiff, type RawDiffEntry } from './diff';
 import { isAttributesPath, joinRel, relKey } from './paths';
@@ -30,7 +30,7 @@ import { NESTED_CONCURRENCY, settleLimit } from './concurrency';
 import { GITLINK_MODE } from './nested-repos';
 import { repoSettings } from './conversion';
 import { WARM_MAX_FAST_CAPTURES, dropWarmIndex, keepWarm, readWarm } from './warm-state';
-import { applyChanges, readBlobs, type Blobs, type EntryState, type PathChange } from './restore-writer';
+import { applyChanges, prefetchBlobs, readBlobs, type Blobs, type EntryState, type PathChange } from './restore-writer';
 import { findObstacles, ownedByChild, savePreserved, type PointNode } from './restore-point';
 import { captureRestorePoint, type CapturedRepo, type WarmDelta } from './capture/pipeline';
 import { journalAfter } from './capture/journal';
@@ -98,17 +98,43 @@ function reverseDelta(delta: WarmDelta, hexLength: number): RawDiffEntry[] | nul
   });
 }
 
+const changesOf = (entries: RawDiffEntry[]): PathChange[] => entries.map((e) => ({ raw: e.raw, from: present(e.srcMode, e.srcSha), to: present(e.dstMode, e.dstSha) }));
+
 /** The diff S→T of every repository with a target, its obstacles and its change list. */
 async function diffAll(plan: RestorePlan, withObstacles: boolean): Promise<void> {
   const { node, target } = plan;
   if (target) {
-    const reversed = node.delta?.base === target.tree ? reverseDelta(node.delta, target.tree.length) : null;
+    const reversed = withObstacles && node.delta?.base === target.tree ? reverseDelta(node.delta, target.tree.length) : null;
     plan.entries = target.tree === node.tree ? [] : (reversed ?? (await rawDiff(node.repo, node.tree, target.tree)));
     const owned = (rel: Buffer): boolean => ownedByChild(node, rel);
     if (withObstacles) plan.obstacles = findObstacles(node.repo.root, plan.entries, owned);
-    plan.changes = plan.entries.filter((e) => !owned(e.raw)).map((e) => ({ raw: e.raw, from: present(e.srcMode, e.srcSha), to: present(e.dstMode, e.dstSha) }));
+    plan.changes = changesOf(plan.entries.filter((e) => !owned(e.raw)));
   }
   await settleLimit(plan.children, NESTED_CONCURRENCY, (c) => diffAll(c, withObstacles));
+}
+
+/**
+ * While the restore point is written: when the capture started from the target's tree (the
+ * usual restore of the last checkpoint), the change list is its changes reversed, so the blob
+ * sizes and the first batch of contents are read meanwhile.
+ */
+function readAhead(repo: RepoInfo, targetTree: Promise<string | null>, delta: WarmDelta): Promise<Blobs | null> {
+  const ahead = targetTree.then(async (tree) => {
+    const entries = tree && delta.base === tree ? reverseDelta(delta, tree.length) : null;
+    if (!entries) return null;
+    const changes = changesOf(entries);
+    const blobs = await readBlobs(repo, changes);
+    await prefetchBlobs(repo, changes, blobs);
+    return blobs;
+  });
+  ahead.catch(() => undefined);
+  return ahead;
+}
+
+/** Deletes the restore point `ref` again (a restore that cannot happen). */
+async function dropRestorePoint(node: CapturedRepo, ref: string): Promise<void> {
+  for (const c of node.children) await dropRestorePoint(c, ref);
+  await deleteRefs(node.repo, [{ ref, commit: node.commit }]).catch(() => undefined);
 }
 
 function flatten(plan: RestorePlan): RestorePlan[] {
@@ -129,10 +155,21 @@ export interface WorktreeRestore {
  * Restores the worktree `repo` (and its nested repositories) to `targetCommit`, saving the
  * current state as the restore point `rpRef` first (see the header).
  */
-export async function restoreWorktree(repo: RepoInfo, req: { target: string; targetCommit: CommitObject & { commit: string }; rpRef: string; timeMs: number; maxUntrackedBytes: number }): Promise<WorktreeRestore> {
-  const captured = await captureRestorePoint(repo, { ref: req.rpRef, target: req.target, timeMs: req.timeMs, maxUntrackedBytes: req.maxUntrackedBytes });
+export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpRef: string; timeMs: number; maxUntrackedBytes: number }): Promise<WorktreeRestore> {
+  // The target is read while the restore point is captured (one that names no commit: the
+  // restore point goes again, and nothing was changed).
+  const targetP = readCommitAt(repo, req.target);
+  targetP.catch(() => undefined);
+  let ahead: Promise<Blobs | null> = Promise.resolve(null);
+  const onPlan = (delta: WarmDelta): void => void (ahead = readAhead(repo, targetP.then((t) => t?.tree ?? null), delta));
+  const captured = await captureRestorePoint(repo, { ref: req.rpRef, target: req.target, timeMs: req.timeMs, maxUntrackedBytes: req.maxUntrackedBytes, onPlan });
+  const target = await targetP;
+  if (!target) {
+    await dropRestorePoint(captured.node, req.rpRef);
+    throw new CheckpointError('unknownCheckpoint', `${req.target} does not exist in ${repo.root}`);
+  }
   const outcomes: NestedRestoreOutcome[] = [];
-  const plan = await planRestore(captured.node, req.targetCommit.commit, null, outcomes, Promise.resolve(req.targetCommit));
+  const plan = await planRestore(captured.node, target.commit, null, outcomes, Promise.resolve(target));
   const plans = flatten(plan);
   let blobs: Blobs[];
   try {
@@ -148,20 +185,22 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; tar
       await diffAll(plan, false);
       for (const [p, o] of obstacles) p.obstacles = o;
     }
-    blobs = await settleLimit(plans, NESTED_CONCURRENCY, (p) => readBlobs(p.node.repo, p.changes));
+    // The top's blobs were read ahead when its change list is the reversed capture (no obstacles).
+    const early = plan.node.delta?.base === plan.target?.tree && !plan.obstacles.length ? await ahead.catch(() => null) : null;
+    blobs = await settleLimit(plans, NESTED_CONCURRENCY, (p) => (p === plan && early ? Promise.resolve(early) : readBlobs(p.node.repo, p.changes)));
   } catch (err) {
     throw toCheckpointError(err, 'preparing the restore (nothing was changed)');
   }
-  const applied: Array<{ plan: RestorePlan }> = [];
+  const applied: RestorePlan[] = [];
   try {
     // Outer repository first, then the nested ones.
     for (const [i, p] of plans.entries()) {
       if (!p.changes.length) continue;
-      applied.push({ plan: p });
+      applied.push(p);
       await applyChanges(p.node.repo, p.changes, blobs[i]!, { symlinks: (await repoSettings(p.node.repo)).symlinks });
     }
   } catch (err) {
-    const rolledBack = await rollBack(applied.map((a) => a.plan).reverse());
+    const rolledBack = await rollBack(applied.reverse());
     for (const p of plans) await dropWarmIndex(p.node.repo).catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
     throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back: ${rolledBack}`, err);

@@ -107,6 +107,8 @@ interface Ctx {
   changedPaths: Buffer[] | null;
   isTop: boolean;
   depth: number;
+  /** Told the top repository's changes since W once they are known, before anything is written. */
+  onPlan?: (delta: WarmDelta) => void;
 }
 
 /** Captures the worktree `repo` (and its nested repositories) as one checkpoint. */
@@ -130,23 +132,23 @@ export async function captureWorktree(repo: RepoInfo, req: CaptureRequest, memor
  * a restore of `target` (status mode from the warm state, or the full snapshot), leaving the
  * warm state behind like any capture.
  */
-export async function captureRestorePoint(repo: RepoInfo, req: { ref: string; target: string; timeMs: number; maxUntrackedBytes: number }): Promise<RepoCapture> {
+export async function captureRestorePoint(repo: RepoInfo, req: { ref: string; target: string; timeMs: number; maxUntrackedBytes: number; onPlan?: (delta: WarmDelta) => void }): Promise<RepoCapture> {
   const header = { ref: req.ref, threadId: '', ordinal: 0, trigger: { kind: 'manual' as const }, timeMs: req.timeMs, restorePointOf: req.target };
   try {
-    return (await captureOnce(repo, { threadId: '', trigger: header.trigger, timeMs: req.timeMs, maxUntrackedBytes: req.maxUntrackedBytes }, Promise.resolve({ header, prevCommit: null }))).capture;
+    return (await captureOnce(repo, { threadId: '', trigger: header.trigger, timeMs: req.timeMs, maxUntrackedBytes: req.maxUntrackedBytes }, Promise.resolve({ header, prevCommit: null }), req.onPlan)).capture;
   } catch (err) {
     throw toCheckpointError(err, `saving the restore point in ${repo.root}`);
   }
 }
 
-async function captureOnce(repo: RepoInfo, req: CaptureRequest, target: Promise<Target>): Promise<CaptureOutcome> {
+async function captureOnce(repo: RepoInfo, req: CaptureRequest, target: Promise<Target>, onPlan?: (delta: WarmDelta) => void): Promise<CaptureOutcome> {
   target.catch(() => undefined);
   const warm = await readWarm(repo);
   // Reported mode while the paths can be trusted and the warm state allows another fast capture
   // in a row; status mode otherwise; untrusted paths: the full snapshot.
   const useReported = req.changedPaths !== undefined && warm !== null && warm.fastRuns < WARM_MAX_FAST_CAPTURES;
   const reported = useReported ? await normalizeReported(repo.root, req.changedPaths!, warm.nested.map((n) => n.rel.raw)) : null;
-  const ctx: Ctx = { maxUntrackedBytes: req.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0 };
+  const ctx: Ctx = { maxUntrackedBytes: req.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, ...(onPlan ? { onPlan } : {}) };
   const incremental = useReported && !reported ? null : await captureIncremental(repo, warm, target, ctx);
   const t = await target;
   const capture = incremental ?? (await captureFull(repo, null, t, 0, req.maxUntrackedBytes));
@@ -230,6 +232,7 @@ async function captureIncremental(repo: RepoInfo, warm: WarmState | null, target
     // A nested repository where nothing changed keeps its last checkpoint (4: its ref is set).
     const reuse = plan.reuse && warm.commit ? { commit: warm.commit, tree: warm.tree } : null;
     spec.resolve(reuse ? null : plan.commit);
+    ctx.onPlan?.({ base: warm.tree, changes: plan.commit.changes, before: plan.before });
     conv.resolve(conversionsAfter(warm.conv, plan.conv));
     const reusedRefs = Promise.all([...plan.nested.flatMap((n) => (n.reused ? [n.reused.refSet] : [])), reuse ? reuseNestedRef(repo, target, reuse.commit) : undefined]);
     const [wr, fr, rr] = await Promise.allSettled([written, flushed, reusedRefs]);
@@ -326,7 +329,7 @@ async function captureNested(repo: RepoInfo, n: WarmNested, prevP: Promise<Prev>
   }
   // Its scan starts now; only its commit waits for the outer target.
   const target = nestedTarget(prevP, n.rel.raw);
-  const sub: Ctx = { ...ctx, changedPaths: null, isTop: false, depth: ctx.depth + 1 };
+  const sub: Ctx = { maxUntrackedBytes: ctx.maxUntrackedBytes, changedPaths: null, isTop: false, depth: ctx.depth + 1 };
   const capture = (await captureIncremental(n.repo, await readWarm(n.repo), target, sub)) ?? (await captureFull(n.repo, n.rel.raw, await target, ctx.depth + 1, ctx.maxUntrackedBytes));
   // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on
   // it); the gitlink changes only when its HEAD moved since W.
