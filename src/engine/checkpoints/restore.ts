@@ -98,6 +98,25 @@ function reverseDelta(delta: WarmDelta, hexLength: number): RawDiffEntry[] | nul
   });
 }
 
+/** Restores this process made lately, by repository root: undoing one needs no `diff-tree`. */
+const recentRestores = new Map<string, { from: string; to: string; entries: RawDiffEntry[] }>();
+/** Repositories whose latest restore is remembered. */
+const RECENT_RESTORES_MAX = 16;
+
+function rememberRestore(plan: RestorePlan): void {
+  if (!plan.target || !plan.entries.length) return;
+  if (recentRestores.size >= RECENT_RESTORES_MAX) recentRestores.clear();
+  recentRestores.set(plan.node.repo.root, { from: plan.target.tree, to: plan.node.tree, entries: plan.entries });
+}
+
+/** The diff `from`→`to` when it is the reverse of a restore this process made (its undo). */
+function knownDiff(root: string, from: string, to: string): RawDiffEntry[] | null {
+  const r = recentRestores.get(root);
+  if (!r || r.from !== from || r.to !== to) return null;
+  const flip = { added: 'deleted', deleted: 'added' } as const;
+  return r.entries.map((e) => ({ ...e, status: e.status === 'added' || e.status === 'deleted' ? flip[e.status] : e.status, srcMode: e.dstMode, dstMode: e.srcMode, srcSha: e.dstSha, dstSha: e.srcSha }));
+}
+
 const changesOf = (entries: RawDiffEntry[]): PathChange[] => entries.map((e) => ({ raw: e.raw, from: present(e.srcMode, e.srcSha), to: present(e.dstMode, e.dstSha) }));
 
 /** The diff S→T of every repository with a target, its obstacles and its change list. */
@@ -105,7 +124,7 @@ async function diffAll(plan: RestorePlan, withObstacles: boolean): Promise<void>
   const { node, target } = plan;
   if (target) {
     const reversed = withObstacles && node.delta?.base === target.tree ? reverseDelta(node.delta, target.tree.length) : null;
-    plan.entries = target.tree === node.tree ? [] : (reversed ?? (await rawDiff(node.repo, node.tree, target.tree)));
+    plan.entries = target.tree === node.tree ? [] : (reversed ?? knownDiff(node.repo.root, node.tree, target.tree) ?? (await rawDiff(node.repo, node.tree, target.tree)));
     const owned = (rel: Buffer): boolean => ownedByChild(node, rel);
     if (withObstacles) plan.obstacles = findObstacles(node.repo.root, plan.entries, owned);
     plan.changes = changesOf(plan.entries.filter((e) => !owned(e.raw)));
@@ -120,7 +139,7 @@ async function diffAll(plan: RestorePlan, withObstacles: boolean): Promise<void>
  */
 function readAhead(repo: RepoInfo, targetTree: Promise<string | null>, delta: WarmDelta): Promise<Blobs | null> {
   const ahead = targetTree.then(async (tree) => {
-    const entries = tree && delta.base === tree ? reverseDelta(delta, tree.length) : null;
+    const entries = !tree ? null : delta.base === tree ? reverseDelta(delta, tree.length) : !delta.changes.length ? knownDiff(repo.root, delta.base, tree) : null;
     if (!entries) return null;
     const changes = changesOf(entries);
     const blobs = await readBlobs(repo, changes);
@@ -185,9 +204,10 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
       await diffAll(plan, false);
       for (const [p, o] of obstacles) p.obstacles = o;
     }
-    // The top's blobs were read ahead when its change list is the reversed capture (no obstacles).
-    const early = plan.node.delta?.base === plan.target?.tree && !plan.obstacles.length ? await ahead.catch(() => null) : null;
-    blobs = await settleLimit(plans, NESTED_CONCURRENCY, (p) => (p === plan && early ? Promise.resolve(early) : readBlobs(p.node.repo, p.changes)));
+    // The top's blobs, when they were read ahead for the same change list.
+    const early = await ahead.catch(() => null);
+    const covers = (b: Blobs | null, p: RestorePlan): b is Blobs => b !== null && p.changes.every((c) => !c.to || c.to.mode === GITLINK_MODE || b.sizes.has(c.to.sha));
+    blobs = await settleLimit(plans, NESTED_CONCURRENCY, (p) => (p === plan && covers(early, p) ? Promise.resolve(early) : readBlobs(p.node.repo, p.changes)));
   } catch (err) {
     throw toCheckpointError(err, 'preparing the restore (nothing was changed)');
   }
@@ -205,7 +225,10 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
     const why = err instanceof Error ? err.message : String(err);
     throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back: ${rolledBack}`, err);
   }
-  for (const p of plans) await rewarm(p);
+  for (const p of plans) {
+    await rewarm(p);
+    rememberRestore(p);
+  }
   const changed: ChangedFile[] = [];
   for (const p of plans) {
     if (!p.target) continue;

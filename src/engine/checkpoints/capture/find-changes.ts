@@ -171,20 +171,35 @@ export async function findStatusChanges(repo: RepoInfo, index: string, warm: War
       pending.delete(key);
     }
   }
+  const plainUntracked: Buffer[] = [];
   for (const p of untracked) {
     const key = relKey(p);
-    candidates.push({ raw: p, before: pending.has(key) ? pending.get(key)! : null });
-    pending.delete(key);
+    if (pending.has(key)) {
+      candidates.push({ raw: p, before: pending.get(key)! });
+      pending.delete(key);
+    } else plainUntracked.push(p);
   }
   // Journaled paths the status did not mention are as in W0, which may differ from W.
   for (const e of warm.pending) if (pending.has(relKey(e.rel.raw))) candidates.push({ raw: e.rel.raw, before: e.entry });
-  // A file that is not in W (untracked, or deleted from W by the journal) is left out over the cap.
+  // A file that is not in W (untracked there, or taken out by the journal) and is over the cap:
+  // tracked by the user (captured whatever its size) or untracked (left out)? The real index says.
+  const big = new Map<string, number>();
+  for (const c of [...candidates.filter((x) => x.before === null).map((x) => x.raw), ...plainUntracked]) {
+    const st = lstatOrNull(absBytes(repo.root, c));
+    if (st?.isFile() && st.size > maxBytes) big.set(relKey(c), st.size);
+  }
+  const tracked = big.size ? await readIndexEntries(repo.indexPath, [...big.keys()].map((k) => Buffer.from(k, 'hex')), warm.tree.length) : new Map<string, unknown>();
+  if (!tracked) throw new FallBack('the real index cannot be read directly');
+  const leftOut = (p: Buffer): boolean => big.has(relKey(p)) && !tracked.has(p.toString('latin1'));
   const skipped: SkippedFile[] = [];
   const fresh: Candidate[] = [];
   for (const c of candidates.splice(0)) {
-    const st = c.before === null ? lstatOrNull(absBytes(repo.root, c.raw)) : null;
-    if (st?.isFile() && st.size > maxBytes) skipped.push({ ...repoPath(c.raw), bytes: st.size });
-    else (c.before === null ? fresh : candidates).push(c);
+    if (c.before === null && leftOut(c.raw)) skipped.push({ ...repoPath(c.raw), bytes: big.get(relKey(c.raw))! });
+    else candidates.push(c);
+  }
+  for (const p of plainUntracked) {
+    if (leftOut(p)) skipped.push({ ...repoPath(p), bytes: big.get(relKey(p))! });
+    else fresh.push({ raw: p, before: null });
   }
   candidates.push(...fresh);
   await markConversions(repo, warm, candidates, fresh, true);
