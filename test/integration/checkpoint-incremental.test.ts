@@ -172,6 +172,31 @@ describe('incremental checkpoint capture (real git)', function () {
     assert.deepEqual(snapshotDiff(treeSnapshot(repo), commitSnapshot(repo, reported.commit)), [], 'the bytes on disk, every file');
   });
 
+  it('a restore keeps the warm state: the captures after it are incremental and hold what a full snapshot holds, nested HEADs included', async () => {
+    const repo = initRepo(path.join(tmp, 'rw'), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const sub = initRepo(path.join(repo, 'sub'), { 's.txt': 's\n' });
+    const store = new GitPlumbingCheckpointStore();
+    const cp1 = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a2\n');
+    fs.writeFileSync(path.join(sub, 's.txt'), 's2\n');
+    gitBuf(sub, ['commit', '-q', '-am', 'sub moves on']);
+    initRepo(path.join(repo, 'late'), { 'l.txt': 'l\n' });
+    await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+    // cp1 has neither `late` nor sub's new HEAD: the restore leaves both HEADs, writes the files.
+    const res = await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: cp1.ordinal, mode: 'files' });
+    assert.deepEqual(res.changed.map((c) => c.path).sort(), ['a.txt', 'sub/s.txt']);
+    assert.ok(fs.existsSync(path.join(repo, '.git', 'vox-warm-index.json')), 'the warm state was kept');
+    const next = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: [] });
+    assert.deepEqual([next.incremental, next.fast], [true, false], 'incremental; a gitlink moved, so it looks at everything');
+    assert.equal(next.tree, await fullTree(repo), 'the same tree as a full snapshot (HEADs as gitlinks)');
+    fs.writeFileSync(path.join(repo, 'b.txt'), 'b2\n');
+    await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: next.ordinal, mode: 'files' });
+    const fast = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: [] });
+    assert.deepEqual([fast.incremental, fast.fast], [true, true], 'a restore that moved no gitlink: reported mode may follow');
+    assert.equal(fast.tree, next.tree);
+    assert.equal(fast.tree, await fullTree(repo));
+  });
+
   it('a stale remembered checkpoint (another store captured the thread) and a fast-import failure fall back without duplicates', async () => {
     const repo = initRepo(path.join(tmp, 's'), { 'a.txt': 'a\n' });
     const one = new GitPlumbingCheckpointStore();

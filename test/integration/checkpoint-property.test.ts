@@ -242,6 +242,8 @@ describe('checkpoint store property test', function () {
     assert.equal(gitOut(root, ['for-each-ref', '--format=%(refname)', 'refs/heads']), 'refs/heads/main');
     console.log(`      seed ${SEED}, ${STEPS} steps, ${conversions}: ${JSON.stringify(counts)}`);
     // All three capture paths were exercised (a run of this length always has each of them).
+    console.log(`      seed ${SEED}: ${conversions}: ${JSON.stringify(counts)}`);
+    if (process.env.VOX_PROPERTY_LOG) console.log(log.join("\n"));
     if (STEPS >= DEFAULT_STEPS) for (const k of ['capturedFull', 'capturedIncremental', 'capturedFast']) assert.ok((counts[k] ?? 0) > 0, `no ${k} in ${STEPS} steps (seed ${SEED})`);
     async function runStep(step: number, op: string): Promise<void> {
       const w = disk();

@@ -272,13 +272,15 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.ok(lsTree(repo, dirReport.commit).includes('z.txt'));
       const outside = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['../elsewhere.txt'] });
       assert.equal(outside.fast, false);
-      // A restore keeps the warm state (its changes journaled), but the next capture looks at
-      // everything: the restore reported no paths.
+      // A restore keeps the warm state with its changes journaled: a capture with changedPaths
+      // right after it is still a fast one, and holds what the restore wrote.
       await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 1, mode: 'files' });
       const afterRestore = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['a.txt'] });
-      assert.equal(afterRestore.fast, false);
-      assert.equal(afterRestore.incremental, true, 'incremental from the warm state the restore left');
+      assert.deepEqual([afterRestore.incremental, afterRestore.fast], [true, true], 'from the warm state the restore left');
       assert.equal(afterRestore.tree, first.tree);
+      for (const n of fs.readdirSync(path.join(repo, '.git')).filter((x) => x.startsWith('vox-warm-index'))) fs.rmSync(path.join(repo, '.git', n));
+      const oracle = await new GitPlumbingCheckpointStore().captureCheckpoint({ worktree: repo, threadId: 'thread:oracle', trigger: { kind: 'manual' } });
+      assert.deepEqual([oracle.incremental, oracle.tree], [false, first.tree], 'a full snapshot agrees');
     });
   });
 

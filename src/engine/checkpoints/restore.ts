@@ -17,10 +17,10 @@
  *   4. If anything fails half-way, every repository already written to is put back by applying
  *      the reverse change list (to the restore point's bytes), and the error says so.
  *   5. The warm state then describes T: the capture's warm index with the change list journaled
- *      on top (its next capture looks at everything: status mode), so the next capture is
- *      incremental. Where that could differ from a full snapshot — gitlinks that changed,
- *      preserved files, attributes in the tree, paths owned by a nested repository — the warm
- *      state is dropped instead (the service prepares it again in the background).
+ *      on top (a nested repository's gitlink as T has it; the next capture sets its real HEAD
+ *      again), so the next capture is incremental. Where that could differ from a full snapshot
+ *      (preserved files, attributes in the tree, paths a nested repository owns) the warm state
+ *      is dropped instead, and the service prepares it again in the background.
  */
 import { deleteRefs, readCommit, readCommitAt, type CommitObject, type RepoInfo } from './repo';
 import { parseCommitMessage, type CommitMeta } from './refs';
@@ -253,6 +253,11 @@ async function rollBack(plans: RestorePlan[]): Promise<string | null> {
   return failures.length ? failures.join('; ') : null;
 }
 
+/** Whether no file was preserved in `plan`'s repository or below it (in this restore or the target). */
+function preservedNone(plan: RestorePlan): boolean {
+  return !plan.obstacles.length && !(plan.target?.meta?.preserved.length ?? 0) && plan.children.every(preservedNone);
+}
+
 /** Whether the restore changed anything in `plan`'s repository or below it. */
 function changedAnything(plan: RestorePlan): boolean {
   return plan.entries.length > 0 || plan.children.some(changedAnything);
@@ -263,6 +268,11 @@ async function rewarm(plan: RestorePlan): Promise<void> {
   const { node, target } = plan;
   if (!target || !changedAnything(plan)) return;
   const warm = await readWarm(node.repo);
+  const childOf = (e: RawDiffEntry): RestorePlan | undefined => plan.children.find((c) => c.node.rel!.raw.equals(e.raw));
+  // Entries the writer left alone: only the gitlinks of nested repositories (T's HEAD for them,
+  // or none); their HEADs did not move, so the next capture sets them again (`head` below).
+  const left = plan.entries.filter((e) => !plan.changes.some((c) => c.raw.equals(e.raw)));
+  const gitlinksOnly = left.every((e) => childOf(e) && (e.dstMode === GITLINK_MODE || /^0+$/.test(e.dstMode)));
   const exact =
     warm !== null &&
     warm.tree === node.tree &&
@@ -270,23 +280,28 @@ async function rewarm(plan: RestorePlan): Promise<void> {
     !warm.conv.length &&
     !plan.obstacles.length &&
     !(target.meta?.preserved.length ?? 0) &&
-    plan.changes.length === plan.entries.length &&
-    !plan.entries.some((e) => e.srcMode === GITLINK_MODE || e.dstMode === GITLINK_MODE || isAttributesPath(e.raw));
+    gitlinksOnly &&
+    !plan.changes.some((c) => c.from?.mode === GITLINK_MODE || c.to?.mode === GITLINK_MODE || isAttributesPath(c.raw));
   if (!exact) {
     await dropWarmIndex(node.repo);
     return;
   }
-  const changes = plan.changes.map((c): TreeChange => {
+  const changes = [...plan.changes, ...left.map((e) => ({ raw: e.raw, from: null, to: /^0+$/.test(e.dstMode) ? null : { mode: e.dstMode, sha: e.dstSha } }))].map((c): TreeChange => {
     if (!c.to) return { kind: 'delete', raw: c.raw };
+    if (c.to.mode === GITLINK_MODE) return { kind: 'gitlink', raw: c.raw, sha: c.to.sha };
     if (c.to.mode === '120000') return { kind: 'symlink', raw: c.raw, target: Buffer.alloc(0), sha: c.to.sha };
     return { kind: 'file', raw: c.raw, mode: c.to.mode === '100755' ? '100755' : '100644', sha: c.to.sha };
   });
-  // Nested repositories restored inside themselves now hold their target commits.
+  // Nested repositories restored inside themselves now hold their target commits; W's gitlink of
+  // each is T's now (their real HEADs go back in with the next capture).
   const nested = warm.nested.map((n) => {
     const child = plan.children.find((c) => c.node.rel!.raw.equals(n.rel.raw));
-    return child?.target ? { ...n, commit: child.target.commit } : n;
+    const link = left.find((e) => e.raw.equals(n.rel.raw));
+    return { ...n, ...(child?.target ? { commit: child.target.commit } : {}), ...(link ? { head: /^0+$/.test(link.dstMode) ? null : link.dstSha } : {}) };
   });
   const tree = plan.entries.length ? target.tree : warm.tree;
-  // The next capture looks at everything (status mode): the restore reported no paths.
-  await keepWarm(node.repo, null, { ...warm, tree, pending: journalAfter(warm.pending, changes), commit: null, nested, fastRuns: WARM_MAX_FAST_CAPTURES });
+  // Every change is journaled; when no preserved file was involved anywhere below (the over-cap
+  // files left out are the same as before) and every gitlink is a HEAD, even a reported-mode
+  // capture may follow; else the next one looks at everything.
+  await keepWarm(node.repo, null, { ...warm, tree, pending: journalAfter(warm.pending, changes), commit: null, nested, fastRuns: preservedNone(plan) && !left.length ? warm.fastRuns : WARM_MAX_FAST_CAPTURES });
 }
