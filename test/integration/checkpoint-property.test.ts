@@ -26,7 +26,7 @@
  *
  * Reproducible: seeded PRNG (mulberry32). Seed from VOX_PROPERTY_SEED (else a fixed default, printed on
  * failure); steps from VOX_PROPERTY_STEPS, else 1000 with `--long`, else DEFAULT_STEPS (sized to
- * finish well within a minute on 2 cores).
+ * finish well within a minute on 2 cores). VOX_PROPERTY_LOG=1 prints every operation.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -241,9 +241,8 @@ describe('checkpoint store property test', function () {
     assert.deepEqual(fs.readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('vox-index-')), []);
     assert.equal(gitOut(root, ['for-each-ref', '--format=%(refname)', 'refs/heads']), 'refs/heads/main');
     console.log(`      seed ${SEED}, ${STEPS} steps, ${conversions}: ${JSON.stringify(counts)}`);
+    if (process.env.VOX_PROPERTY_LOG) console.log(log.join('\n'));
     // All three capture paths were exercised (a run of this length always has each of them).
-    console.log(`      seed ${SEED}: ${conversions}: ${JSON.stringify(counts)}`);
-    if (process.env.VOX_PROPERTY_LOG) console.log(log.join("\n"));
     if (STEPS >= DEFAULT_STEPS) for (const k of ['capturedFull', 'capturedIncremental', 'capturedFast']) assert.ok((counts[k] ?? 0) > 0, `no ${k} in ${STEPS} steps (seed ${SEED})`);
     async function runStep(step: number, op: string): Promise<void> {
       const w = disk();
