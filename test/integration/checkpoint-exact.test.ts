@@ -138,6 +138,24 @@ describe('checkpoints give back exactly the bytes on disk (real git)', function 
     assert.deepEqual(userRepoState(dir), user, 'HEAD, branch, index (bytes) and stash untouched');
   });
 
+  it('a file over the in-memory limit is restored byte for byte (unpack-file), in a linked worktree too, leaving nothing behind', async () => {
+    const { RESTORE_INLINE_MAX_BYTES } = await import('../../src/engine/checkpoints/restore-writer');
+    const main = initRepo(path.join(tmp, 'bigmain'), { 'small.txt': 's\n' });
+    const dir = path.join(tmp, 'bigwt');
+    gitBuf(main, ['worktree', 'add', '-q', '-b', 'big', dir]);
+    const big = Buffer.alloc(RESTORE_INLINE_MAX_BYTES + 4096);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 9)) & 0xff;
+    fs.writeFileSync(path.join(dir, 'big.bin'), big);
+    const store = new GitPlumbingCheckpointStore({ maxUntrackedFileBytes: 2 * big.length });
+    const cp = await store.captureCheckpoint({ worktree: dir, threadId: T, trigger: { kind: 'manual' } });
+    const atCp = treeSnapshot(dir);
+    fs.writeFileSync(path.join(dir, 'big.bin'), 'replaced\n');
+    await store.restoreCheckpoint({ worktree: dir, threadId: T, ordinal: cp.ordinal, mode: 'files' });
+    assert.deepEqual(snapshotDiff(atCp, treeSnapshot(dir)), [], 'restored byte for byte');
+    const gitDir = gitOut(dir, ['rev-parse', '--absolute-git-dir']);
+    assert.deepEqual(fs.readdirSync(gitDir).filter((n) => n.startsWith('.merge_file')), [], 'no temporary file left');
+  });
+
   it('a restore that fails half-way (a nested repository lost an object) leaves the working tree as it was', async () => {
     const dir = initRepo(path.join(tmp, 'half'), { 'top.txt': 'top v1\n' });
     const sub = initRepo(path.join(dir, 'sub'), { 's.txt': 'sub v0\n' });

@@ -7,7 +7,7 @@
  *                 anything is written. The contents are read as they are written, by one
  *                 `cat-file --batch` per batch of at most RESTORE_BATCH_MAX_BYTES; a blob over
  *                 RESTORE_INLINE_MAX_BYTES is not read into memory but unpacked to a temporary
- *                 file by `unpack-file`.
+ *                 file in the git dir by `unpack-file`.
  *   applyChanges  makes each changed path what the target says: removals first (deepest first;
  *                 directories they leave empty are removed, as git does), then writes (parents
  *                 first): regular files with their executable bit (created with 0666/0777 and the
@@ -203,9 +203,10 @@ async function writeBlob(repo: RepoInfo, p: Buffer, to: EntryState, blobs: Blobs
   }
   const mode = to.mode === '100755' ? 0o777 : 0o666;
   if ((blobs.sizes.get(to.sha) ?? 0) > RESTORE_INLINE_MAX_BYTES) {
-    // `unpack-file` writes the raw blob to a temporary file in the top level (no filters).
-    const name = (await run(repo, ['unpack-file', to.sha])).stdout.toString('utf8').trim();
-    const tmp = nodePath.join(repo.root, name);
+    // `unpack-file` writes the raw blob (no filters) to a temporary file in its working
+    // directory: run it in the git dir, so nothing ever appears in the working tree.
+    const name = (await run({ ...repo, root: repo.gitDir }, ['unpack-file', to.sha])).stdout.toString('utf8').trim();
+    const tmp = nodePath.join(repo.gitDir, name);
     try {
       await copyInto(tmp, p, mode);
     } finally {
