@@ -377,7 +377,7 @@ describe('checkpoint capture stages (real git)', function () {
         if (j < 0 || j >= i) problems.push(`${stage} imports ${imp}`);
       }
     });
-    for (const helper of ['repo', 'refs', 'paths', 'concurrency', 'diff', 'nested-repos', 'warm-state', 'packs', 'types']) {
+    for (const helper of ['repo', 'refs', 'paths', 'concurrency', 'diff', 'nested-repos', 'conversion', 'index-listing', 'warm-state', 'packs', 'restore-writer', 'types']) {
       for (const imp of importsOf(path.join(root, `${helper}.ts`))) if (imp.includes('capture')) problems.push(`${helper} imports ${imp}`);
     }
     assert.deepEqual(problems, []);
