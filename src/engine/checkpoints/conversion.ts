@@ -59,10 +59,7 @@ export function repoSettings(repo: RepoInfo): Promise<RepoSettings> {
   if (!p) {
     p = (async () => {
       // The user's autocrlf: ask without the override every store call carries.
-      const [cfg, info] = await Promise.all([
-        run(repo, ['config', '-z', '--get-regexp', '^core\\.(filemode|autocrlf|attributesfile|symlinks)$'], { okExitCodes: [1], config: { 'core.autocrlf': null } }),
-        run(repo, ['rev-parse', '--git-path', 'info/attributes']),
-      ]);
+      const cfg = await run(repo, ['config', '-z', '--get-regexp', '^core\\.(filemode|autocrlf|attributesfile|symlinks)$'], { okExitCodes: [1], config: { 'core.autocrlf': null } });
       const values = new Map<string, string>();
       for (const rec of splitNul(cfg.stdout)) {
         const s = rec.toString('utf8');
@@ -76,13 +73,22 @@ export function repoSettings(repo: RepoInfo): Promise<RepoSettings> {
         fileMode: !isFalse(values.get('core.filemode') ?? 'true'),
         autocrlf: !isFalse(crlf),
         symlinks: !isFalse(values.get('core.symlinks') ?? 'true'),
-        attributeFiles: [nodePath.resolve(repo.root, info.stdout.toString('utf8').trim()), nodePath.resolve(repo.root, globalAttrs), SYSTEM_ATTRIBUTES_FILE],
+        attributeFiles: [nodePath.join(commonDir(repo.gitDir), 'info', 'attributes'), nodePath.resolve(repo.root, globalAttrs), SYSTEM_ATTRIBUTES_FILE],
       };
     })();
     settingsCache.set(repo.gitDir, p);
     p.catch(() => settingsCache.delete(repo.gitDir));
   }
   return p;
+}
+
+/** The common git dir of `gitDir` (a linked worktree's names it in `commondir`, relative to itself). */
+function commonDir(gitDir: string): string {
+  try {
+    return nodePath.resolve(gitDir, fs.readFileSync(nodePath.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    return gitDir;
+  }
 }
 
 /** Whether an attribute file outside the tree (info/attributes, the global or system one) exists. */
