@@ -56,7 +56,7 @@ export class VoxRows {
     this.forgetWarm();
     dirty(this.w);
     await this.meter.measure(this.first, true, () => this.store.captureCheckpoint({ ...CAPTURE, worktree: this.root, threadId: 'bench-first-2' }));
-    this.first.note = 'without the warm-up below: once per worktree (and after a restore)';
+    this.first.note = 'without the warm-up below: once per worktree (and after a restore that could not keep it)';
     this.forgetWarm();
     await this.meter.measure(this.prepare, false, () => this.store.prepareWarm(this.root));
     this.forgetWarm();

@@ -1,8 +1,8 @@
 /**
  * The incremental capture (src/engine/checkpoints/capture/pipeline.ts and its stages) against real git: every
  * checkpoint it writes holds exactly what a full snapshot of the same working tree holds; the
- * journal on the warm index adds up to the captured tree and is applied once it is long; clean
- * filters are honoured; a stale "last checkpoint" (another store captured the thread) and a
+ * journal on the warm index adds up to the captured tree and is applied once it is long; a clean
+ * filter does not change what is stored (raw bytes); a stale "last checkpoint" (another store captured the thread) and a
  * fast-import failure fall back without losing or duplicating anything; small packs are
  * consolidated in the background; nothing of Vox's is left in the git dir.
  */
@@ -154,7 +154,7 @@ describe('incremental checkpoint capture (real git)', function () {
     assert.equal(status.tree, await fullTree(repo));
   });
 
-  it('stores what git add would store when a clean filter applies (.gitattributes)', async () => {
+  it('stores the raw bytes when a clean filter applies (.gitattributes), not what git add would store', async () => {
     const repo = initRepo(path.join(tmp, 'f'), { '.gitattributes': '*.up filter=upper\n', 'a.up': 'HELLO\n' });
     gitBuf(repo, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
     gitBuf(repo, ['config', 'filter.upper.smudge', 'cat']);
@@ -163,12 +163,38 @@ describe('incremental checkpoint capture (real git)', function () {
     fs.writeFileSync(path.join(repo, 'a.up'), 'lower case\n');
     const status = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
     assert.equal(status.incremental, true);
-    assert.equal(gitOut(repo, ['cat-file', '-p', `${status.commit}:a.up`]), 'LOWER CASE');
+    assert.equal(gitOut(repo, ['cat-file', '-p', `${status.commit}:a.up`]), 'lower case');
     fs.writeFileSync(path.join(repo, 'b.up'), 'new file\n');
     const reported = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' }, changedPaths: ['b.up'] });
     assert.equal(reported.fast, true);
-    assert.equal(gitOut(repo, ['cat-file', '-p', `${reported.commit}:b.up`]), 'NEW FILE');
+    assert.equal(gitOut(repo, ['cat-file', '-p', `${reported.commit}:b.up`]), 'new file');
     assert.equal(reported.tree, await fullTree(repo));
+    assert.deepEqual(snapshotDiff(treeSnapshot(repo), commitSnapshot(repo, reported.commit)), [], 'the bytes on disk, every file');
+  });
+
+  it('a restore keeps the warm state: the captures after it are incremental and hold what a full snapshot holds, nested HEADs included', async () => {
+    const repo = initRepo(path.join(tmp, 'rw'), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const sub = initRepo(path.join(repo, 'sub'), { 's.txt': 's\n' });
+    const store = new GitPlumbingCheckpointStore();
+    const cp1 = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a2\n');
+    fs.writeFileSync(path.join(sub, 's.txt'), 's2\n');
+    gitBuf(sub, ['commit', '-q', '-am', 'sub moves on']);
+    initRepo(path.join(repo, 'late'), { 'l.txt': 'l\n' });
+    await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
+    // cp1 has neither `late` nor sub's new HEAD: the restore leaves both HEADs, writes the files.
+    const res = await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: cp1.ordinal, mode: 'files' });
+    assert.deepEqual(res.changed.map((c) => c.path).sort(), ['a.txt', 'sub/s.txt']);
+    assert.ok(fs.existsSync(path.join(repo, '.git', 'vox-warm-index.json')), 'the warm state was kept');
+    const next = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: [] });
+    assert.deepEqual([next.incremental, next.fast], [true, false], 'incremental; a gitlink moved, so it looks at everything');
+    assert.equal(next.tree, await fullTree(repo), 'the same tree as a full snapshot (HEADs as gitlinks)');
+    fs.writeFileSync(path.join(repo, 'b.txt'), 'b2\n');
+    await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: next.ordinal, mode: 'files' });
+    const fast = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: [] });
+    assert.deepEqual([fast.incremental, fast.fast], [true, true], 'a restore that moved no gitlink: reported mode may follow');
+    assert.equal(fast.tree, next.tree);
+    assert.equal(fast.tree, await fullTree(repo));
   });
 
   it('a stale remembered checkpoint (another store captured the thread) and a fast-import failure fall back without duplicates', async () => {

@@ -1,11 +1,15 @@
 /**
  * Property test of the checkpoint store (SPEC §4.2): random file operations (create, modify,
  * delete, rename, chmod, symlink, nested repository create/edit, ignored files, over-cap files)
- * interleaved with full and fast captures, restores and undos, in a real repository. After every
+ * interleaved with full and fast captures, restores and undos, in a real repository whose
+ * content conversions are random too (`core.autocrlf`, `core.eol`, a `.gitattributes` drawn from
+ * text/eol/ident/filter/working-tree-encoding/-text lines, itself edited by the random steps) and
+ * whose tracked files may carry the user's assume-unchanged or skip-worktree flags. After every
  * restore or undo the working tree must equal the model's prediction byte for byte (content,
- * executable bit, symlink target, and nothing else); after every capture it must be unchanged; and
- * HEAD, branches, the real index and the stash of the repository and every nested repository must
- * never change.
+ * executable bit, symlink target, and nothing else: no conversion ever applies); after every
+ * capture it must be unchanged and the checkpoint must hold exactly the model's bytes; and HEAD,
+ * branches, the real index (its flags included) and the stash of the repository and every nested
+ * repository must never change.
  *
  * The model. The random operations act on the disk directly (they play the user and the agent),
  * so the state before a store call is simply read back from disk. What the model predicts is the
@@ -22,15 +26,16 @@
  *
  * Reproducible: seeded PRNG (mulberry32). Seed from VOX_PROPERTY_SEED (else a fixed default, printed on
  * failure); steps from VOX_PROPERTY_STEPS, else 1000 with `--long`, else DEFAULT_STEPS (sized to
- * finish well within a minute on 2 cores).
+ * finish well within a minute on 2 cores). VOX_PROPERTY_LOG=1 prints every operation.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GitPlumbingCheckpointStore, checkpointRef } from '../../src/engine/checkpoints/git-checkpoints';
+import { GitPlumbingCheckpointStore, checkpointRef, packMaintenanceIdle } from '../../src/engine/checkpoints/git-checkpoints';
 import { commitSnapshot, initRepo, snapshotDiff, treeSnapshot, type Entry } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
 import { Rng } from '../support/random';
+import { drawConversions } from '../support/conversions';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { userRepoFingerprint } from '../support/user-repo';
 
@@ -70,11 +75,13 @@ describe('checkpoint store property test', function () {
   beforeEach(() => {
     tmp = makeTmpDir('vox-cp-prop-');
   });
-  afterEach(function () {
+  afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
       failed = true;
       console.error(`checkpoint property test failed: reproduce with VOX_PROPERTY_SEED=${SEED} VOX_PROPERTY_STEPS=${STEPS}`);
     }
+    // Restore points add packs too: a background consolidation may still be writing.
+    await packMaintenanceIdle();
     if (!failed || !process.env.VOX_PROPERTY_KEEP) removeTmpDir(tmp);
   });
 
@@ -88,6 +95,8 @@ describe('checkpoint store property test', function () {
     gitBuf(root, ['add', 'sub0']);
     gitBuf(root, ['commit', '-q', '-m', 'add sub0']);
     const trackedOuter = new Set(gitBuf(root, ['ls-files', '-z']).toString('latin1').split('\0').filter(Boolean));
+    // Git's content conversions and the user's index flags, drawn once per run (the steps below may edit .gitattributes).
+    const conversions = drawConversions(rng, root, ['a', 'd1/b.txt', 'run.sh']);
     const nested: NestedRepo[] = [{ root: 'sub0', tracked: new Set(['f', 'g.txt']), gitDir: path.join(root, 'sub0', '.git'), fingerprint: '' }];
     nested[0]!.fingerprint = userRepoFingerprint(nested[0]!.gitDir);
     const outerFingerprint = userRepoFingerprint(path.join(root, '.git'));
@@ -211,7 +220,7 @@ describe('checkpoint store property test', function () {
       for (const n of nested) assert.equal(userRepoFingerprint(n.gitDir), n.fingerprint, `${where}: ${n.root} HEAD/branch/index/stash changed`);
     }
     function fail(msg: string, problems: string[]): never {
-      assert.fail(`${msg}\nseed=${SEED} steps=${STEPS}\n${problems.slice(0, 20).join('\n')}\nlast operations:\n${log.slice(-REPORT_TAIL).join('\n')}`);
+      assert.fail(`${msg}\nseed=${SEED} steps=${STEPS}; ${conversions}\n${problems.slice(0, 20).join('\n')}\nlast operations:\n${log.slice(-REPORT_TAIL).join('\n')}`);
     }
 
     // ---- the run -----------------------------------------------------------------------------
@@ -231,7 +240,8 @@ describe('checkpoint store property test', function () {
     // Everything the store wrote is under refs/vox; the temp indexes are gone.
     assert.deepEqual(fs.readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('vox-index-')), []);
     assert.equal(gitOut(root, ['for-each-ref', '--format=%(refname)', 'refs/heads']), 'refs/heads/main');
-    console.log(`      seed ${SEED}, ${STEPS} steps: ${JSON.stringify(counts)}`);
+    console.log(`      seed ${SEED}, ${STEPS} steps, ${conversions}: ${JSON.stringify(counts)}`);
+    if (process.env.VOX_PROPERTY_LOG) console.log(log.join('\n'));
     // All three capture paths were exercised (a run of this length always has each of them).
     if (STEPS >= DEFAULT_STEPS) for (const k of ['capturedFull', 'capturedIncremental', 'capturedFast']) assert.ok((counts[k] ?? 0) > 0, `no ${k} in ${STEPS} steps (seed ${SEED})`);
     async function runStep(step: number, op: string): Promise<void> {
@@ -333,7 +343,8 @@ describe('checkpoint store property test', function () {
           const rec = capture(w);
           const expectedSkipped = [...split(w).outerRest.keys()].filter((p) => !isIgnored(p))
             .concat(nested.flatMap((n) => [...split(w).nestedRest.get(n.root)!.keys()].map((p) => `${n.root}/${p}`)));
-          assert.deepEqual(r.skipped.map((s) => L(s.raw)).sort(), expectedSkipped.sort(), `step ${step}: skipped files (seed ${SEED})`);
+          const gotSkipped = r.skipped.map((s) => L(s.raw)).sort();
+          if (JSON.stringify(gotSkipped) !== JSON.stringify(expectedSkipped.sort())) fail(`step ${step}: skipped files ${JSON.stringify(gotSkipped.map(label))}, expected ${JSON.stringify(expectedSkipped.map(label))} (incremental=${r.incremental}, fast=${r.fast})`, []);
           // What the checkpoint holds, read back from git, is exactly the model's capture.
           log.push(`${step} ${op} -> ${r.ref} fast=${r.fast} incremental=${r.incremental}`);
           const held = snapshotDiff(rec.outer, commitSnapshot(root, r.commit));

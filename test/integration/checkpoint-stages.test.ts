@@ -2,8 +2,7 @@
  * The stages of the checkpoint capture pipeline (src/engine/checkpoints/capture/), each on its
  * own against real git repositories in temp dirs: find-changes returns exactly the edited, added
  * and deleted paths (status mode, reported mode, full walk) and says FallBack on what it does not
- * handle; write-objects gives git's own blob ids (inline, or stored by hash-object when a clean
- * filter applies); commit writes the tree and metadata without moving a ref; move-ref refuses an
+ * handle; write-objects gives raw-byte blob ids (inline, whatever filters the attributes name); commit writes the tree and metadata without moving a ref; move-ref refuses an
  * existing checkpoint and a stale parent, and the capture retries from the refs; the journal and
  * the warm-state sidecar round-trip. Last, the pipeline's import rule: no stage imports the
  * orchestrator or a later stage, and the helpers below the stages import nothing from capture/.
@@ -16,6 +15,7 @@ import { resolveRepo, createTempIndex, type RepoInfo } from '../../src/engine/ch
 import { parseCommitMessage, checkpointRef, type CheckpointHeader } from '../../src/engine/checkpoints/refs';
 import { CheckpointError, repoPath } from '../../src/engine/checkpoints/types';
 import { GitPlumbingCheckpointStore } from '../../src/engine/checkpoints/git-checkpoints';
+import { packMaintenanceIdle as waitForPacks } from '../../src/engine/checkpoints/packs';
 import { keepWarm, readWarm, warmFiles, WARM_MAX_PENDING, type WarmState } from '../../src/engine/checkpoints/warm-state';
 import { FallBack, findReportedChanges, findStatusChanges, normalizeReported, walkWorktree, type ChangeScan } from '../../src/engine/checkpoints/capture/find-changes';
 import { writeChangedObjects } from '../../src/engine/checkpoints/capture/write-objects';
@@ -69,7 +69,11 @@ describe('checkpoint capture stages (real git)', function () {
   beforeEach(() => {
     tmp = makeTmpDir('vox-cp-stages-');
   });
-  afterEach(() => removeTmpDir(tmp));
+  afterEach(async () => {
+    // Captures and restore points add packs: a background consolidation may still be writing.
+    await waitForPacks();
+    removeTmpDir(tmp);
+  });
 
   /** A committed repository with a warm state (prepared, no checkpoint). */
   async function warmRepo(name: string, files: Record<string, string>): Promise<{ dir: string; repo: RepoInfo; warm: WarmState }> {
@@ -190,15 +194,17 @@ describe('checkpoint capture stages (real git)', function () {
       assert.deepEqual(again.changes, []);
     });
 
-    it('stores what git add stores when a clean filter applies (hash-object, no inline content)', async () => {
+    it('stores the raw bytes when a clean filter applies (inline, like any file); the filtered file is in the conversion set', async () => {
       const { dir, repo, warm } = await warmRepo('f', { '.gitattributes': '*.up filter=upper\n', 'a.up': 'A\n' });
       gitBuf(dir, ['config', 'filter.upper.clean', 'tr a-z A-Z']);
+      assert.deepEqual(warm.conv.map((e) => String(e.raw)), ['a.up'], 'only the file the attribute converts');
       fs.writeFileSync(path.join(dir, 'a.up'), 'lower\n');
-      const { changes } = await writeChangedObjects(repo, warm, (await statusScan(repo, warm)).candidates, CAP);
+      const { changes, conv } = await writeChangedObjects(repo, warm, (await statusScan(repo, warm)).candidates, CAP);
       assert.equal(changes.length, 1);
       const c = changes[0]!;
-      assert.ok(c.kind === 'file' && !c.content, 'no inline content');
-      assert.equal(gitOut(dir, ['cat-file', '-p', c.sha]), 'LOWER', 'the filtered blob is in the object store');
+      assert.ok(c.kind === 'file' && c.content?.equals(Buffer.from('lower\n')), 'inline raw content');
+      assert.equal(c.sha, gitOut(dir, ['hash-object', '--no-filters', 'a.up']));
+      assert.equal(conv.get(Buffer.from('a.up').toString('hex'))?.sha, c.sha, 'the conversion set gets the new entry');
     });
   });
 
@@ -297,9 +303,9 @@ describe('checkpoint capture stages (real git)', function () {
         if (l) throw new Error('stale');
         return 'ok';
       };
-      assert.equal(await retryIfStale(stale, attempt), 'ok');
+      assert.equal(await retryIfStale(stale, true, attempt), 'ok');
       assert.deepEqual(seen, [stale, undefined]);
-      await assert.rejects(retryIfStale(undefined, async () => Promise.reject(new Error('real'))), /real/);
+      await assert.rejects(retryIfStale(undefined, true, async () => Promise.reject(new Error('real'))), /real/);
     });
   });
 
@@ -322,12 +328,13 @@ describe('checkpoint capture stages (real git)', function () {
           { rel: repoPath(NON_UTF8), entry: { mode: '100755', sha: '2'.repeat(40) } },
           { rel: repoPath(Buffer.from('gone.txt')), entry: null },
         ],
+        conv: [{ raw: Buffer.from('crlf\n.txt'), mode: '100644', sha: '4'.repeat(40), sig: '1:2:3:4:5:6' }],
       };
       await keepWarm(repo, copy.file, state);
       assert.ok(!fs.existsSync(copy.file) && fs.existsSync(warmFiles(repo).index), 'the index file became the warm index');
       assert.deepEqual(await readWarm(repo), state);
       const json = JSON.parse(fs.readFileSync(warmFiles(repo).sidecar, 'utf8')) as { v: number; pending: Array<{ b?: string; p?: string }> };
-      assert.equal(json.v, 3);
+      assert.equal(json.v, 4);
       assert.deepEqual(json.pending.map((e) => e.b ?? e.p), [NON_UTF8.toString('base64'), 'gone.txt']);
       fs.writeFileSync(warmFiles(repo).sidecar, '{"v":2}');
       assert.equal(await readWarm(repo), null, 'another version is not trusted');
@@ -344,10 +351,10 @@ describe('checkpoint capture stages (real git)', function () {
       assert.equal(journalIsFull({ ...warm, pending: journal }), false);
       assert.equal(journalIsFull({ ...warm, pending: Array.from({ length: WARM_MAX_PENDING }, () => journal[0]!) }), true);
       const copy = await createTempIndex(repo, warmFiles(repo).index);
-      await applyJournal(repo, copy.file, journal, Promise.resolve([{ kind: 'file', raw: Buffer.from('c.txt'), mode: '100644', sha: sha('c\n') }]), Promise.resolve(), warm.tree.length);
+      await applyJournal(repo, copy.file, journal, Promise.resolve([{ kind: 'file', raw: Buffer.from('c.txt'), mode: '100644', sha: sha('c\n') }]), Promise.resolve(), warm.tree.length, Promise.resolve([]));
       assert.deepEqual([...indexEntries(dir, copy.file)], [['a.txt', `100755 ${sha('a2\n')}`], ['c.txt', `100644 ${sha('c\n')}`]]);
       const written = { commit: '3'.repeat(40), tree: gitOut(dir, ['rev-parse', 'HEAD^{tree}']) };
-      const base = { warm, warmIndexId: null, warmIndex: warmFiles(repo).index, written, changes: [{ kind: 'delete' as const, raw: Buffer.from('b.txt') }], nested: [], skipped: [] };
+      const base = { warm, warmIndexId: null, warmIndex: warmFiles(repo).index, written, changes: [{ kind: 'delete' as const, raw: Buffer.from('b.txt') }], nested: [], skipped: [], conv: new Map() };
       await recordIncremental(repo, { ...base, copy: null, flushed: false, fast: true });
       const kept = (await readWarm(repo))!;
       assert.deepEqual([kept.tree, kept.commit, kept.fastRuns, kept.pending.map((e) => [e.rel.path, e.entry])], [written.tree, written.commit, warm.fastRuns + 1, [['b.txt', null]]]);
@@ -370,7 +377,7 @@ describe('checkpoint capture stages (real git)', function () {
         if (j < 0 || j >= i) problems.push(`${stage} imports ${imp}`);
       }
     });
-    for (const helper of ['repo', 'refs', 'paths', 'concurrency', 'diff', 'nested-repos', 'warm-state', 'packs', 'types']) {
+    for (const helper of ['repo', 'refs', 'paths', 'concurrency', 'diff', 'nested-repos', 'conversion', 'index-listing', 'warm-state', 'packs', 'restore-writer', 'types']) {
       for (const imp of importsOf(path.join(root, `${helper}.ts`))) if (imp.includes('capture')) problems.push(`${helper} imports ${imp}`);
     }
     assert.deepEqual(problems, []);

@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, GitPlumbingCheckpointStore, checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '../../src/engine/checkpoints/git-checkpoints';
+import { packMaintenanceIdle as waitForPacks } from '../../src/engine/checkpoints/packs';
 import { WorkspaceLeaseMap } from '../../src/engine/platform/workspace-lease';
 import { bytesPath, initRepo, snapshotDiff, treeSnapshot } from '../support/git-fixtures';
 import { gitBuf, gitOut } from '../support/git';
@@ -45,7 +46,11 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
     tmp = makeTmpDir('vox-cp-');
     store = new GitPlumbingCheckpointStore();
   });
-  afterEach(() => removeTmpDir(tmp));
+  afterEach(async () => {
+    // Captures and restore points add packs: a background consolidation may still be writing.
+    await waitForPacks();
+    removeTmpDir(tmp);
+  });
 
   describe('capture', () => {
     it('captures tracked edits, deletions and untracked files in a normal repo without touching HEAD, branch, index or stash', async () => {
@@ -267,11 +272,15 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.ok(lsTree(repo, dirReport.commit).includes('z.txt'));
       const outside = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['../elsewhere.txt'] });
       assert.equal(outside.fast, false);
-      // A restore drops the warm index.
+      // A restore keeps the warm state with its changes journaled: a capture with changedPaths
+      // right after it is still a fast one, and holds what the restore wrote.
       await store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 1, mode: 'files' });
       const afterRestore = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'tool' }, changedPaths: ['a.txt'] });
-      assert.equal(afterRestore.fast, false);
+      assert.deepEqual([afterRestore.incremental, afterRestore.fast], [true, true], 'from the warm state the restore left');
       assert.equal(afterRestore.tree, first.tree);
+      for (const n of fs.readdirSync(path.join(repo, '.git')).filter((x) => x.startsWith('vox-warm-index'))) fs.rmSync(path.join(repo, '.git', n));
+      const oracle = await new GitPlumbingCheckpointStore().captureCheckpoint({ worktree: repo, threadId: 'thread:oracle', trigger: { kind: 'manual' } });
+      assert.deepEqual([oracle.incremental, oracle.tree], [false, first.tree], 'a full snapshot agrees');
     });
   });
 

@@ -13,9 +13,10 @@
  *             name and listed with their commit ids in the outer metadata. The last checkpoint of
  *             each thread is remembered, so a capture needs no ref listing (a stale memory is
  *             caught by git and retried).
- *   restore   restore point first (`refs/vox/restore-points/<stamp>`), then git's two-tree switch
- *             on a temporary index (`restore.ts`); `undoRestore` restores a restore
- *             point the same way (leaving a new restore point).
+ *   restore   restore point first (`refs/vox/restore-points/<stamp>`, captured like a checkpoint,
+ *             from the warm state), then the raw blobs of what differs written in place, all or
+ *             nothing (`restore.ts`); `undoRestore` restores a restore point the same way
+ *             (leaving a new restore point).
  *   compare   `diffCheckpoints`, `readFileAtCheckpoint` (`diff.ts`).
  *   list      `listCheckpoints`, `listRestorePoints` — from commit metadata, no database.
  *   prune     `pruneCheckpoints` (`prune.ts`): deletes refs, reports reclaimable bytes,
@@ -29,11 +30,10 @@ import { performance } from 'node:perf_hooks';
 import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from '../platform/workspace-lease';
 import { emptyTree, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './refs';
-import { disposeSnapshot, snapshotRepo, type SnapshotNode } from './capture/snapshot';
+import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
 import { captureWorktree, prepareWarmState } from './capture/pipeline';
 import { LastCheckpoints } from './capture/target';
-import { applyRestore, commitRestorePoint, planRestore, preserveObstacles } from './restore';
-import { dropWarmIndex } from './warm-state';
+import { restoreWorktree } from './restore';
 import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
@@ -47,7 +47,6 @@ import {
   type CheckpointInfo,
   type CheckpointReceipt,
   type FileDiffStat,
-  type NestedRestoreOutcome,
   type PruneOptions,
   type PruneResult,
   type RestoreOptions,
@@ -178,36 +177,18 @@ export class GitPlumbingCheckpointStore {
 
   private async restoreTo(repo: RepoInfo, ref: string): Promise<RestoreResult> {
     const started = performance.now();
-    const target = await resolveCommit(repo, ref);
-    if (!target) throw new CheckpointError('unknownCheckpoint', `${ref} does not exist in ${repo.root}`);
-    let node: SnapshotNode | null = null;
-    let saved: string | null = null;
+    const timeMs = this.now();
+    // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
+    const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
     try {
-      node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes, freshIndex: true });
-      const outcomes: NestedRestoreOutcome[] = [];
-      const plan = await planRestore(node, target, null, outcomes);
-      const preserved = await preserveObstacles(plan);
-      const timeMs = this.now();
-      // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
-      const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
-      const rp = await commitRestorePoint(node, rpRef, ref, timeMs, preserved);
-      saved = rpRef;
-      const changed = await applyRestore(plan, outcomes);
-      await this.dropWarm(node);
-      return { restorePoint: rpRef, target: ref, changed, preserved: rp.meta.preserved, nested: outcomes, tookMs: Math.round(performance.now() - started) };
+      const r = await restoreWorktree(repo, { target: ref, rpRef, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+      return { restorePoint: rpRef, target: ref, changed: r.changed, preserved: r.preserved, nested: r.nested, tookMs: Math.round(performance.now() - started) };
     } catch (err) {
-      if (node) await this.dropWarm(node).catch(() => undefined);
       const e = toCheckpointError(err, `restoring ${ref} in ${repo.root}`);
       // Once the restore point exists, say where the pre-restore state is (undoRestore takes it).
-      throw saved ? new CheckpointError(e.code, `${e.message} (the state before this restore is saved in ${saved})`, e.cause ?? err) : e;
-    } finally {
-      if (node) await disposeSnapshot(node);
+      const saved = await resolveCommit(repo, rpRef).catch(() => null);
+      throw saved ? new CheckpointError(e.code, `${e.message} (the state before this restore is saved in ${rpRef})`, e.cause ?? err) : e;
     }
-  }
-
-  private async dropWarm(node: SnapshotNode): Promise<void> {
-    await dropWarmIndex(node.repo);
-    for (const c of node.children) await this.dropWarm(c);
   }
 
   /** Checkpoints of a thread, oldest first, from commit metadata. */

@@ -14,7 +14,7 @@
  * with single-line JSON. Paths that are valid UTF-8 are stored as strings (`p`), others as base64
  * bytes (`b`).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   CHECKPOINT_REF_PREFIX,
   CHECKPOINT_SUBJECT_PREFIX,
@@ -39,6 +39,12 @@ export const META_LINE_PREFIX = 'Vox-Meta: ';
 export const META_VERSION = 1;
 /** Changed paths named in a commit message's readable `Changed:` line (the JSON lists more). */
 const SUMMARY_MAX_PATHS = 5;
+/**
+ * Random bytes in every commit's metadata: two captures of the same state in the same
+ * millisecond (two processes) are then different commits, so git refuses the second one's ref
+ * (fast-import treats an identical commit as a fast-forward) and it takes the next ordinal.
+ */
+const META_NONCE_BYTES = 4;
 
 /** C0 control characters and DEL. */
 function isControl(code: number): boolean {
@@ -155,7 +161,7 @@ export interface CommitMeta {
 /**
  * What a checkpoint records besides files, the same for every repository in one capture: its ref
  * (`refs/vox/checkpoints/<thread>/<ordinal>`, nested repositories use the same name), thread,
- * ordinal, trigger and time.
+ * ordinal, trigger and time. A restore point is captured the same way under its own ref.
  */
 export interface CheckpointHeader {
   ref: string;
@@ -163,6 +169,8 @@ export interface CheckpointHeader {
   ordinal: number;
   trigger: CheckpointTrigger;
   timeMs: number;
+  /** Set when the capture is a restore point: the ref or commit about to be restored. */
+  restorePointOf?: string;
 }
 
 export function emptyMeta(kind: CommitMeta['kind'], timeMs: number): CommitMeta {
@@ -185,6 +193,7 @@ export function formatCommitMessage(meta: CommitMeta): string {
   if (meta.nested.length) lines.push(`Nested repositories: ${meta.nested.map((n) => oneLine(n.path)).join(', ')}`);
   const json = {
     v: META_VERSION,
+    nonce: randomBytes(META_NONCE_BYTES).toString('hex'),
     kind: meta.kind,
     threadId: meta.threadId,
     ordinal: meta.ordinal,

@@ -8,7 +8,8 @@
  * rename stays on one filesystem) and force `core.splitIndex=false`, so a temporary index never
  * writes or expires `sharedindex.*` files that the user's real index depends on. Extra config is
  * passed through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (appended to any the
- * parent set), which keeps argv readable in error messages.
+ * parent set), which keeps argv readable in error messages; every call gets `core.autocrlf=false`
+ * (`STORE_CONFIG`: checkpoints hold raw bytes, see `conversion.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
@@ -24,6 +25,11 @@ export const TEMP_INDEX_PREFIX = 'vox-index-';
 export const STALE_TEMP_INDEX_MS = 60 * 60 * 1000;
 /** Config forced on every git call that writes a temporary index. */
 const TEMP_INDEX_CONFIG: Record<string, string> = { 'core.splitIndex': 'false' };
+/**
+ * Config forced on every git call of the store: git's view of a file is its raw bytes unless an
+ * attribute says otherwise (`conversion.ts`), so the stat cache and every blob id stay exact.
+ */
+const STORE_CONFIG: Record<string, string> = { 'core.autocrlf': 'false' };
 
 export interface RepoInfo {
   /** Canonical absolute top level of the worktree. */
@@ -38,7 +44,8 @@ export interface RunOptions {
   index?: string;
   input?: string | Buffer | Promise<string | Buffer>;
   okExitCodes?: number[];
-  config?: Record<string, string>;
+  /** Extra config for this call; null drops one the store forces (see STORE_CONFIG). */
+  config?: Record<string, string | null>;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
   abortInput?: string;
@@ -59,7 +66,9 @@ function configEnv(config: Record<string, string>): Record<string, string> {
 
 /** Runs git in `repo.root`, optionally on a temporary index. */
 export function run(repo: RepoInfo, args: string[], opts: RunOptions = {}): Promise<GitResult> {
-  const config = { ...(opts.index ? TEMP_INDEX_CONFIG : {}), ...(opts.config ?? {}) };
+  const merged: Record<string, string | null> = { ...STORE_CONFIG, ...(opts.index ? TEMP_INDEX_CONFIG : {}), ...(opts.config ?? {}) };
+  const config: Record<string, string> = {};
+  for (const [k, v] of Object.entries(merged)) if (v !== null) config[k] = v;
   const env: Record<string, string | undefined> = { ...(Object.keys(config).length ? configEnv(config) : {}), ...(opts.env ?? {}) };
   if (opts.index) env.GIT_INDEX_FILE = opts.index;
   return gitRaw(args, { cwd: repo.root, env, input: opts.input, okExitCodes: opts.okExitCodes, timeoutMs: opts.timeoutMs, abortInput: opts.abortInput });
@@ -204,7 +213,20 @@ export interface CommitObject {
 }
 
 export async function readCommit(repo: RepoInfo, commit: string): Promise<CommitObject> {
-  const obj = (await run(repo, ['cat-file', 'commit', commit])).stdout.toString('utf8');
+  return parseCommitObject((await run(repo, ['cat-file', 'commit', commit])).stdout.toString('utf8'));
+}
+
+/** The commit `rev` (ref or sha) names, read in one process; null when it names none. */
+export async function readCommitAt(repo: RepoInfo, rev: string): Promise<(CommitObject & { commit: string }) | null> {
+  if (rev.startsWith('-') || /\s/.test(rev) || hasControlChar(rev)) return null;
+  const out = (await run(repo, ['cat-file', '--batch'], { input: `${rev}^{commit}\n` })).stdout;
+  const nl = out.indexOf(0x0a);
+  const [commit = '', type = ''] = out.subarray(0, nl).toString('latin1').split(' ');
+  if (type !== 'commit' || !/^[0-9a-f]{40,64}$/.test(commit)) return null;
+  return { commit, ...parseCommitObject(out.subarray(nl + 1, out.length - 1).toString('utf8')) };
+}
+
+function parseCommitObject(obj: string): CommitObject {
   const split = obj.indexOf('\n\n');
   const headers = (split < 0 ? obj : obj.slice(0, split)).split('\n');
   const tree = headers.find((h) => h.startsWith('tree '))?.slice(5) ?? '';

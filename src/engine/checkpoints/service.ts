@@ -219,7 +219,8 @@ export class CheckpointService {
       this.store.append({ type: 'thread.rewound', threadId, toMessageId: rewoundTo });
     }
     this.store.append({ type: 'checkpoint.restored', threadId, ordinal, mode, restorePoint: files?.restorePoint ?? null, changedCount: files?.changed.length ?? 0 });
-    // The restore dropped the warm state: rebuild it now rather than in the next checkpoint.
+    // A restore that could not keep the warm state dropped it: rebuild it now rather than in the
+    // next checkpoint (nothing to do when it was kept).
     if (files) void this.prepare();
     return { mode, files, rewoundTo };
   }

@@ -6,7 +6,8 @@
  * After every capture, the temporary index (which then describes the captured tree exactly) is
  * kept as `<git-dir>/vox-warm-index`, with a sidecar JSON naming that tree, the commit made from
  * it, the nested repositories (with the commits they were captured at), the over-cap files that
- * were left out and a journal of changes not yet applied to the index file. Nested repositories
+ * were left out, a journal of changes not yet applied to the index file and the conversion set
+ * (files an attribute converts, with the stat signatures they were hashed at; `conversion.ts`). Nested repositories
  * keep their own warm index in their own git dir. The next capture of the repository starts from
  * it, so git's stat data and untracked cache are warm and the change list is relative to a known
  * tree.
@@ -20,6 +21,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { removeIndexFile, type RepoInfo } from './repo';
 import { pathFromJson, pathToJson } from './refs';
+import type { ConversionEntry } from './conversion';
 import type { RepoPath, SkippedFile } from './types';
 
 /** File name (in the repository's git dir) of the warm index. */
@@ -34,7 +36,7 @@ export const WARM_MAX_FAST_CAPTURES = 100;
  */
 export const WARM_MAX_PENDING = 256;
 /** Version of the sidecar format (older sidecars are ignored). */
-const SIDECAR_VERSION = 3;
+const SIDECAR_VERSION = 4;
 
 /** A change of the captured tree not yet applied to the warm index file (null: deleted). */
 export interface PendingEntry {
@@ -49,6 +51,8 @@ export interface WarmNested {
   commit: string | null;
   /** The repository, or null when it could not be entered (left out). */
   repo: RepoInfo | null;
+  /** Its HEAD as W's gitlink records it (null: none; undefined: not known). */
+  head?: string | null;
 }
 
 export interface WarmState {
@@ -63,8 +67,13 @@ export interface WarmState {
   nested: WarmNested[];
   /** Over-cap files the last capture left out (paths from this repository's root). */
   skipped: SkippedFile[];
-  /** Whether the tree may hold a `.gitattributes` file (content conversion possible). */
+  /** Whether the tree may hold a `.gitattributes` file, or attribute files outside it exist. */
   attributes: boolean;
+  /**
+   * The conversion set (`conversion.ts`): files an attribute converts, marked assume-valid in the
+   * index file and checked by their stat signatures instead; their entries are W's.
+   */
+  conv: ConversionEntry[];
 }
 
 interface SidecarJson {
@@ -72,10 +81,11 @@ interface SidecarJson {
   tree: string;
   commit: string | null;
   fastRuns: number;
-  nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null }>;
+  nested: Array<{ p?: string; b?: string; commit: string | null; repo: RepoInfo | null; head?: string | null }>;
   skipped: Array<{ p?: string; b?: string; bytes: number }>;
   attributes?: boolean;
   pending: Array<{ p?: string; b?: string; mode?: string; sha?: string }>;
+  conv?: Array<{ p?: string; b?: string; mode: string; sha: string; sig: string }>;
 }
 
 export function warmFiles(repo: RepoInfo): { index: string; sidecar: string } {
@@ -103,10 +113,11 @@ export async function keepWarm(repo: RepoInfo, indexFile: string | null, state: 
       tree: state.tree,
       commit: state.commit,
       fastRuns: state.fastRuns,
-      nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo })),
+      nested: state.nested.map((n) => ({ ...pathToJson(n.rel.raw), commit: n.commit, repo: n.repo, ...(n.head !== undefined ? { head: n.head } : {}) })),
       skipped: state.skipped.map((k) => ({ ...pathToJson(k.raw), bytes: k.bytes })),
       attributes: state.attributes,
       pending: state.pending.map((e) => ({ ...pathToJson(e.rel.raw), ...(e.entry ?? {}) })),
+      conv: state.conv.map((e) => ({ ...pathToJson(e.raw), mode: e.mode, sha: e.sha, sig: e.sig })),
     };
     await fsp.writeFile(f.sidecar, JSON.stringify(json));
   } catch {
@@ -124,10 +135,11 @@ export async function readWarm(repo: RepoInfo): Promise<WarmState | null> {
       tree: s.tree,
       commit: typeof s.commit === 'string' ? s.commit : null,
       fastRuns: s.fastRuns,
-      nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo })),
+      nested: s.nested.map((n) => ({ rel: pathFromJson(n), commit: n.commit, repo: n.repo, ...(n.head !== undefined ? { head: n.head } : {}) })),
       skipped: s.skipped.map((k) => ({ ...pathFromJson(k), bytes: k.bytes })),
       attributes: s.attributes !== false,
       pending: s.pending.map((e) => ({ rel: pathFromJson(e), entry: typeof e.mode === 'string' && typeof e.sha === 'string' ? { mode: e.mode, sha: e.sha } : null })),
+      conv: (s.conv ?? []).map((e) => ({ raw: pathFromJson(e).raw, mode: e.mode, sha: e.sha, sig: e.sig })),
     };
   } catch {
     return null;

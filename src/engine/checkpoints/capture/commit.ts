@@ -65,8 +65,9 @@ export function withNestedFiles(own: SkippedFile[], children: Array<{ rel: RepoP
   return out;
 }
 
-/** A checkpoint's metadata. */
+/** A checkpoint's (or restore point's) metadata. */
 export function checkpointMeta(header: CheckpointHeader, changes: { count: number; list: ChangedFile[] }, skipped: SkippedFile[], nested: NestedCheckpoint[]): CommitMeta {
+  if (header.restorePointOf !== undefined) return { kind: 'restorePoint', target: header.restorePointOf, timeMs: header.timeMs, changedCount: 0, changed: [], skipped, preserved: [], nested };
   return { kind: 'checkpoint', threadId: header.threadId, ordinal: header.ordinal, trigger: header.trigger, timeMs: header.timeMs, changedCount: changes.count, changed: changes.list, skipped, preserved: [], nested };
 }
 
@@ -141,7 +142,7 @@ export interface IncrementalCommitInput {
 }
 
 /** Id of the empty tree (sha1 or sha256); it needs no object in the repository. */
-function isEmptyTree(tree: string): boolean {
+export function isEmptyTree(tree: string): boolean {
   return tree === '4b825dc642cb6eb9a060e54bf8d69288fbee4904' || tree === '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321';
 }
 
@@ -282,6 +283,7 @@ export async function commitSnapshotTree(node: SnapshotTree, header: CheckpointH
   // This repository's own diff runs while the nested ones commit. A nested repository may have
   // been re-created since (its previous commit gone): diff against HEAD then.
   const ownDiff = (async () => {
+    if (header.restorePointOf !== undefined) return []; // a restore point lists no "files changed"
     if (prevCommit) {
       try {
         return await rawDiff(node.repo, prevCommit, node.tree);

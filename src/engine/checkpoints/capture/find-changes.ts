@@ -30,6 +30,8 @@ import { run, type RepoInfo } from '../repo';
 import { absBytes, lstatOrNull, relKey, under } from '../paths';
 import { mapLimit } from '../concurrency';
 import { GITLINK_MODE, MAX_NESTED_DEPTH, gitlinksFromStage, probeNestedRepo, type NestedProbe } from '../nested-repos';
+import { mentionsAttributes, regularFilesOfStage, unmergedFromStage, untagStage } from '../index-listing';
+import { changedConversions, conversionsOfWalk, convertingPaths, externalAttributes, repoSettings } from '../conversion';
 import type { WarmState } from '../warm-state';
 import { repoPath, type RepoPath, type SkippedFile } from '../types';
 
@@ -49,6 +51,8 @@ export interface Candidate {
   below?: Array<{ raw: Buffer; mode: string; sha: string }>;
   /** Ignored and not in W: only the entries below it change (they are deleted). */
   ignored?: boolean;
+  /** In the conversion set (`conversion.ts`): hashed raw with a fresh stat signature. */
+  convert?: boolean;
 }
 
 /** What changed since W (status or reported mode). */
@@ -131,7 +135,7 @@ export async function findStatusChanges(repo: RepoInfo, index: string, warm: War
   });
   const known = new Set(warm.nested.map((n) => relKey(n.rel.raw)));
   const candidates: Candidate[] = [];
-  let untracked: Buffer[] = [];
+  const untracked: Buffer[] = [];
   let head: string | null = null;
   for (const rec of splitNul(r.stdout)) {
     const kind = rec[0];
@@ -177,17 +181,48 @@ export async function findStatusChanges(repo: RepoInfo, index: string, warm: War
   }
   // Journaled paths the status did not mention are as in W0, which may differ from W.
   for (const e of warm.pending) if (pending.has(relKey(e.rel.raw))) candidates.push({ raw: e.rel.raw, before: e.entry });
-  untracked = plainUntracked;
+  // A file that is not in W (untracked there, or taken out by the journal) and is over the cap:
+  // tracked by the user (captured whatever its size) or untracked (left out)? The real index says.
+  const big = new Map<string, number>();
+  for (const c of [...candidates.filter((x) => x.before === null).map((x) => x.raw), ...plainUntracked]) {
+    const st = lstatOrNull(absBytes(repo.root, c));
+    if (st?.isFile() && st.size > maxBytes) big.set(relKey(c), st.size);
+  }
+  const tracked = big.size ? await readIndexEntries(repo.indexPath, [...big.keys()].map((k) => Buffer.from(k, 'hex')), warm.tree.length) : new Map<string, unknown>();
+  if (!tracked) throw new FallBack('the real index cannot be read directly');
+  const leftOut = (p: Buffer): boolean => big.has(relKey(p)) && !tracked.has(p.toString('latin1'));
   const skipped: SkippedFile[] = [];
-  const sizes = untracked.map((p) => {
-    const st = lstatOrNull(absBytes(repo.root, p));
-    return st?.isFile() ? st.size : -1;
-  });
-  untracked.forEach((p, i) => {
-    if (sizes[i]! > maxBytes) skipped.push({ ...repoPath(p), bytes: sizes[i]! });
-    else candidates.push({ raw: p, before: null });
-  });
+  const fresh: Candidate[] = [];
+  for (const c of candidates.splice(0)) {
+    if (c.before === null && leftOut(c.raw)) skipped.push({ ...repoPath(c.raw), bytes: big.get(relKey(c.raw))! });
+    else candidates.push(c);
+  }
+  for (const p of plainUntracked) {
+    if (leftOut(p)) skipped.push({ ...repoPath(p), bytes: big.get(relKey(p))! });
+    else fresh.push({ raw: p, before: null });
+  }
+  candidates.push(...fresh);
+  await markConversions(repo, warm, candidates, fresh, true);
   return { candidates, skipped, head };
+}
+
+/**
+ * Marks the candidates of the conversion set (`convert`) — the set's own entries, and the new
+ * files among `fresh` an attribute converts (one `check-attr`, only when the repository has
+ * attributes). `scan` (status mode): the set's files whose stat signature changed are
+ * candidates too (git never looks at them: they are assume-valid in the index).
+ */
+async function markConversions(repo: RepoInfo, warm: WarmState, candidates: Candidate[], fresh: Candidate[], scan: boolean): Promise<void> {
+  const inSet = new Map(warm.conv.map((e) => [relKey(e.raw), e]));
+  for (const c of candidates) if (inSet.has(relKey(c.raw))) c.convert = true;
+  if (scan && warm.conv.length) {
+    const have = new Set(candidates.map((c) => relKey(c.raw)));
+    for (const e of changedConversions(repo.root, warm.conv, Date.now())) if (!have.has(relKey(e.raw))) candidates.push({ raw: e.raw, before: { mode: e.mode, sha: e.sha }, convert: true });
+  }
+  if (warm.attributes && fresh.length) {
+    const converting = await convertingPaths(repo, fresh.map((c) => c.raw));
+    for (const c of fresh) if (converting.has(relKey(c.raw))) c.convert = true;
+  }
 }
 
 /** Reported mode: the reported paths with their entries in W (the warm index read directly). */
@@ -221,13 +256,16 @@ export async function findReportedChanges(repo: RepoInfo, warmIndex: string, pat
     if (st && !entry) unknown.push(c);
     else candidates.push(c);
   }
+  const fresh: Candidate[] = [];
   if (unknown.length) {
     const ignored = await ignoredP;
     for (const c of unknown) {
-      if (!ignored.has(relKey(c.raw))) candidates.push(c);
+      if (!ignored.has(relKey(c.raw))) fresh.push(c);
       else if (c.below?.length) candidates.push({ ...c, ignored: true });
     }
   }
+  candidates.push(...fresh);
+  await markConversions(repo, warm, candidates, fresh, false);
   return { candidates, skipped: [] };
 }
 
@@ -250,22 +288,36 @@ export interface Walk {
   /** Over-cap untracked files left out. */
   skipped: SkippedFile[];
   /** Nested repositories to snapshot inside themselves. */
-  enter: Array<{ rel: RepoPath; repo: RepoInfo }>;
+  enter: Array<{ rel: RepoPath; repo: RepoInfo; head: string | null }>;
   /** Nested repositories that cannot be entered (or are too deep), left out. */
   opaque: RepoPath[];
   warnings: string[];
-  /** Whether the tree may hold a `.gitattributes` file (tracked or untracked). */
+  /** Whether the tree may hold a `.gitattributes` file (tracked or untracked), or attribute files outside it exist. */
   attributes: boolean;
+  /** Regular files an attribute converts (`conversion.ts`): hashed raw, never added by git. */
+  convert: Buffer[];
+  /** Other regular files of the index to re-hash raw (the user's `core.autocrlf` may have converted their blobs). */
+  rehash: Buffer[];
 }
 
 /** The full walk of `repo` against the index `index` (depth: nesting depth of `repo`). */
 export async function walkWorktree(repo: RepoInfo, index: string, opts: { maxUntrackedBytes: number; depth: number }): Promise<Walk> {
-  // One walk: untracked (`?`), modified (`C`) and deleted (`R`) paths, tagged (`-t`).
-  const [stage, walk] = await Promise.all([run(repo, ['ls-files', '-z', '-s'], { index }), run(repo, ['ls-files', '-z', '-t', '-o', '-m', '-d', '--exclude-standard'], { index })]);
-  const candidates = gitlinksFromStage(stage.stdout);
-  const attributes = mentionsAttributes(stage.stdout) || mentionsAttributes(walk.stdout);
+  // One walk: untracked (`?`), modified (`C`) and deleted (`R`) paths, tagged (`-t`); the
+  // staged entries with their flags alongside (`-v`: assume-unchanged in lower case).
+  const walkArgs = ['ls-files', '-z', '-t', '-o', '-m', '-d', '--exclude-standard'];
+  const [tagged, firstWalk, settings] = await Promise.all([run(repo, ['ls-files', '-z', '-s', '-v'], { index }), run(repo, walkArgs, { index }), repoSettings(repo)]);
+  const { stage, flagged } = untagStage(tagged.stdout);
+  let walk = firstWalk;
+  if (flagged.length) {
+    // Files the user marked assume-unchanged or skip-worktree are invisible to git as they are on
+    // disk: the copy gets fresh entries for them (no flags, no stat data), and the walk runs again.
+    await run(repo, ['update-index', '-z', '--index-info'], { index, input: Buffer.concat(flagged.flatMap((r) => [r, Buffer.from([0])])) });
+    walk = await run(repo, walkArgs, { index });
+  }
+  const candidates = gitlinksFromStage(stage);
+  const attributes = mentionsAttributes(stage) || mentionsAttributes(walk.stdout) || externalAttributes(settings);
   const untrackedFiles: Buffer[] = [];
-  const changed: Buffer[] = [...candidates, ...unmergedFromStage(stage.stdout)];
+  const changed: Buffer[] = [...candidates, ...unmergedFromStage(stage)];
   for (const rec of splitNul(walk.stdout)) {
     const p = rec.subarray(2);
     if (!p.length) continue;
@@ -273,7 +325,11 @@ export async function walkWorktree(repo: RepoInfo, index: string, opts: { maxUnt
     else if (p[p.length - 1] === 0x2f) candidates.push(Buffer.from(p.subarray(0, p.length - 1)));
     else untrackedFiles.push(p);
   }
-  const [skipped, probes] = await Promise.all([findOversized(repo.root, untrackedFiles, opts.maxUntrackedBytes), mapLimit(candidates, NESTED_PROBE_CONCURRENCY, (c) => probeNestedRepo(repo, c))]);
+  const [skipped, probes, conversions] = await Promise.all([
+    findOversized(repo.root, untrackedFiles, opts.maxUntrackedBytes),
+    mapLimit(candidates, NESTED_PROBE_CONCURRENCY, (c) => probeNestedRepo(repo, c)),
+    conversionsOfWalk(repo, settings, attributes, regularFilesOfStage(stage), untrackedFiles),
+  ]);
   const nested = probes.filter((p): p is NestedProbe => p !== null);
   const exclude = skipped.map((s) => s.raw);
   const opaque: RepoPath[] = [];
@@ -293,9 +349,14 @@ export async function walkWorktree(repo: RepoInfo, index: string, opts: { maxUnt
       warnings.push(`nested repository ${p.rel.path} is deeper than ${MAX_NESTED_DEPTH} levels and was not captured inside`);
       continue;
     }
-    enter.push({ rel: p.rel, repo: p.repo });
+    enter.push({ rel: p.rel, repo: p.repo, head: p.hasHead ? (p.head ?? null) : null });
   }
-  return { stage: stage.stdout, paths: [...changed, ...candidates, ...untrackedFiles], exclude, skipped, enter, opaque, warnings, attributes };
+  // What the outer add leaves out (nested repositories without a commit) is not hashed raw either.
+  const outside = (p: Buffer): boolean => exclude.some((x) => x.equals(p) || under(x, p)) || candidates.some((n) => under(n, p));
+  const convert = conversions.convert.filter((p) => !outside(p));
+  const added = new Set([...changed, ...untrackedFiles].map((p) => relKey(p)));
+  const rehash = conversions.rehash.filter((p) => !outside(p) && !added.has(relKey(p)));
+  return { stage, paths: [...changed, ...candidates, ...untrackedFiles], exclude, skipped, enter, opaque, warnings, attributes, convert, rehash };
 }
 
 /** Over-cap regular files among `paths` (relative to `root`). */
@@ -309,24 +370,4 @@ export async function findOversized(root: string, paths: Buffer[], maxBytes: num
     if (bytes >= 0) out.push({ ...repoPath(paths[i]!), bytes });
   });
   return out;
-}
-
-/** Whether any NUL-terminated record ends in a `.gitattributes` path component. */
-function mentionsAttributes(out: Buffer): boolean {
-  for (let at = out.indexOf('.gitattributes\0'); at >= 0; at = out.indexOf('.gitattributes\0', at + 1)) {
-    const before = at === 0 ? 0 : out[at - 1];
-    // Preceded by a directory separator, a tab (`ls-files -s`), a space (`-t` tag) or the start.
-    if (at === 0 || before === 0x2f || before === 0x09 || before === 0x20 || before === 0) return true;
-  }
-  return false;
-}
-
-/** Paths of unmerged (stage > 0) entries in `ls-files -s -z` output. */
-function unmergedFromStage(out: Buffer): Buffer[] {
-  const result: Buffer[] = [];
-  for (const rec of splitNul(out)) {
-    const tab = rec.indexOf(0x09);
-    if (tab > 0 && rec[tab - 1] !== 0x30) result.push(rec.subarray(tab + 1));
-  }
-  return result;
 }

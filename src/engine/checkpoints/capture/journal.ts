@@ -6,7 +6,8 @@
  * into the warm index file (an index rewrite costs as much as reading it): the file stays W0 and
  * the journal turns it into W. Once the journal holds WARM_MAX_PENDING entries, a capture applies
  * it (`applyJournal`: `update-index -z --index-info` on the copy, no stat data, so the next status
- * re-hashes those files once; started early, alongside fast-import) and starts a new one. Status
+ * re-hashes those files once, except the conversion set's, marked assume-valid again; started
+ * early, alongside fast-import) and starts a new one. Status
  * mode keeps its copy (refreshed stat data, untracked cache) as the new index file; reported mode
  * read the index file in place and keeps it, unless it applied the journal to a copy.
  *
@@ -18,6 +19,7 @@ import { run, type RepoInfo } from '../repo';
 import { isAttributesPath, relKey } from '../paths';
 import { GITLINK_MODE } from '../nested-repos';
 import { WARM_MAX_PENDING, keepWarm, type PendingEntry, type WarmNested, type WarmState } from '../warm-state';
+import { markAssumeValid, type ConversionEntry } from '../conversion';
 import { repoPath, type RepoPath, type SkippedFile } from '../types';
 import { changeMode, type TreeChange } from './write-objects';
 import { ordered } from './commit';
@@ -53,11 +55,12 @@ function asChanges(pending: PendingEntry[]): TreeChange[] {
  * the working tree), once `after` resolves (the status, which writes the copy too). `changes`
  * resolving null applies nothing. `hexLength`: the repository's object id length.
  */
-export function applyJournal(repo: RepoInfo, index: string, pending: PendingEntry[], changes: Promise<TreeChange[] | null>, after: Promise<void>, hexLength: number): Promise<void> {
+export function applyJournal(repo: RepoInfo, index: string, pending: PendingEntry[], changes: Promise<TreeChange[] | null>, after: Promise<void>, hexLength: number, conv: Promise<ConversionEntry[]>): Promise<void> {
   const zeroId = '0'.repeat(hexLength);
-  const input = changes.then((c) => {
+  const entries = changes.then((c) => ordered(c ? asChanges(journalAfter(pending, c)) : []));
+  const input = entries.then((list) => {
     const parts: Buffer[] = [];
-    for (const e of ordered(c ? asChanges(journalAfter(pending, c)) : [])) {
+    for (const e of list) {
       const mode = changeMode(e);
       const head = mode === null ? `0 ${zeroId}\t` : `${mode} ${(e as { sha: string }).sha}\t`;
       parts.push(Buffer.from(head), e.raw, Buffer.from([0]));
@@ -66,6 +69,9 @@ export function applyJournal(repo: RepoInfo, index: string, pending: PendingEntr
   });
   return after.then(async () => {
     await Promise.all([run(repo, ['update-index', '-z', '--index-info'], { index, input }), input]);
+    // Fresh entries carry no flag: the conversion set's stay out of git's sight.
+    const keys = new Set((await conv).map((e) => relKey(e.raw)));
+    await markAssumeValid(repo, index, (await entries).filter((e) => e.kind === 'file' && keys.has(relKey(e.raw))).map((e) => e.raw));
   });
 }
 
@@ -86,13 +92,26 @@ export interface IncrementalRecord {
   nested: WarmNested[];
   /** Over-cap files left out, nested ones included (the commit's metadata). */
   skipped: SkippedFile[];
+  /** The conversion set's new entries of the paths looked at (null: left it). */
+  conv: Map<string, ConversionEntry | null>;
+}
+
+/** The conversion set after a capture's `updates`. */
+export function conversionsAfter(conv: ConversionEntry[], updates: Map<string, ConversionEntry | null>): ConversionEntry[] {
+  if (!updates.size) return conv;
+  const byKey = new Map(conv.map((e) => [relKey(e.raw), e]));
+  for (const [k, e] of updates) {
+    if (e) byKey.set(k, e);
+    else byKey.delete(k);
+  }
+  return [...byKey.values()];
 }
 
 /** Writes the warm state after an incremental capture. */
 export async function recordIncremental(repo: RepoInfo, r: IncrementalRecord): Promise<void> {
   const attributes = r.warm.attributes || r.changes.some((c) => isAttributesPath(c.raw));
   const pending = r.flushed ? [] : journalAfter(r.warm.pending, r.changes);
-  const state: WarmState = { tree: r.written.tree, pending, commit: r.written.commit, fastRuns: r.fast ? r.warm.fastRuns + 1 : 0, nested: r.nested, skipped: r.skipped, attributes };
+  const state: WarmState = { tree: r.written.tree, pending, commit: r.written.commit, fastRuns: r.fast ? r.warm.fastRuns + 1 : 0, nested: r.nested, skipped: r.skipped, attributes, conv: conversionsAfter(r.warm.conv, r.conv) };
   await keepWarm(repo, r.copy, state);
   // A status refresh leaves the entries as they were: the parsed copy stays good.
   if (r.copy && !r.flushed) indexReplacedSameEntries(r.warmIndex, r.warmIndexId);
@@ -102,12 +121,14 @@ export async function recordIncremental(repo: RepoInfo, r: IncrementalRecord): P
 export interface SnapshotRecord {
   repo: RepoInfo;
   rel: RepoPath | null;
+  head: string | null;
   tree: string;
   index: { file: string };
   skipped: SkippedFile[];
   children: SnapshotRecord[];
   opaque: RepoPath[];
   attributes: boolean;
+  conv: ConversionEntry[];
 }
 
 /**
@@ -116,9 +137,9 @@ export interface SnapshotRecord {
  */
 export async function recordSnapshot(node: SnapshotRecord, commit: string | null, nestedCommits: Map<string, string>, skipped: SkippedFile[], fastRuns: number): Promise<void> {
   const nested: WarmNested[] = [
-    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(relKey(c.rel!.raw)) ?? null, repo: c.repo })),
+    ...node.children.map((c) => ({ rel: c.rel!, commit: nestedCommits.get(relKey(c.rel!.raw)) ?? null, repo: c.repo, head: c.head })),
     ...node.opaque.map((rel) => ({ rel, commit: null, repo: null })),
   ];
-  await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes });
+  await keepWarm(node.repo, node.index.file, { tree: node.tree, pending: [], commit, fastRuns, nested, skipped, attributes: node.attributes, conv: node.conv });
   for (const c of node.children) await recordSnapshot(c, nestedCommits.get(relKey(c.rel!.raw)) ?? null, new Map(), c.skipped, 0);
 }

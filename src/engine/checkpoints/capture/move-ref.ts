@@ -19,12 +19,19 @@
  * The stale-ordinal retry (`retryIfStale`): a remembered last checkpoint (`target.ts`) may be
  * stale when another process captured the thread since; git then refuses the ref (fast-import's
  * refusal falls back to the full snapshot, whose create-only update throws), and the capture
- * runs once more with its target chosen from the refs.
+ * runs once more with its target chosen from the refs. Two processes that chose the same
+ * automatic ordinal from the refs at the same moment race the same way: the one whose ref git
+ * refuses (`checkpointExists`) runs again with the next ordinal.
  */
 import { createRef, setRef, type RepoInfo } from '../repo';
 import { NESTED_CONCURRENCY, settleLimit } from '../concurrency';
 import { CheckpointError } from '../types';
 import type { LastCheckpoint, Target } from './target';
+
+/** Captures of one thread racing for the same ordinal: how often one retries with the next. */
+export const MAX_ORDINAL_RETRIES = 16;
+/** Longest random pause before such a retry (ms), so racing processes fall out of step. */
+const ORDINAL_RETRY_JITTER_MS = 20;
 
 /** Moves `ref` to `commit`: created only if absent (`createOnly`, else `checkpointExists`), or set. */
 export async function moveRef(repo: RepoInfo, ref: string, commit: string, createOnly: boolean): Promise<void> {
@@ -64,12 +71,24 @@ export function reuseNestedRef(repo: RepoInfo, target: Promise<Target>, commit: 
   return refSet;
 }
 
-/** Runs `attempt` with the remembered last checkpoint; if that fails, once more without it (from the refs). */
-export async function retryIfStale<T>(last: LastCheckpoint | undefined, attempt: (last: LastCheckpoint | undefined) => Promise<T>): Promise<T> {
-  try {
-    return await attempt(last);
-  } catch (err) {
-    if (!last) throw err;
-    return await attempt(undefined);
+/**
+ * Runs `attempt` with the remembered last checkpoint; if that fails, once more without it (from
+ * the refs). With `nextOrdinal` (an automatic ordinal), an attempt whose ordinal another process
+ * took meanwhile (`checkpointExists`) runs again from the refs, up to MAX_ORDINAL_RETRIES times.
+ */
+export async function retryIfStale<T>(last: LastCheckpoint | undefined, nextOrdinal: boolean, attempt: (last: LastCheckpoint | undefined) => Promise<T>): Promise<T> {
+  let memory = last;
+  for (let retries = 0; ; retries++) {
+    try {
+      return await attempt(memory);
+    } catch (err) {
+      if (memory) {
+        memory = undefined;
+        continue;
+      }
+      if (!nextOrdinal || !(err instanceof CheckpointError) || err.code !== 'checkpointExists' || retries >= MAX_ORDINAL_RETRIES) throw err;
+      // Let the process that took this ordinal move on before the refs are listed again.
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * ORDINAL_RETRY_JITTER_MS)));
+    }
   }
 }

@@ -24,7 +24,8 @@
  *
  * Stages overlap where a git process can start before its input is known: the ref listing (0)
  * runs while the warm state is read; in an incremental capture the scan's process (1) starts
- * first, fast-import (3, which moves the ref too: 4) right after and waits for its input, and a
+ * first, fast-import (3, which moves the ref too: 4) right after and waits for its input (in a
+ * nested repository only when something changed: otherwise its last checkpoint is reused), and a
  * full journal is applied (5) alongside.
  */
 import * as fs from 'node:fs';
@@ -36,14 +37,15 @@ import { NESTED_CONCURRENCY, deferred, settleLimit, type Deferred } from '../con
 import { MAX_NESTED_DEPTH } from '../nested-repos';
 import { maybeConsolidatePacks } from '../packs';
 import { WARM_MAX_FAST_CAPTURES, dropWarmIndex, readWarm, warmFiles, type WarmNested, type WarmState } from '../warm-state';
-import { toCheckpointError, type NestedCheckpoint } from '../types';
-import { TargetFailed, chooseTarget, nestedTarget, previousOf, type LastCheckpoint, type LastCheckpoints, type Prev, type Target, type TargetRequest } from './target';
+import type { ConversionEntry } from '../conversion';
+import { toCheckpointError, type NestedCheckpoint, type RepoPath } from '../types';
+import { TargetFailed, chooseTarget, nestedTarget, previousOf, type LastCheckpoints, type Prev, type Target, type TargetRequest } from './target';
 import { FallBack, findReportedChanges, findStatusChanges, normalizeReported, stillNested, stillSkipped } from './find-changes';
-import { writeChangedObjects, type TreeChange } from './write-objects';
-import { commitSnapshotTree, diffPreviousToWarm, fastImportCommit, incrementalCommit, type FastImportCommit } from './commit';
+import { writeChangedObjects, type ChangedObjects, type TreeChange } from './write-objects';
+import { commitSnapshotTree, diffPreviousToWarm, fastImportCommit, incrementalCommit, type CommittedTree, type FastImportCommit } from './commit';
 import { fastImportForce, moveCheckpointRefs, retryIfStale, reuseNestedRef } from './move-ref';
-import { applyJournal, journalIsFull, recordIncremental, recordSnapshot } from './journal';
-import { collectWarnings, disposeSnapshot, skippedOf, snapshotRepo } from './snapshot';
+import { applyJournal, conversionsAfter, journalIsFull, recordIncremental, recordSnapshot } from './journal';
+import { collectWarnings, disposeSnapshot, skippedOf, snapshotRepo, type SnapshotNode } from './snapshot';
 
 /** Longest excerpt of the failure quoted in the warning that the warm index was dropped. */
 const WARNING_EXCERPT_CHARS = 500;
@@ -56,6 +58,29 @@ export interface RepoCapture {
   /** The repository's HEAD commit when it was captured (null: no commit yet). */
   head: string | null;
   warnings: string[];
+  /** This repository and the nested ones captured inside themselves, with their trees. */
+  node: CapturedRepo;
+}
+
+/** One captured repository and its nested ones (those whose last checkpoint was reused are not listed). */
+export interface CapturedRepo {
+  repo: RepoInfo;
+  /** Path relative to the parent repository's root; null for the worktree itself. */
+  rel: RepoPath | null;
+  commit: string;
+  tree: string;
+  meta: CommitMeta;
+  children: CapturedRepo[];
+  /** An incremental capture: the warm tree it started from and what changed since (W→tree). */
+  delta?: WarmDelta;
+}
+
+/** What changed from the warm tree `base` to the captured tree. */
+export interface WarmDelta {
+  base: string;
+  changes: TreeChange[];
+  /** W's entry of every changed path (by `relKey`; null: not in W). */
+  before: ChangedObjects['before'];
 }
 
 export interface CaptureRequest extends TargetRequest {
@@ -82,14 +107,17 @@ interface Ctx {
   changedPaths: Buffer[] | null;
   isTop: boolean;
   depth: number;
+  /** Told the top repository's changes since W once they are known, before anything is written. */
+  onPlan?: (delta: WarmDelta) => void;
 }
 
 /** Captures the worktree `repo` (and its nested repositories) as one checkpoint. */
 export async function captureWorktree(repo: RepoInfo, req: CaptureRequest, memory: LastCheckpoints): Promise<CaptureOutcome> {
   const last = memory.take(repo.root, req.threadId, req.ordinal === undefined);
-  return retryIfStale(last, async (remembered) => {
+  // An automatic ordinal another process took meanwhile is retried with the next one.
+  return retryIfStale(last, req.ordinal === undefined, async (remembered) => {
     try {
-      const out = await captureOnce(repo, req, remembered);
+      const out = await captureOnce(repo, req, chooseTarget(repo, req, req.timeMs, remembered));
       // An explicitly chosen ordinal need not be the thread's last: only automatic ones are remembered.
       if (req.ordinal === undefined) memory.remember(repo.root, req.threadId, { ordinal: out.target.header.ordinal, commit: out.capture.commit });
       return out;
@@ -99,14 +127,29 @@ export async function captureWorktree(repo: RepoInfo, req: CaptureRequest, memor
   });
 }
 
-async function captureOnce(repo: RepoInfo, req: CaptureRequest, last: LastCheckpoint | undefined): Promise<CaptureOutcome> {
-  const target = chooseTarget(repo, req, req.timeMs, last);
+/**
+ * Captures the worktree `repo` (and its nested repositories) as the restore point `ref` before
+ * a restore of `target` (status mode from the warm state, or the full snapshot), leaving the
+ * warm state behind like any capture.
+ */
+export async function captureRestorePoint(repo: RepoInfo, req: { ref: string; target: string; timeMs: number; maxUntrackedBytes: number; onPlan?: (delta: WarmDelta) => void }): Promise<RepoCapture> {
+  const header = { ref: req.ref, threadId: '', ordinal: 0, trigger: { kind: 'manual' as const }, timeMs: req.timeMs, restorePointOf: req.target };
+  try {
+    return (await captureOnce(repo, { threadId: '', trigger: header.trigger, timeMs: req.timeMs, maxUntrackedBytes: req.maxUntrackedBytes }, Promise.resolve({ header, prevCommit: null }), req.onPlan)).capture;
+  } catch (err) {
+    throw toCheckpointError(err, `saving the restore point in ${repo.root}`);
+  }
+}
+
+async function captureOnce(repo: RepoInfo, req: CaptureRequest, target: Promise<Target>, onPlan?: (delta: WarmDelta) => void): Promise<CaptureOutcome> {
   target.catch(() => undefined);
   const warm = await readWarm(repo);
-  const reported = req.changedPaths && warm ? await normalizeReported(repo.root, req.changedPaths, warm.nested.map((n) => n.rel.raw)) : null;
-  // Incremental first (status mode, or reported mode when the paths can be trusted).
-  const ctx: Ctx = { maxUntrackedBytes: req.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0 };
-  const incremental = req.changedPaths && !reported ? null : await captureIncremental(repo, warm, target, ctx);
+  // Reported mode while the paths can be trusted and the warm state allows another fast capture
+  // in a row; status mode otherwise; untrusted paths: the full snapshot.
+  const useReported = req.changedPaths !== undefined && warm !== null && warm.fastRuns < WARM_MAX_FAST_CAPTURES;
+  const reported = useReported ? await normalizeReported(repo.root, req.changedPaths!, warm.nested.map((n) => n.rel.raw)) : null;
+  const ctx: Ctx = { maxUntrackedBytes: req.maxUntrackedBytes, changedPaths: reported, isTop: true, depth: 0, ...(onPlan ? { onPlan } : {}) };
+  const incremental = useReported && !reported ? null : await captureIncremental(repo, warm, target, ctx);
   const t = await target;
   const capture = incremental ?? (await captureFull(repo, null, t, 0, req.maxUntrackedBytes));
   return { target: t, capture, incremental: incremental !== null, fast: incremental !== null && reported !== null };
@@ -138,10 +181,15 @@ async function captureFull(repo: RepoInfo, rel: Buffer | null, target: Target, d
     await moveCheckpointRefs(committed, target.header.ref, rel === null); // 4
     await recordSnapshot(node, committed.commit, new Map(committed.meta.nested.map((n) => [relKey(n.raw), n.commit])), committed.meta.skipped, 0); // 5
     // A nested repository's HEAD becomes its gitlink in the outer tree.
-    return { commit: committed.commit, tree: node.tree, meta: committed.meta, warnings: collectWarnings(node), head: rel === null ? null : await headCommit(repo) };
+    return { commit: committed.commit, tree: node.tree, meta: committed.meta, warnings: collectWarnings(node), head: rel === null ? null : await headCommit(repo), node: capturedOf(node, committed) };
   } finally {
     await disposeSnapshot(node);
   }
+}
+
+/** A committed full snapshot as `CapturedRepo`s (the children are in the same order). */
+function capturedOf(node: SnapshotNode, committed: CommittedTree): CapturedRepo {
+  return { repo: node.repo, rel: node.rel, commit: committed.commit, tree: node.tree, meta: committed.meta, children: node.children.map((c, i) => capturedOf(c, committed.children[i]!)) };
 }
 
 /**
@@ -150,7 +198,6 @@ async function captureFull(repo: RepoInfo, rel: Buffer | null, target: Target, d
  */
 async function captureIncremental(repo: RepoInfo, warm: WarmState | null, target: Promise<Target>, ctx: Ctx): Promise<RepoCapture | null> {
   if (!warm || ctx.depth > MAX_NESTED_DEPTH) return null;
-  if (ctx.changedPaths && warm.fastRuns >= WARM_MAX_FAST_CAPTURES) return null;
   const flush = journalIsFull(warm);
   const warmIndex = warmFiles(repo).index;
   const warmIndexId = indexIdentity(warmIndex);
@@ -163,10 +210,13 @@ async function captureIncremental(repo: RepoInfo, warm: WarmState | null, target
     const planP = planIncremental(repo, copy?.file ?? warmIndex, warm, target, ctx, scanned); // 0–3
     planP.catch(() => undefined);
     const spec = deferred<FastImportCommit | null>();
-    const written = fastImportCommit(repo, spec.promise, fastImportForce(ctx.isTop)); // 3, 4
+    // At the top, fast-import starts now and waits for its input; in a nested repository (where
+    // usually nothing changed and the last checkpoint is reused) only once there is something to write.
+    const written = ctx.isTop ? fastImportCommit(repo, spec.promise, fastImportForce(true)) : spec.promise.then((c) => (c ? fastImportCommit(repo, Promise.resolve(c), fastImportForce(false)) : null)); // 3, 4
     written.catch(() => undefined);
     const changes = spec.promise.then((c) => c?.changes ?? null);
-    const flushed = flush && copy ? applyJournal(repo, copy.file, warm.pending, changes, ctx.changedPaths ? Promise.resolve() : scanned.promise, warm.tree.length) : Promise.resolve(); // 5
+    const conv = deferred<ConversionEntry[]>();
+    const flushed = flush && copy ? applyJournal(repo, copy.file, warm.pending, changes, ctx.changedPaths ? Promise.resolve() : scanned.promise, warm.tree.length, conv.promise) : Promise.resolve(); // 5
     flushed.catch(() => undefined);
     let plan: Plan;
     try {
@@ -174,30 +224,41 @@ async function captureIncremental(repo: RepoInfo, warm: WarmState | null, target
     } catch (err) {
       spec.resolve(null);
       scanned.resolve();
+      conv.resolve([]);
       await Promise.allSettled([written, flushed]);
       if (err instanceof TargetFailed) throw err.reason;
       return null;
     }
-    spec.resolve(plan.commit);
-    const reusedRefs = Promise.all(plan.nested.flatMap((n) => (n.reused ? [n.reused.refSet] : [])));
+    // A nested repository where nothing changed keeps its last checkpoint (4: its ref is set).
+    const reuse = plan.reuse && warm.commit ? { commit: warm.commit, tree: warm.tree } : null;
+    spec.resolve(reuse ? null : plan.commit);
+    ctx.onPlan?.({ base: warm.tree, changes: plan.commit.changes, before: plan.before });
+    conv.resolve(conversionsAfter(warm.conv, plan.conv));
+    const reusedRefs = Promise.all([...plan.nested.flatMap((n) => (n.reused ? [n.reused.refSet] : [])), reuse ? reuseNestedRef(repo, target, reuse.commit) : undefined]);
     const [wr, fr, rr] = await Promise.allSettled([written, flushed, reusedRefs]);
     // If fast-import failed (the ref appeared meanwhile, an object is gone), nothing was written:
     // the full snapshot decides, and reports a real failure.
-    const w = wr.status === 'fulfilled' ? wr.value : null;
+    const w = reuse ?? (wr.status === 'fulfilled' ? wr.value : null);
     if (!w) return null;
     if (fr.status === 'rejected' || rr.status === 'rejected') {
       // The checkpoint exists; only the warm state is in doubt: the next capture starts afresh.
       await dropWarmIndex(repo);
       const reason = String((fr.status === 'rejected' ? fr.reason : (rr as PromiseRejectedResult).reason) as Error);
-      return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: [...plan.warnings, `the warm index was dropped: ${reason}`.slice(0, WARNING_EXCERPT_CHARS)], head: plan.head };
+      return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: [...plan.warnings, `the warm index was dropped: ${reason}`.slice(0, WARNING_EXCERPT_CHARS)], head: plan.head, node: capturedNode(repo, w, plan) };
     }
-    await recordIncremental(repo, { warm, copy: copy?.file ?? null, flushed: flush, warmIndexId, warmIndex, written: w, changes: plan.commit.changes, fast: ctx.changedPaths !== null, nested: plan.nested.map((n) => n.warm), skipped: plan.commit.meta.skipped }); // 5
+    await recordIncremental(repo, { warm, copy: copy?.file ?? null, flushed: flush, warmIndexId, warmIndex, written: w, changes: plan.commit.changes, fast: ctx.changedPaths !== null, nested: plan.nested.map((n) => n.warm), skipped: plan.commit.meta.skipped, conv: plan.conv }); // 5
     copy = null;
     maybeConsolidatePacks(repo);
-    return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: plan.warnings, head: plan.head };
+    return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: plan.warnings, head: plan.head, node: capturedNode(repo, w, plan) };
   } finally {
     if (copy) await copy.dispose();
   }
+}
+
+/** An incremental capture's `CapturedRepo`: nested repositories captured now are its children. */
+function capturedNode(repo: RepoInfo, w: { commit: string; tree: string }, plan: Plan): CapturedRepo {
+  const children = plan.nested.flatMap((n) => (n.capture ? [{ ...n.capture.node, rel: n.warm.rel }] : []));
+  return { repo, rel: null, commit: w.commit, tree: w.tree, meta: plan.commit.meta, children, delta: { base: plan.warmTree, changes: plan.commit.changes, before: plan.before } };
 }
 
 /** Everything before the first write of an incremental capture. */
@@ -206,6 +267,13 @@ interface Plan {
   head: string | null;
   nested: NestedPart[];
   warnings: string[];
+  /** The conversion set's new entries (stage 2). */
+  conv: Map<string, ConversionEntry | null>;
+  /** A nested repository with nothing changed since its last checkpoint, which P (or a restore point) can reuse. */
+  reuse: boolean;
+  /** The warm tree W and its entries of the changed paths. */
+  warmTree: string;
+  before: ChangedObjects['before'];
 }
 
 /** One nested repository's part of an incremental capture. */
@@ -232,7 +300,8 @@ async function planIncremental(repo: RepoInfo, index: string, warm: WarmState, t
   const dirty = new Set((reported ?? []).flatMap((p) => inNested(p).map((n) => relKey(n.rel.raw))));
   const nestedP = settleLimit(warm.nested, NESTED_CONCURRENCY, (n) => captureNested(repo, n, prevP, ctx, !reported || dirty.has(relKey(n.rel.raw))));
   nestedP.catch(() => undefined);
-  const sinceWarmP = prevP.then((p) => diffPreviousToWarm(repo, p, warm.tree));
+  // A restore point lists no "files changed".
+  const sinceWarmP = prevP.then((p) => (p.header.restorePointOf !== undefined ? [] : diffPreviousToWarm(repo, p, warm.tree)));
   sinceWarmP.catch(() => undefined);
   const scan = await scanP;
   const objects = await writeChangedObjects(repo, warm, scan.candidates, ctx.maxUntrackedBytes); // 2
@@ -244,7 +313,8 @@ async function planIncremental(repo: RepoInfo, index: string, warm: WarmState, t
   const warnings = nested.filter((n) => !n.warm.repo).map((n) => `nested repository ${n.warm.rel.path} was left out: it cannot be entered`);
   for (const n of nested) if (n.capture) warnings.push(...n.capture.warnings);
   const commit = incrementalCommit({ prev, warmTree: warm.tree, isTop: ctx.isTop, objects, sinceWarm, nestedRels: nested.map((n) => n.rel), captured, reused, skipped }); // 3
-  return { commit, nested, warnings, head: scan.head ?? null };
+  const reuse = !ctx.isTop && warm.commit !== null && !objects.changes.length && !nested.length && (prev.header.restorePointOf !== undefined || prev.prevCommit === warm.commit);
+  return { commit, nested, warnings, head: scan.head ?? null, conv: objects.conv, reuse, warmTree: warm.tree, before: objects.before };
 }
 
 /** Captures (or, in reported mode when nothing inside was reported, reuses) one nested repository. */
@@ -259,9 +329,10 @@ async function captureNested(repo: RepoInfo, n: WarmNested, prevP: Promise<Prev>
   }
   // Its scan starts now; only its commit waits for the outer target.
   const target = nestedTarget(prevP, n.rel.raw);
-  const sub: Ctx = { ...ctx, changedPaths: null, isTop: false, depth: ctx.depth + 1 };
+  const sub: Ctx = { maxUntrackedBytes: ctx.maxUntrackedBytes, changedPaths: null, isTop: false, depth: ctx.depth + 1 };
   const capture = (await captureIncremental(n.repo, await readWarm(n.repo), target, sub)) ?? (await captureFull(n.repo, n.rel.raw, await target, ctx.depth + 1, ctx.maxUntrackedBytes));
-  // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on it).
-  const gitlink: TreeChange = capture.head ? { kind: 'gitlink', raw: n.rel.raw, sha: capture.head } : { kind: 'delete', raw: n.rel.raw };
-  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: n.repo } };
+  // A nested repository without a commit is left out of the outer tree (as `add -A` would fail on
+  // it); the gitlink changes only when its HEAD moved since W.
+  const gitlink: TreeChange | null = n.head !== undefined && n.head === capture.head ? null : capture.head ? { kind: 'gitlink', raw: n.rel.raw, sha: capture.head } : { kind: 'delete', raw: n.rel.raw };
+  return { rel: n.rel.raw, capture, reused: null, gitlink, warm: { rel: n.rel, commit: capture.commit, repo: n.repo, head: capture.head } };
 }

@@ -8,17 +8,19 @@
  * the work proportional to what changed; a repository with no index starts from an empty one.
  * Then, per repository:
  *   1 find what changed — the full walk (`find-changes.ts`);
- *   2 write the objects — `add -A` of what the walk found (`write-objects.ts`);
+ *   2 write the objects — `add -A` of what the walk found, and the raw bytes of whatever git may
+ *     have converted (`write-objects.ts`);
  *   3 the tree — `write-tree` (`commit.ts`);
  * while each nested repository the walk found is snapshotted the same way inside itself
  * (neither touches the other's HEAD or index; the gitlink only reads the nested HEAD). The full
- * capture then commits the snapshot; restore, the working-tree side of a comparison and the
- * warm-up use its trees and indexes as they are. The temporary indexes stay alive until
+ * capture then commits the snapshot; the working-tree side of a comparison and the warm-up use
+ * its trees and indexes as they are. The temporary indexes stay alive until
  * `disposeSnapshot`.
  */
 import { createTempIndex, removeStaleTempIndexes, type RepoInfo, type TempIndex } from '../repo';
 import { joinRel } from '../paths';
 import { NESTED_CONCURRENCY, settleLimit } from '../concurrency';
+import type { ConversionEntry } from '../conversion';
 import { toCheckpointError, type RepoPath, type SkippedFile } from '../types';
 import { walkWorktree } from './find-changes';
 import { addWalked } from './write-objects';
@@ -28,17 +30,14 @@ export interface SnapshotOptions {
   maxUntrackedBytes: number;
   /** Nesting depth of this repository (0 for the worktree itself). */
   depth?: number;
-  /**
-   * The index will drive a working-tree update (restore's `read-tree -m -u`), which needs fresh
-   * stat data in every entry: run the full `add -A` instead of the one limited to changed paths.
-   */
-  freshIndex?: boolean;
 }
 
 export interface SnapshotNode {
   repo: RepoInfo;
   /** Path relative to the parent repository's root; null for the worktree itself. */
   rel: RepoPath | null;
+  /** Its HEAD when it was walked (a nested repository's gitlink in the outer tree; null: none). */
+  head: string | null;
   tree: string;
   index: TempIndex;
   /** Over-cap untracked files left out (paths relative to this repository). */
@@ -47,8 +46,10 @@ export interface SnapshotNode {
   /** Nested repositories that could not be entered (left out, reported in `warnings`). */
   opaque: RepoPath[];
   warnings: string[];
-  /** Whether the tree may hold a `.gitattributes` file (tracked or untracked). */
+  /** Whether the tree may hold a `.gitattributes` file (tracked or untracked), or attribute files outside it exist. */
   attributes: boolean;
+  /** The conversion set: files an attribute converts, hashed raw (`conversion.ts`). */
+  conv: ConversionEntry[];
 }
 
 /** Snapshots `repo` (and, recursively, its nested repositories) into temporary indexes and trees. */
@@ -56,7 +57,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
   const depth = opts.depth ?? 0;
   await removeStaleTempIndexes(repo, Date.now());
   const index = await createTempIndex(repo, repo.indexPath);
-  const node: SnapshotNode = { repo, rel: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [], attributes: true };
+  const node: SnapshotNode = { repo, rel: null, head: null, tree: '', index, skipped: [], children: [], opaque: [], warnings: [], attributes: true, conv: [] };
   try {
     const walk = await walkWorktree(repo, index.file, { maxUntrackedBytes: opts.maxUntrackedBytes, depth });
     node.attributes = walk.attributes;
@@ -64,7 +65,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
     node.opaque = walk.opaque;
     node.warnings = walk.warnings;
     const own = (async () => {
-      await addWalked(repo, index.file, walk, opts.freshIndex === true, node.warnings);
+      node.conv = await addWalked(repo, index.file, walk, node.warnings);
       node.tree = await writeTree(repo, index.file);
     })();
     const nestedDone = settleLimit(
@@ -73,6 +74,7 @@ export async function snapshotRepo(repo: RepoInfo, opts: SnapshotOptions): Promi
       async (e) => {
         const child = await snapshotRepo(e.repo, { ...opts, depth: depth + 1 });
         child.rel = e.rel;
+        child.head = e.head;
         return child;
       },
       (child) => node.children.push(child),

@@ -1,38 +1,39 @@
 /**
  * Capture stage 2, write the objects: the blobs of what changed (SPEC §4.2).
+ * Every blob is a file's raw bytes, whatever git's conversions say (`conversion.ts`).
  *   - Incremental (`writeChangedObjects`): the change list becomes tree changes. Files are read
- *     here and travel inline to fast-import (`commit.ts`), their ids computed here, when no
- *     attribute or `core.autocrlf` can make git convert content; otherwise one `hash-object -w
- *     --stdin-paths` (`startHasher`) stores them as `git add` would and only their ids go on.
- *     Entries that end up equal to W are dropped.
+ *     here and travel inline to fast-import (`commit.ts`), their ids computed here; big ones go
+ *     through one `hash-object -w --no-filters --stdin-paths` (`startHasher`) and only their ids
+ *     go on. Entries that end up equal to W are dropped; a changed `.gitattributes` falls back.
  *   - Full snapshot (`addWalked`): `add -A --ignore-errors` on the temporary index (an unreadable
- *     file is a warning, not a failed checkpoint), limited to the paths the walk found
- *     (`addChanged`; no second walk) or the full `add -A` with `:(exclude,literal)` pathspecs.
- *     Pathspecs are fed NUL-separated on stdin (`--pathspec-from-file`), so any file name works,
- *     including newlines and non-UTF-8 bytes. Index entries left below an excluded path are
- *     removed from the temporary index.
+ *     file is a warning, not a failed checkpoint; git runs with `core.autocrlf=false`), limited
+ *     to the paths the walk found (`addChanged`; no second walk) or the full `add -A` with
+ *     `:(exclude,literal)` pathspecs. Pathspecs are fed NUL-separated on stdin
+ *     (`--pathspec-from-file`), so any file name works, including newlines and non-UTF-8 bytes.
+ *     Index entries left below an excluded path are removed from the temporary index. Files an
+ *     attribute converts, and (when the user's `core.autocrlf` is on) every other file the real
+ *     index holds, are hashed raw instead (`addRaw`).
  *
  * Anything unusual in an incremental capture throws `FallBack` (the full snapshot then decides).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as nodePath from 'node:path';
 import { splitNul } from '../../git/git';
 import { run, type RepoInfo } from '../repo';
 import { absBytes, cQuote, isAttributesPath, lstatOrNull, relKey } from '../paths';
 import { deferred } from '../concurrency';
 import { GITLINK_MODE } from '../nested-repos';
+import { BLOB_COMPRESSION_LEVEL, hashRaw, markAssumeValid, repoSettings, statSignature, type ConversionEntry } from '../conversion';
 import type { WarmState } from '../warm-state';
 import { CheckpointError } from '../types';
 import { FallBack, type Candidate, type Walk } from './find-changes';
+
+export { BLOB_COMPRESSION_LEVEL } from '../conversion';
 
 /** Largest file stored inline (read into memory here); bigger ones go through `hash-object`. */
 export const INLINE_MAX_BYTES = 8 * 1024 * 1024;
 /** Most bytes one capture reads inline (beyond this, `hash-object` reads the files itself). */
 export const INLINE_TOTAL_MAX_BYTES = 64 * 1024 * 1024;
-/** Zlib level for the blobs a capture writes (fast; `gc` recompresses when it packs them). */
-export const BLOB_COMPRESSION_LEVEL = '1';
 /** Most paths `add -A` is limited to; beyond this, pathspec matching costs more than a full walk. */
 export const TARGETED_ADD_MAX_PATHS = 1000;
 /** Longest stderr excerpt kept in a warning. */
@@ -60,12 +61,13 @@ export function blobId(content: Buffer, hexLength: number): string {
 }
 
 /**
- * A `hash-object -w --stdin-paths` process started now, fed later: `hash(paths)` once, or
- * `cancel()` (it then exits having written nothing). Returns blob ids in the order of `paths`.
+ * A `hash-object -w --no-filters --stdin-paths` process started now, fed later: `hash(paths)`
+ * once, or `cancel()` (it then exits having written nothing). Returns raw-byte blob ids in the
+ * order of `paths`.
  */
 export function startHasher(repo: RepoInfo): { hash(paths: Buffer[]): Promise<string[]>; cancel(): void } {
   const input = deferred<Buffer>();
-  const proc = run(repo, ['hash-object', '-w', '--stdin-paths'], { input: input.promise, config: { 'core.looseCompression': BLOB_COMPRESSION_LEVEL } });
+  const proc = run(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: input.promise, config: { 'core.looseCompression': BLOB_COMPRESSION_LEVEL } });
   proc.catch(() => undefined);
   let fed = false;
   return {
@@ -83,65 +85,27 @@ export function startHasher(repo: RepoInfo): { hash(paths: Buffer[]): Promise<st
   };
 }
 
-interface RepoSettings {
-  fileMode: boolean;
-  autocrlf: boolean;
-  /** Attribute files outside the tree that may exist (checked for existence on every use). */
-  attributeFiles: string[];
-}
-
-const settingsCache = new Map<string, Promise<RepoSettings>>();
-
-/** The config an incremental capture depends on (read once per git dir and process). */
-function repoSettings(repo: RepoInfo): Promise<RepoSettings> {
-  let p = settingsCache.get(repo.gitDir);
-  if (!p) {
-    p = (async () => {
-      const [cfg, info] = await Promise.all([
-        run(repo, ['config', '-z', '--get-regexp', '^core\\.(filemode|autocrlf|attributesfile)$'], { okExitCodes: [1] }),
-        run(repo, ['rev-parse', '--git-path', 'info/attributes']),
-      ]);
-      const values = new Map<string, string>();
-      for (const rec of splitNul(cfg.stdout)) {
-        const s = rec.toString('utf8');
-        const nl = s.indexOf('\n');
-        values.set((nl < 0 ? s : s.slice(0, nl)).toLowerCase(), nl < 0 ? 'true' : s.slice(nl + 1));
-      }
-      const xdg = process.env.XDG_CONFIG_HOME || nodePath.join(os.homedir(), '.config');
-      const globalAttrs = values.get('core.attributesfile')?.replace(/^~(?=\/)/, os.homedir()) ?? nodePath.join(xdg, 'git', 'attributes');
-      const crlf = (values.get('core.autocrlf') ?? 'false').toLowerCase();
-      return {
-        fileMode: !['false', 'no', 'off', '0'].includes((values.get('core.filemode') ?? 'true').toLowerCase()),
-        autocrlf: crlf !== 'false' && crlf !== 'no' && crlf !== 'off' && crlf !== '0',
-        attributeFiles: [nodePath.resolve(repo.root, info.stdout.toString('utf8').trim()), nodePath.resolve(repo.root, globalAttrs)],
-      };
-    })();
-    settingsCache.set(repo.gitDir, p);
-    p.catch(() => settingsCache.delete(repo.gitDir));
-  }
-  return p;
-}
-
-/** Whether git would store every file's bytes unchanged (no attributes, no autocrlf). */
-function noConversion(warm: Pick<WarmState, 'attributes'>, settings: RepoSettings, candidates: Candidate[]): boolean {
-  if (warm.attributes || settings.autocrlf || candidates.some((c) => isAttributesPath(c.raw))) return false;
-  return !settings.attributeFiles.some((f) => fs.existsSync(f));
-}
-
 /** The tree changes W→new, blobs written or to be sent inline, and W's entries of the changed paths. */
 export interface ChangedObjects {
   changes: TreeChange[];
   /** W's entry of every path looked at (by `relKey`; null: not in W). */
   before: Map<string, Candidate['before']>;
+  /** The conversion set's new entries for the paths looked at (by `relKey`; null: left it). */
+  conv: Map<string, ConversionEntry | null>;
 }
 
-/** Turns candidates into tree changes (reading or hashing files); drops those that match W. */
-export async function writeChangedObjects(repo: RepoInfo, warm: Pick<WarmState, 'tree' | 'attributes'>, candidates: Candidate[], maxBytes: number): Promise<ChangedObjects> {
+/**
+ * Turns candidates into tree changes (reading or hashing the raw bytes of files); drops those
+ * that match W. Candidates of the conversion set (`convert`) get a new stat signature, taken
+ * before their bytes are read.
+ */
+export async function writeChangedObjects(repo: RepoInfo, warm: Pick<WarmState, 'tree'>, candidates: Candidate[], maxBytes: number, nowMs = Date.now()): Promise<ChangedObjects> {
   const settings = await repoSettings(repo);
   const hexLength = warm.tree.length;
   const changes: TreeChange[] = [];
   const before = new Map<string, Candidate['before']>();
-  const files: Array<{ c: Candidate; mode: '100644' | '100755'; size: number }> = [];
+  const conv = new Map<string, ConversionEntry | null>();
+  const files: Array<{ c: Candidate; mode: '100644' | '100755'; size: number; sig: string }> = [];
   const seen = new Set<string>();
   for (const c of candidates) {
     for (const b of c.below ?? []) {
@@ -149,36 +113,46 @@ export async function writeChangedObjects(repo: RepoInfo, warm: Pick<WarmState, 
       seen.add(relKey(b.raw));
       before.set(relKey(b.raw), { mode: b.mode, sha: b.sha });
       changes.push({ kind: 'delete', raw: b.raw });
+      conv.set(relKey(b.raw), null);
     }
     const key = relKey(c.raw);
     if (seen.has(key) || c.ignored) continue;
     seen.add(key);
     before.set(key, c.before);
-    const st = lstatOrNull(absBytes(repo.root, c.raw));
+    const abs = absBytes(repo.root, c.raw);
+    const sig = c.convert ? statSignature(abs, nowMs) : '';
+    const st = lstatOrNull(abs);
     if (!st || st.isDirectory()) {
       if (c.before) changes.push({ kind: 'delete', raw: c.raw });
     } else if (st.isSymbolicLink()) {
-      const target = fs.readlinkSync(absBytes(repo.root, c.raw), { encoding: 'buffer' });
+      const target = fs.readlinkSync(abs, { encoding: 'buffer' });
       changes.push({ kind: 'symlink', raw: c.raw, target, sha: blobId(target, hexLength) });
     } else if (st.isFile()) {
       // Over the cap and in W: tracked by the user (captured whatever its size) or an untracked
       // file that grew (to be left out). Only the real index can tell: the full snapshot decides.
       if (c.before && st.size > maxBytes) throw new FallBack('a file in the warm index is now over the size cap');
       const exec = settings.fileMode ? (st.mode & 0o100) !== 0 : c.before?.mode === '100755';
-      files.push({ c, mode: exec ? '100755' : '100644', size: st.size });
+      files.push({ c, mode: exec ? '100755' : '100644', size: st.size, sig });
     } else {
       throw new FallBack('a special file (fifo, socket or device)');
     }
+    if (c.convert && !(st?.isFile() ?? false)) conv.set(key, null);
   }
   if (files.length) {
+    // Raw bytes either way: ids computed here from the bytes read here, or `hash-object --no-filters`.
     const total = files.reduce((n, f) => n + f.size, 0);
-    if (total <= INLINE_TOTAL_MAX_BYTES && files.every((f) => f.size <= INLINE_MAX_BYTES) && noConversion(warm, settings, candidates)) {
-      const contents = files.map((f) => fs.readFileSync(absBytes(repo.root, f.c.raw)));
-      files.forEach((f, i) => changes.push({ kind: 'file', raw: f.c.raw, mode: f.mode, sha: blobId(contents[i]!, hexLength), content: contents[i]! }));
+    let shas: string[];
+    const contents: Array<Buffer | undefined> = [];
+    if (total <= INLINE_TOTAL_MAX_BYTES && files.every((f) => f.size <= INLINE_MAX_BYTES)) {
+      for (const f of files) contents.push(fs.readFileSync(absBytes(repo.root, f.c.raw)));
+      shas = contents.map((b) => blobId(b!, hexLength));
     } else {
-      const shas = await startHasher(repo).hash(files.map((f) => f.c.raw));
-      files.forEach((f, i) => changes.push({ kind: 'file', raw: f.c.raw, mode: f.mode, sha: shas[i]! }));
+      shas = await startHasher(repo).hash(files.map((f) => f.c.raw));
     }
+    files.forEach((f, i) => {
+      changes.push({ kind: 'file', raw: f.c.raw, mode: f.mode, sha: shas[i]!, ...(contents[i] ? { content: contents[i] } : {}) });
+      if (f.c.convert) conv.set(relKey(f.c.raw), { raw: f.c.raw, mode: f.mode, sha: shas[i]!, sig: f.sig });
+    });
   }
   // Entries that ended up equal to W (same mode and content) are not changes.
   const effective = changes.filter((ch) => {
@@ -186,7 +160,9 @@ export async function writeChangedObjects(repo: RepoInfo, warm: Pick<WarmState, 
     if (ch.kind === 'delete') return b !== null;
     return !(b && b.mode === changeMode(ch) && b.sha === (ch as { sha: string }).sha);
   });
-  return { changes: effective, before };
+  // A changed attributes file changes which files git converts: the full snapshot decides.
+  if (effective.some((ch) => isAttributesPath(ch.raw))) throw new FallBack('a .gitattributes file changed');
+  return { changes: effective, before, conv };
 }
 
 /** Turns paths into NUL-terminated pathspecs with the given magic, e.g. `exclude,literal`. */
@@ -212,25 +188,64 @@ export async function addAll(repo: RepoInfo, index: string, spec: { exclude?: Bu
 
 /**
  * Full snapshot: adds what the walk found to the temporary index `index` (every entry of it then
- * describes the working tree). `freshIndex`: the index will drive a working-tree update
- * (restore's `read-tree -m -u`), which needs fresh stat data in every entry, so the full `add -A`
- * runs instead of the one limited to changed paths. Unreadable files are reported in `warnings`.
+ * describes the working tree): `add -A` of the changed paths except the conversion set, then
+ * the raw bytes of the files git may have converted (`addRaw`). Unreadable files are reported in
+ * `warnings`. Returns the conversion set's entries.
  */
-export async function addWalked(repo: RepoInfo, index: string, walk: Pick<Walk, 'paths' | 'exclude' | 'stage'>, freshIndex: boolean, warnings: string[]): Promise<void> {
-  if (freshIndex) await addAll(repo, index, { exclude: walk.exclude }, warnings);
-  else await addChanged(repo, index, walk.paths, walk.exclude, warnings);
+export async function addWalked(repo: RepoInfo, index: string, walk: Pick<Walk, 'paths' | 'exclude' | 'stage' | 'convert' | 'rehash'>, warnings: string[]): Promise<ConversionEntry[]> {
+  const convert = new Set(walk.convert.map((p) => relKey(p)));
+  // Git never adds a file of the conversion set (it would store its converted bytes, or fail).
+  const paths = convert.size ? walk.paths.filter((p) => !convert.has(relKey(p))) : walk.paths;
+  await addChanged(repo, index, paths, walk.exclude, convert.size ? walk.paths.filter((p) => convert.has(relKey(p))) : [], warnings);
   if (walk.exclude.length) await dropEntriesBelow(repo, index, walk.stage, walk.exclude);
+  return addRaw(repo, index, walk);
+}
+
+/**
+ * The raw bytes of `walk.convert` and `walk.rehash` into the index (`hash-object -w
+ * --no-filters`, `update-index --index-info`); the conversion set is then marked assume-valid,
+ * with the stat signatures taken before its files were read.
+ */
+async function addRaw(repo: RepoInfo, index: string, walk: Pick<Walk, 'stage' | 'convert' | 'rehash'>): Promise<ConversionEntry[]> {
+  const all = [...walk.convert, ...walk.rehash];
+  if (!all.length) return [];
+  const settings = await repoSettings(repo);
+  const nowMs = Date.now();
+  const sigs = walk.convert.map((p) => statSignature(absBytes(repo.root, p), nowMs));
+  const staged = new Map<string, { mode: string; sha: string }>();
+  for (const rec of splitNul(walk.stage)) {
+    const tab = rec.indexOf(0x09);
+    const [mode = '', sha = ''] = rec.subarray(0, tab).toString('latin1').split(' ');
+    staged.set(relKey(rec.subarray(tab + 1)), { mode, sha });
+  }
+  const shas = await hashRaw(repo, all);
+  const lines: Buffer[] = [];
+  const conv: ConversionEntry[] = [];
+  all.forEach((p, i) => {
+    const st = lstatOrNull(absBytes(repo.root, p));
+    const old = staged.get(relKey(p));
+    const exec = settings.fileMode ? ((st?.mode ?? 0) & 0o100) !== 0 : old?.mode === '100755';
+    const mode = exec ? '100755' : '100644';
+    const isConv = i < walk.convert.length;
+    if (isConv) conv.push({ raw: p, mode, sha: shas[i]!, sig: sigs[i]! });
+    // The conversion set is always written (git's add may have refreshed it); the rest only when it differs.
+    if (isConv || !old || old.sha !== shas[i] || old.mode !== mode) lines.push(Buffer.from(`${mode} ${shas[i]}\t`), p, Buffer.from([0]));
+  });
+  if (lines.length) await run(repo, ['update-index', '-z', '--index-info'], { index, input: Buffer.concat(lines) });
+  await markAssumeValid(repo, index, walk.convert);
+  return conv;
 }
 
 /**
  * `add -A` limited to `paths` (every path the walk found changed, deleted or untracked, plus
- * gitlinks, nested candidates and unmerged entries), minus `exclude`. Every other index entry is
+ * gitlinks, nested candidates and unmerged entries), minus `exclude` (and, in the full add, minus
+ * `rawOnly`: changed files of the conversion set, hashed raw afterwards). Every other index entry is
  * stat-clean, where a full `add -A` would change nothing, so the result is the same without the
  * second walk. A path is covered with everything below it, so a tracked directory that became an
  * (untracked) file is handled as `add -A` would. Too many paths, or a pathspec git rejects (a file
  * gone since the walk, a path beyond a new symlink), fall back to the full `add -A`.
  */
-async function addChanged(repo: RepoInfo, index: string, all: Buffer[], exclude: Buffer[], warnings: string[]): Promise<void> {
+async function addChanged(repo: RepoInfo, index: string, all: Buffer[], exclude: Buffer[], rawOnly: Buffer[], warnings: string[]): Promise<void> {
   const seen = new Set(exclude.map((x) => x.toString('latin1')));
   const paths = all.filter((p) => {
     const key = p.toString('latin1');
@@ -255,7 +270,7 @@ async function addChanged(repo: RepoInfo, index: string, all: Buffer[], exclude:
       // Fall through to the full add.
     }
   }
-  await addAll(repo, index, { exclude }, warnings);
+  await addAll(repo, index, { exclude: [...exclude, ...rawOnly] }, warnings);
 }
 
 /** Paths of `ls-files -s -z` output, in the index's (byte) order. */
