@@ -1,8 +1,9 @@
 // Vox end to end in a real VS Code: code-server 4.100.3 (VS Code 1.100.3) + Debian Chromium.
 //
 //   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--release-vsix path] [--no-ui] [--no-host]
-//                             [--no-chat] [--chat-only] [--no-checkpoints] [--no-variants]
-//                             [--no-fallback] [--fallback-only] [--update-screenshot] [--verbose]
+//                             [--no-chat] [--chat-only] [--run-control-only] [--no-checkpoints]
+//                             [--no-variants] [--no-fallback] [--fallback-only] [--update-screenshot]
+//                             [--verbose]
 //
 //   (default)   build + pack the test VSIX and the release VSIX, install each with
 //               --install-extension, test the installed copies (three passes, below)
@@ -10,12 +11,14 @@
 //               the release-VSIX pass is skipped
 //   --vsix F    test an existing test VSIX (packed with --with-better-sqlite3) in passes 1 and 2
 //   --release-vsix F  test an existing release VSIX in pass 3 (default: pack this machine's)
-//   --no-chat   skip the chat UI checks (5.)
+//   --no-chat   skip the chat UI checks (5., and 8. with them)
 //   --chat-only only the chat UI checks (skip 1.–3.)
+//   --run-control-only  pass 1 only, and of it only the run-control checks (8.) with the two chat
+//               checks they build on (the view; API key and model)
 //   --no-checkpoints / --no-variants  skip the checkpoints (6.) / variants (7.) UI checks
 //   --no-fallback   only pass 1;  --fallback-only  only passes 2 and 3
-//   --update-screenshot  copy the README pictures to docs/screenshot-{chat,checkpoints,variants}.png
-//               (else test-results/ only; pass 1's)
+//   --update-screenshot  copy the README pictures to docs/screenshot-{chat,queue,rate-limit,
+//               checkpoints,variants}.png (else test-results/ only; pass 1's)
 //   --verbose   mirror code-server's log and the page console
 //
 // Passes: the store's SQLite driver is chosen in the extension host (src/engine/store/driver.ts),
@@ -23,7 +26,7 @@
 // inherits, tells the in-extension-host suite the driver to expect ($VOX_E2E_SQLITE_DRIVER) and
 // what the reason for the choice must say ($VOX_E2E_SQLITE_REASON).
 //   pass 1 (main; check names unprefixed): the test VSIX, better-sqlite3 loads and is the driver;
-//     checks 1.–7.
+//     checks 1.–8.
 //   pass 2 ("[fallback: ABI mismatch] …"): the same installed test VSIX, code-server started with
 //     VOX_SQLITE_SIMULATE_ABI_MISMATCH=1, so better-sqlite3's loader throws what Electron throws
 //     (NODE_MODULE_VERSION mismatch) although the module is there: the store falls back to the
@@ -50,11 +53,19 @@
 //      approval writing a file, Stop mid-stream, editor tab mid-stream, hide/show mid-stream
 //      compared byte for byte with the stored message, the demo thread reopened from the store
 //      after "Developer: Reload Window"; one named check each; screenshots in test-results/.
-//   6. checkpoints in Source Control (test/e2e/ui-checkpoints.ts), own code-server session;
+//   6. checkpoints in Source Control (test/e2e/ui-checkpoints.ts), own code-server session: the
+//      agent's edit and its checkpoints, the view, Compare, Restore, Undo, a later thread's
+//      checkpoints appearing in the open view;
 //   7. variants in Source Control (test/e2e/ui-variants.ts), own code-server session: "Vox: Run
 //      Prompt as Variants…" with two scripted models writing different text, the Vox Variants
 //      view with both completed and their diff stats, Open Variant Diff, Adopt (exactly that
 //      variant's text in the workspace, HEAD/branch/index unchanged, worktrees removed).
+//   8. run control (SPEC 2.4; test/e2e/ui-run-control.ts), in the chat UI's session after its
+//      mid-stream checks, pass 1 only: two prompts queued during a turn held by the scripted
+//      server, reordered with Alt+↑ (strip and store agree), one promoted with Steer — the tool
+//      call the model asked for does not run, the next request carries the steer, the transcript
+//      shows where it landed, the other prompt runs as the next turn; a 429 with retry-after
+//      shows the countdown, "Don't auto-resume", "Resume now" retries; screenshots of both.
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 900000). Exit 1 on failure.
@@ -69,7 +80,8 @@ const h = await loadHarness();
 
 const { flag, opt } = parseArgs();
 const verbose = flag('--verbose');
-const chatOnly = flag('--chat-only');
+const runControlOnly = flag('--run-control-only');
+const chatOnly = flag('--chat-only') || runControlOnly;
 const run = createRun(h, { timeoutMs: Number(process.env.VOX_E2E_TIMEOUT_MS ?? 900_000), verbose });
 const { timed, record } = run;
 
@@ -108,7 +120,7 @@ const PASSES = [
     env: { [SIMULATE]: undefined, VOX_SQLITE_DRIVER: undefined },
     ui: { sets: [['chat', ['view', 'demo', 'reload']], ['checkpoints', ['agent', 'view', 'restore', 'undo']]] },
   },
-].filter((p) => (flag('--no-fallback') ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
+].filter((p) => (flag('--no-fallback') || runControlOnly ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-e2e-run-'));
 /** Profile and extension folders of the test VSIX (passes 1 and 2) and of the release VSIX (pass 3). */
@@ -325,7 +337,9 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     env: passEnv(pass),
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
-  const sets = pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants']] : pass.ui.sets;
+  const sets = runControlOnly
+    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots']]]
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name]) continue;

@@ -24,9 +24,9 @@ function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-/** Fake-server hold before text chunk `k` (0-based; event 0 is the role chunk). */
-function holdBeforeChunk(k: number, release: Promise<unknown>, reached: Deferred<void>): FakeHold {
-  return { afterEvents: 1 + k, release, onReached: () => reached.resolve() };
+/** Fake-server hold before SSE event `n` (0-based: event 0 is the role chunk, so text chunk `k` is event 1 + k). */
+function holdBeforeEvent(n: number, release: Promise<unknown>, reached: Deferred<void>): FakeHold {
+  return { afterEvents: n, release, onReached: () => reached.resolve() };
 }
 
 /** Ends leftover scripted responses (a check that failed half way) so the next check starts clean. */
@@ -59,6 +59,8 @@ export interface ChatContext {
   scripted<T>(responses: FakeResponse[], fn: () => Promise<T>): Promise<T>;
   /** A hold before text chunk `k`: put `hold` in a response, wait for `reached`, then `release()`. */
   hold(k: number): { release: () => void; reached: Deferred<void>; hold: FakeHold };
+  /** The same before SSE event `n` of a response (for turns that are not only text: tool calls, the finish chunk). */
+  holdBeforeEvent(n: number): { release: () => void; reached: Deferred<void>; hold: FakeHold };
   waitReached(d: Deferred<void>, what: string, ms?: number): Promise<void>;
   /** New thread in `frame`, prompt typed into the composer and sent with the Send button. */
   send(frame: Frame, prompt: string): Promise<void>;
@@ -74,6 +76,12 @@ export function chatContext(c: { o: UiCheckOptions; timed: Timed; session: UiSes
   const releases: (() => void)[] = [];
   const releaseAll = (): void => {
     for (const r of releases.splice(0)) r();
+  };
+  const holdAt = (n: number): ReturnType<ChatContext['hold']> => {
+    const gate = deferred<void>();
+    const reached = deferred<void>();
+    releases.push(() => gate.resolve());
+    return { release: () => gate.resolve(), reached, hold: holdBeforeEvent(n, gate.promise, reached) };
   };
   return {
     o,
@@ -110,12 +118,8 @@ export function chatContext(c: { o: UiCheckOptions; timed: Timed; session: UiSes
         if (o.verbose) h.log(`fake server: ${fake.requests.length - before} request(s) in this check`);
       }
     },
-    hold: (k) => {
-      const gate = deferred<void>();
-      const reached = deferred<void>();
-      releases.push(() => gate.resolve());
-      return { release: () => gate.resolve(), reached, hold: holdBeforeChunk(k, gate.promise, reached) };
-    },
+    hold: (k) => holdAt(1 + k),
+    holdBeforeEvent: (n) => holdAt(n),
     waitReached: (d, what, ms = 30_000) => h.withTimeout(what, ms, d.promise),
     send: async (frame, prompt) => {
       await sendInNewThread(frame, prompt);

@@ -18,13 +18,17 @@
  *   7. the sidebar hidden (webview document destroyed: no retainContextWhenHidden) and shown again
  *      mid-stream: the final text equals the stored assistant message (SQLite, read-only from
  *      this process) byte for byte;
- *   8. "Developer: Reload Window" (a new window and extension host, whose engine opens the store
+ *   8. run control (SPEC 2.4, test/e2e/ui-run-control.ts, three checks): prompts queued during a
+ *      held turn, reordered and one steered in at the tool batch; a 429's countdown, Don't
+ *      auto-resume, Resume now; their screenshots;
+ *   9. "Developer: Reload Window" (a new window and extension host, whose engine opens the store
  *      again): a new editor tab's thread list has the demo thread, and opening it shows the
  *      demo reply exactly as the side bar showed it before the reload;
- *   9. screenshots in test-results/ (CI artifacts) and the README picture.
+ *  10. screenshots in test-results/ (CI artifacts) and the README picture.
  *
  * A runner can run a subset (its `check` skips the others: run-e2e.mjs's fallback pass runs 1, 2
- * and 8); a check whose prerequisites did not pass fails with "not run: an earlier step failed".
+ * and 9, --run-control-only 1, 3 and 8); a check whose prerequisites did not pass fails with
+ * "not run: an earlier step failed".
  *
  * Mid-stream moments are made deterministic with the fake server's `holds`: the stream pauses at
  * a known chunk until the test has done its part (opened the tab, hidden the view), so a slow
@@ -32,8 +36,8 @@
  * with bounded timeouts. Assistant texts are single markdown paragraphs with no markdown syntax,
  * so the rendered text (`innerText`) is the raw text and can be compared byte for byte.
  *
- * Checks 1–4, 8 and 9 are here, the mid-stream checks 5–7 in test/e2e/ui-chat-midstream.ts; what
- * they work with (the page, the side bar's frame, the scripted server and its holds, sending) is
+ * Checks 1–4, 9 and 10 are here, the mid-stream checks 5–7 in test/e2e/ui-chat-midstream.ts, the
+ * run-control checks 8 in test/e2e/ui-run-control.ts; what they work with (the page, the side bar's frame, the scripted server and its holds, sending) is
  * test/e2e/ui-chat-context.ts's. The session and screenshots are test/e2e/ui-session.ts's, the
  * palette/side bar helpers test/e2e/ui-workbench.ts's; reading the webview's runs and the stored
  * messages is test/e2e/ui-chat-stream.ts's.
@@ -44,6 +48,7 @@ import * as h from './harness';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
+import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import {
   assert,
   checkScreenshots,
@@ -90,6 +95,7 @@ export const CHAT_CHECKS = {
   stop: 'chat UI: Stop mid-stream keeps the partial text, nothing more arrives',
   editor: 'chat UI: editor tab opened mid-stream shows the same text as the sidebar',
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
+  ...RUN_CONTROL_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -273,7 +279,10 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 5.–7. Stop, editor tab and hide/show, mid-stream
     await runMidStreamChecks(c, { stop: CHAT_CHECKS.stop, editor: CHAT_CHECKS.editor, hideShow: CHAT_CHECKS.hideShow }, README.shot);
 
-    // ---- 8. Reload the window; the demo thread comes back from the store
+    // ---- 8. Run control: queue, reorder, steer; the rate-limit countdown
+    await runRunControlChecks(c, session);
+
+    // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>
       timed(CHAT_CHECKS.reload, async () => {
         requireState('view', 'demo');
@@ -300,7 +309,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         await h.runCommand(p, 'View: Close All Editors').catch(() => {});
       }), p);
 
-    // ---- 9. Screenshots: artifacts + the README picture
+    // ---- 10. Screenshots: artifacts + the README picture
     await o.check(CHAT_CHECKS.screenshots, async () => {
       const taken = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
       checkScreenshots(o, shots, taken, README);

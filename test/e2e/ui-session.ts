@@ -187,20 +187,25 @@ export function readmePicture(shot: string, maxBytes: number): ReadmePicture {
 }
 
 /**
- * The "screenshots" check: every `shots` name in `taken` and the README picture exist and are
- * PNGs, the README picture is small enough; with `updateDocsScreenshot` it is copied to docs/.
+ * The "screenshots" check: every `shots` name in `taken` and the README picture(s) exist and are
+ * PNGs, each README picture is small enough; with `updateDocsScreenshot` they are copied to docs/.
  */
-export function checkScreenshots(o: UiCheckOptions, shots: Record<string, string>, taken: string[], readme: ReadmePicture): void {
-  const wanted = [...taken, readme.shot];
+export function checkScreenshots(o: UiCheckOptions, shots: Record<string, string>, taken: string[], readme: ReadmePicture | ReadmePicture[]): void {
+  const pictures = Array.isArray(readme) ? readme : [readme];
+  const wanted = [...taken, ...pictures.map((r) => r.shot)];
   const missing = wanted.filter((n) => !shots[n] || !fs.existsSync(shots[n]!));
   assert(missing.length === 0, `missing screenshots: ${missing.join(', ')}`);
   for (const n of wanted) assert(fs.readFileSync(shots[n]!).subarray(0, 8).equals(PNG_MAGIC), `${shots[n]} is not a PNG`);
-  const png = fs.readFileSync(shots[readme.shot]!);
-  assert(png.length <= readme.maxBytes, `${shots[readme.shot]} is ${png.length} bytes (> ${readme.maxBytes})`);
+  for (const r of pictures) {
+    const png = fs.readFileSync(shots[r.shot]!);
+    assert(png.length <= r.maxBytes, `${shots[r.shot]} is ${png.length} bytes (> ${r.maxBytes})`);
+  }
   if (o.updateDocsScreenshot) {
-    fs.mkdirSync(path.dirname(readme.docsFile), { recursive: true });
-    fs.copyFileSync(shots[readme.shot]!, readme.docsFile);
-    h.log(`README picture updated: ${readme.docsFile} (${png.length} bytes)`);
+    for (const r of pictures) {
+      fs.mkdirSync(path.dirname(r.docsFile), { recursive: true });
+      fs.copyFileSync(shots[r.shot]!, r.docsFile);
+      h.log(`README picture updated: ${r.docsFile} (${fs.statSync(r.docsFile).size} bytes)`);
+    }
   }
 }
 
