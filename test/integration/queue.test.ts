@@ -101,6 +101,26 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     assert.doesNotMatch(sent, /prompt A/);
   });
 
+  it('Stop pauses the queue: nothing starts by itself; Run now (steer on an idle thread) or a new prompt goes on', async () => {
+    const g = heldGate();
+    const t = await engineWith([textTurn(['held ', 'turn'], { holds: [{ afterEvents: 1, release: g.held }] }), textTurn('B ran'), textTurn('A ran')]);
+    const c = t.client();
+    const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'first' });
+    const a = await c.call('sendPrompt', { threadId, prompt: 'A' });
+    const b = await c.call('sendPrompt', { threadId, prompt: 'B' });
+    await c.call('cancelRun', { runId: runId! });
+    g.release();
+    await until('the run stopped', async () => (await c.call('getThread', { threadId })).runs[0]?.status === 'cancelled');
+    await new Promise((r) => setTimeout(r, 1_200)); // more than two queue polls
+    assert.equal((await c.call('getThread', { threadId })).runs.length, 1, 'nothing started after Stop');
+    assert.equal((await c.call('listQueue', { threadId })).entries.length, 2);
+    const now = await c.call('steerQueued', { threadId, entryId: b.queued!.entryId });
+    assert.equal(now.outcome, 'started');
+    await until('B and then A ran', () => allEnded(c, threadId, 3));
+    assert.deepEqual(await userPrompts(c, threadId), ['first', 'B', 'A']);
+    assert.equal((await c.call('getQueued', { entryId: a.queued!.entryId })).entry.status, 'started');
+  });
+
   it('bad input: unknown or finished entries, a full queue, `ifBusy: refuse`, an edit of an earlier message while running', async () => {
     const g = heldGate();
     const t = await engineWith([textTurn(['held ', 'turn'], { holds: [{ afterEvents: 1, release: g.held }] })]);

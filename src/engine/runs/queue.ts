@@ -10,8 +10,9 @@
  * started by an engine that drains every thread ('all' policy, VS Code), never by one that only
  * runs its own ('own' policy, the CLI). Starting an entry marks it started in the same transaction
  * that starts the run, so two engines can never both start it. A run ending in this engine drains
- * its thread at once; a run ending in another process is noticed by polling (`QUEUE_POLL_MS`)
- * while this process has prompts waiting.
+ * its thread at once — unless the user stopped it: then the queue waits (paused) until the user
+ * sends another prompt or steers/runs an entry; a run ending in another process is noticed by
+ * polling (`QUEUE_POLL_MS`) while this process has prompts waiting.
  */
 import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
 import type { ResolvedModel } from '../providers/types';
@@ -45,12 +46,18 @@ const mine = (r: QueueRow) => r.ownerPid === process.pid && (r.ownerStartedAt ==
 
 export class ThreadRunQueue {
   private readonly draining = new Map<string, Promise<RunHandle | null>>();
+  /** Threads whose run the user stopped: their queue waits for an explicit send, steer or run (in this engine). */
+  private readonly paused = new Set<string>();
   private readonly stopListening: () => void;
   private timer: ReturnType<typeof setInterval> | null = null;
   private disposed = false;
 
   constructor(private readonly deps: ThreadRunQueueDeps) {
-    this.stopListening = deps.runs.onRunEnded((threadId) => this.drainInBackground(threadId));
+    this.stopListening = deps.runs.onRunEnded((threadId, status) => {
+      // Stop means stop: the queue waits until the user sends, steers or runs an entry.
+      if (status === 'cancelled') this.paused.add(threadId);
+      else this.drainInBackground(threadId);
+    });
   }
 
   list(threadId: string): QueueRow[] {
@@ -78,6 +85,7 @@ export class ThreadRunQueue {
       ...(steer ? [{ type: 'queue.steerRequested' as const, threadId, entryId }] : []),
     );
     this.watch();
+    this.paused.delete(threadId); // sending again resumes a queue that Stop paused
     const all = store.queue(threadId);
     const position = all.findIndex((r) => r.entryId === entryId);
     // The run may have ended between the caller's busy check and the append: nothing would drain then.
@@ -103,6 +111,7 @@ export class ThreadRunQueue {
    */
   async steer(threadId: string, entryId: string): Promise<{ outcome: 'steering' | 'started'; runId: string | null }> {
     this.guard(threadId, entryId, () => this.deps.store.append({ type: 'queue.steerRequested', threadId, entryId }));
+    this.paused.delete(threadId);
     if (this.threadRunning(threadId)) return { outcome: 'steering', runId: this.deps.store.running(threadId)[0]?.id ?? null };
     const h = await this.start(threadId, this.deps.store.queue(threadId).find((r) => r.entryId === entryId), true);
     return h ? { outcome: 'started', runId: h.runId } : { outcome: 'steering', runId: this.deps.store.running(threadId)[0]?.id ?? null };
@@ -116,7 +125,7 @@ export class ThreadRunQueue {
     const inFlight = this.draining.get(threadId);
     if (inFlight) return inFlight;
     const p = (async () => {
-      if (this.threadRunning(threadId)) return null;
+      if (this.paused.has(threadId) || this.threadRunning(threadId)) return null;
       const waiting = this.deps.store.queue(threadId);
       return this.start(threadId, waiting.find((r) => r.steer) ?? waiting[0], false);
     })().finally(() => this.draining.delete(threadId));

@@ -82,7 +82,7 @@ export interface RunRegistryDeps {
 export class RunRegistry {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<() => void>();
-  private readonly endListeners = new Set<(threadId: string) => void>();
+  private readonly endListeners = new Set<(threadId: string, status: TurnResult['status']) => void>();
   private closing = false;
 
   constructor(private readonly deps: RunRegistryDeps) {}
@@ -166,11 +166,12 @@ export class RunRegistry {
         if (r.status !== 'completed' && r.status !== 'cancelled') await this.deps.background?.stopRun(runId, 'awaited');
         return r;
       })
-      .finally(() => {
+      .then((r) => {
         LIVE_RUN_IDS.delete(runId);
         this.live.delete(runId);
         this.changed();
-        for (const l of [...this.endListeners]) l(threadId);
+        for (const l of [...this.endListeners]) l(threadId, r.status);
+        return r;
       });
     this.live.set(runId, {
       runId, threadId, kind: spec.kind, model: spec.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done, suspended: false,
@@ -214,8 +215,8 @@ export class RunRegistry {
     return this.live.size;
   }
 
-  /** Called with the thread after one of its runs has ended (the queue starts its next prompt). */
-  onRunEnded(listener: (threadId: string) => void): () => void {
+  /** Called with the thread and how the run ended, after one of its runs has ended (the queue starts its next prompt). */
+  onRunEnded(listener: (threadId: string, status: TurnResult['status']) => void): () => void {
     this.endListeners.add(listener);
     return () => void this.endListeners.delete(listener);
   }
