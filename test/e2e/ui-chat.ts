@@ -49,6 +49,7 @@ import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../sup
 import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
+import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
 import {
   assert,
   checkScreenshots,
@@ -96,6 +97,7 @@ export const CHAT_CHECKS = {
   editor: 'chat UI: editor tab opened mid-stream shows the same text as the sidebar',
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
   ...RUN_CONTROL_CHECKS,
+  ...COMMAND_OUTPUT_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -281,6 +283,9 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8. Run control: queue, reorder, steer; the rate-limit countdown
     await runRunControlChecks(c, session);
+
+    // ---- 8b. A command's progress bar, live in its tool call
+    await runCommandOutputCheck(c);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>
