@@ -4,7 +4,8 @@
 //                                 [--with-better-sqlite3] [--ls]
 //   npm run package [-- --target darwin-arm64]
 //
-//   --target T   linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64 or win32-arm64
+//   --target T   linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64 or win32-arm64;
+//                `all`: the six, one after another
 //                (scripts/vsix/targets.mjs); default: this machine's
 //   --out F      where to write the VSIX (default: vox-<version>-<target>.vsix in the project root)
 //   --no-build   use dist/ as it is (a `node esbuild.mjs --production` build)
@@ -58,6 +59,19 @@ const KNOWN_FLAGS = new Set(['--target', '--out', '--no-build', '--no-model', '-
 for (let i = 0; i < args.length; i++) {
   if (!KNOWN_FLAGS.has(args[i])) throw new Error(`unknown argument ${args[i]} (see the comment at the top of scripts/package-vsix.mjs)`);
   if (args[i] === '--target' || args[i] === '--out') i++;
+}
+
+// `--target all`: the six VSIXs, one after another (the build and the demo model made once, by the first).
+if (opt('--target') === 'all') {
+  if (flag('--out') || flag('--with-better-sqlite3')) throw new Error('--target all writes the default names; --out and --with-better-sqlite3 are for one target');
+  const rest = args.filter((a, i) => a !== '--target' && args[i - 1] !== '--target');
+  let first = true;
+  for (const t of Object.keys(TARGETS)) {
+    const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--target', t, ...rest, ...(first ? [] : ['--no-build', '--no-model'])], { stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+    first = false;
+  }
+  process.exit(0);
 }
 
 const target = opt('--target') ?? hostTarget();

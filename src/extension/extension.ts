@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
+import { registerRunControlCommands } from './run-control-commands';
 import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
@@ -64,6 +65,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     host.onDidChange(refreshStatus),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
+    ...registerRunControlCommands(host, log),
     checkpointsView,
     variantsView,
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)),
