@@ -8,6 +8,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
@@ -21,6 +22,7 @@ export const COMMANDS = {
   ...queueCommands,
   ...approvalCommands,
   ...settingsCommands,
+  ...prepareCommands,
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
@@ -32,7 +34,7 @@ export const COMMAND_AREAS = {
   runs: Object.keys(runCommands),
   queue: Object.keys(queueCommands),
   approvals: Object.keys(approvalCommands),
-  settings: Object.keys(settingsCommands),
+  settings: [...Object.keys(settingsCommands), ...Object.keys(prepareCommands)],
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
@@ -66,6 +68,7 @@ export type { ActiveRun } from './runs';
 export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
 export type { ModelChoice, SettingsView } from './settings';
+export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
