@@ -37,6 +37,9 @@ export class EngineHost implements Host, vscode.Disposable {
   private readonly warned = new Set<string>();
   /** Fires when the default model or the offered models may have changed. */
   readonly onDidChange = this.changed.event;
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Fires once the engine has started (views that must not start it themselves wait for this). */
+  readonly onDidStart = this.started.event;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     const external = () => this.externalChange.fire();
@@ -159,6 +162,7 @@ export class EngineHost implements Host, vscode.Disposable {
     );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
+    this.started.fire();
     return engine;
   }
 
@@ -178,6 +182,7 @@ export class EngineHost implements Host, vscode.Disposable {
     void this.engine?.dispose();
     this.engine = undefined;
     this.changed.dispose();
+    this.started.dispose();
     this.externalChange.dispose();
   }
 }

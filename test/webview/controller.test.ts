@@ -322,6 +322,25 @@ describe('webview controller', () => {
     assert.deepEqual(prepared(), ['openai:gpt-4o-mini']);
   });
 
+  it('ArrowUp recalls the thread\'s prompts and the ones sent from this view; typed text is kept', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: [...startEvents(), ...endEvents('Hi there')] });
+    host.take();
+    assert.equal(c.recallPrompt('older'), true);
+    assert.equal(model.draft, 'hello');
+    assert.equal(c.recallPrompt('older'), false, 'nothing older');
+    assert.equal(c.recallPrompt('newer'), true);
+    assert.equal(model.draft, '');
+    model.draft = 'next one';
+    assert.equal(c.sendPrompt(), true);
+    assert.equal(c.recallPrompt('older'), true, 'sent from here, before its message event came back');
+    assert.equal(model.draft, 'next one');
+    model.draft = 'typed';
+    assert.equal(c.recallPrompt('older'), false);
+    assert.equal(model.draft, 'typed');
+  });
+
   it('waiting approvals survive a reload; one whose tool completed meanwhile is dropped on replay', () => {
     const first = setup();
     first.c.openThread(T);

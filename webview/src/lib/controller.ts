@@ -22,6 +22,7 @@ import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
+import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -37,6 +38,8 @@ export class Controller {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
+  /** Prompts sent from this view, oldest first (recall also offers them before their thread shows them). */
+  private readonly sentHere: string[] = [];
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   private dirty = false;
@@ -277,6 +280,21 @@ export class Controller {
     const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}) }, { prompt });
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
+    this.sentHere.push(prompt);
+    if (this.sentHere.length > MAX_RECALLED_PROMPTS) this.sentHere.shift();
+    return true;
+  }
+
+  /**
+   * ArrowUp/ArrowDown in the composer (./prompt-recall.ts): replaces an empty or recalled draft
+   * with the previous or next prompt; false when the key should act as usual.
+   */
+  recallPrompt(direction: 'older' | 'newer'): boolean {
+    const thread = this.model.thread;
+    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [e.content] : [])) : [];
+    const next = recall(promptHistory(threadPrompts, this.sentHere), this.model.draft, direction);
+    if (next === null) return false;
+    this.model.draft = next;
     return true;
   }
 
