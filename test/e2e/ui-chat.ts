@@ -306,7 +306,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     await runCommandOutputCheck(c);
 
     // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
-    await runAttentionCheck(c);
+    await runAttentionCheck(c, session);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>
