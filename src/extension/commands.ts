@@ -58,8 +58,10 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       if (key === undefined) return;
       await host.setSecret(which, key.trim() || undefined);
       if (!key.trim()) return void vscode.window.showInformationMessage(`Vox: ${which} key removed.`);
-      // A saved key goes straight on to the provider's models (listed from its API) and the connection test.
-      await connect.run(which as 'openai' | 'anthropic' | 'openrouter', { keySaved: true });
+      // The saved key leads on to the provider's models (listed from its API) and the connection test.
+      void vscode.window.showInformationMessage(`Vox: ${which} key saved.`, 'Pick a Model…').then((b) => {
+        if (b) void connect.run(which as 'openai' | 'anthropic' | 'openrouter', { keySaved: true }).catch((e: unknown) => log.error(`connect: ${(e as Error).message}`));
+      });
     }),
     reg('vox.chooseGguf', async () => {
       const uris = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'GGUF models': ['gguf'] }, openLabel: 'Use this model' });
