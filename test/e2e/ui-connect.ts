@@ -6,6 +6,7 @@
  *   1. the chat view shows the demo banner as ONE line with "Connect a model" and a dismiss button;
  *   2. the banner's "Connect a model" opens the flow's provider pick; "Ollama" with a base URL
  *      on a closed port shows the exact failure (Ollama, 127.0.0.1:PORT, refused) with Retry;
+ *   2b. "VS Code language models" lists vscode.lm's models, or (code-server has none) says so with Retry;
  *   3. "Vox: Connect a Model…" → "OpenAI-compatible URL…" → the server's base URL → no key → the
  *      models listed from the server's API (both shown; screenshot, the README picture) → one
  *      picked → the connection test (the server gets the tiny request) → "connected" → the
@@ -29,6 +30,7 @@ import { exactly, toast, widenSideBar } from './ui-workbench';
 export const CONNECT_CHECKS = {
   banner: 'connect UI: the demo banner is one line with "Connect a model" and a dismiss button',
   failure: 'connect UI: the banner leads into Connect a Model; Ollama on a closed port shows the exact failure (host:port, refused) with Retry',
+  vscodeLm: 'connect UI: "VS Code language models" says clearly that none are available (code-server has none), with Retry',
   connect: 'connect UI: "Vox: Connect a Model…" lists the OpenAI-compatible server\'s models from its API, tests one and uses it (picker grouped by provider)',
   dismissed: 'connect UI: the dismissed demo banner stays dismissed after "Developer: Reload Window"',
   screenshots: 'connect UI: screenshots in test-results/ and the README picture',
@@ -115,6 +117,18 @@ export async function runConnectChecks(o: UiCheckOptions): Promise<void> {
         await t.waitFor({ state: 'visible', timeout: 30_000 });
         await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
         await shot('e2e-connect-failure');
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      }), p);
+
+    // ---- 2b. VS Code language models: listed, or a clear "none"
+    await o.check(CONNECT_CHECKS.vscodeLm, () =>
+      timed(CONNECT_CHECKS.vscodeLm, async () => {
+        requireState('banner');
+        await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
+        await pickRow(p, 'VS Code language models');
+        const t = toast(p, 'Vox: no VS Code language models are available');
+        await t.waitFor({ state: 'visible', timeout: 20_000 });
+        await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
         await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
       }), p);
 
