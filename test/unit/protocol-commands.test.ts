@@ -42,6 +42,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   listModels: { provider: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
   testModel: { ref: 'openai:gpt-4o-mini' },
   setUiPreference: { key: 'demoBannerDismissed', value: true },
+  prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },
   listCheckpoints: { threadId: 'thread:1' },
   listCheckpointFiles: { threadId: 'thread:1', ordinal: 2 },

@@ -8,6 +8,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
@@ -22,6 +23,7 @@ export const COMMANDS = {
   ...queueCommands,
   ...approvalCommands,
   ...settingsCommands,
+  ...prepareCommands,
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
@@ -34,7 +36,7 @@ export const COMMAND_AREAS = {
   runs: Object.keys(runCommands),
   queue: Object.keys(queueCommands),
   approvals: Object.keys(approvalCommands),
-  settings: Object.keys(settingsCommands),
+  settings: [...Object.keys(settingsCommands), ...Object.keys(prepareCommands)],
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
@@ -70,6 +72,7 @@ export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
 export type { ModelChoice, RecentGroup, SettingsView, UiPreferencesView } from './settings';
 export { CONNECT_PROVIDER_IDS, UI_PREFERENCE_KEYS, type ConnectionTestView, type ConnectProviderId, type ModelListView, type UiPreferenceKey } from './models';
+export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';

@@ -39,6 +39,8 @@ export class Controller {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
+  /** The model last sent to `prepareModel`. */
+  private preparedModel: string | null = null;
   private dirty = false;
   private stopListening: (() => void) | null = null;
 
@@ -102,6 +104,7 @@ export class Controller {
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
         m.settings = toSettings(u);
+        this.prepareModel(u.model, true);
         this.resubscribe();
         return;
       case 'result':
@@ -174,7 +177,9 @@ export class Controller {
     }
     const m = this.model;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
-      m.settings = toSettings(value as CommandResult<'getSettings'>);
+      const st = toSettings(value as CommandResult<'getSettings'>);
+      m.settings = st;
+      this.prepareModel(st.model, false);
     } else if (req.type === 'listThreads') {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
@@ -428,6 +433,17 @@ export class Controller {
     this.model.draft = saved.draft;
     this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
     this.model.thread = saved.thread;
+  }
+
+  /**
+   * Asks the engine to load `model` ahead of the first prompt (a local model takes seconds to
+   * load, a prompt after that milliseconds). Sent when an engine session appears (`fresh`) and when
+   * the model changes; its answer needs nothing from us (a failure shows on the first prompt).
+   */
+  private prepareModel(model: string, fresh: boolean): void {
+    if (!fresh && model === this.preparedModel) return;
+    this.preparedModel = model;
+    this.send({ type: 'prepareModel', model });
   }
 
   // ---- plumbing -------------------------------------------------------------------------------
