@@ -13,6 +13,7 @@ import { threadHandlers } from './threads';
 import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
+import { modelHandlers } from './models';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -26,4 +27,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...modelHandlers,
 };
