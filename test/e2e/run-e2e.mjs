@@ -347,16 +347,10 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
   const sets = runControlOnly
-<<<<<<< HEAD
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention']]]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly };
-=======
-    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput']]]
     : connectOnly ? [['connect']]
     : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly) };
->>>>>>> connect-model
   for (const [name, only] of sets) {
     if (skipped[name]) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });
