@@ -17,6 +17,8 @@ export const VARIANTS_VIEW_ID = 'vox.variants';
 
 type Node = { kind: 'group'; pool: VariantPoolView } | { kind: 'variant'; pool: VariantPoolView; info: VariantView };
 
+/** Characters of a failed variant's reason shown in its row (the tooltip has all of it). */
+const FAILURE_REASON_MAX_CHARS = 120;
 const STATUS_ICON: Record<string, string> = {
   creating: 'loading~spin', running: 'sync~spin', completed: 'pass', failed: 'error', cancelled: 'circle-slash', adopted: 'check-all', discarded: 'trash',
 };
@@ -66,7 +68,10 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     const v = node.info;
     const item = new vscode.TreeItem(`#${v.index} ${v.model}`, vscode.TreeItemCollapsibleState.None);
     const files = v.stats.files.length;
-    item.description = `${v.status} · ${files} file${files === 1 ? '' : 's'} +${v.stats.additions} −${v.stats.deletions}`;
+    // A failure's reason is in the row itself, not only in the tooltip.
+    item.description = v.status === 'failed'
+      ? `failed: ${(v.error ?? 'no reason recorded').slice(0, FAILURE_REASON_MAX_CHARS)}`
+      : `${v.status} · ${files} file${files === 1 ? '' : 's'} +${v.stats.additions} −${v.stats.deletions}`;
     item.tooltip = `${v.worktreePath}${v.error ? `\n${v.error}` : ''}`;
     item.iconPath = new vscode.ThemeIcon(STATUS_ICON[v.status] ?? 'circle-outline');
     item.contextValue = `voxVariant.${v.status}`;

@@ -18,7 +18,7 @@ import { registerBuiltinProviders } from '../../src/engine/providers/builtins';
 import { TestHost } from '../support/test-engine';
 import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
 import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
-import { startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+import { httpError, startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 
 /** a.txt has 20 lines so edits near its top and bottom are separate hunks. */
@@ -230,6 +230,22 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.equal(fs.readFileSync(path.join(repo, 'new.txt'), 'utf8'), 'mine, not the variant\'s\n');
     assert.deepEqual(g.variants.map((v) => v.status), ['discarded', 'adopted']);
     assert.deepEqual(await listManagedWorktrees(repo), []);
+  });
+
+  it('a failed variant shows its reason and cannot be adopted (typed error, nothing changed)', async () => {
+    await startPool([
+      [toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: A_V0 } }]), httpError(400, { message: 'model refused the request' })],
+      [SLOW_DONE('variant 1')],
+    ]);
+    const g = await start(['openai:v0', 'openai:v1']);
+    await g.done;
+    assert.equal(g.variants[0]!.status, 'failed');
+    assert.ok(g.variants[0]!.error && g.variants[0]!.error.length > 0, 'the failure keeps its reason');
+    const filesBefore = treeFiles(repo);
+    const err = await rejectsWith(g.adoptVariant(0), 'failed');
+    assert.match(err.message, /variant 0 failed/);
+    assertSameTree(treeFiles(repo), filesBefore);
+    assert.deepEqual(g.variants.map((v) => v.status), ['failed', 'completed']);
   });
 
   it('cancelAll stops every running variant promptly; discardAll removes the worktrees', async () => {

@@ -280,6 +280,9 @@ export class VariantGroup {
       throw new VariantError('alreadyAdopted', `variant ${this.adoptedIndex} of this pool was already adopted; the pool has ended`, { index });
     }
     if (slot.status === 'discarded') throw new VariantError('discarded', `variant ${index} was discarded`, { index });
+    if (slot.status === 'failed') {
+      throw new VariantError('failed', `variant ${index} failed (${slot.error ?? 'no reason recorded'}); a failed variant cannot be adopted`, { index });
+    }
     if (!SETTLED_STATUSES.has(slot.status)) {
       throw new VariantError('notFinished', `variant ${index} is still ${slot.status}; wait for it to finish or cancel it before adopting`, { index });
     }

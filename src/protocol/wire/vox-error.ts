@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   /** Variants (SPEC 4.3). */
   variant: [
     'invalidModels', 'tooManyVariants', 'invalidPrompt', 'notARepository', 'noCommits', 'alreadyExists', 'conflict', 'notFinished',
-    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed',
+    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed', 'failed',
   ],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
