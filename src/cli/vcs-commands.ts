@@ -28,7 +28,7 @@ async function ensureThread(client: EngineClient, threadId: string): Promise<voi
 /** An ordinal of the thread becomes its ref; anything else is taken as a ref. */
 async function refOf(client: EngineClient, threadId: string, v: string): Promise<string> {
   if (!/^\d+$/.test(v)) return v;
-  const { checkpoints: rows } = await client.call('listCheckpoints', { threadId });
+  const { checkpoints: rows } = await client.call('listCheckpoints', { threadId, includeEmpty: true });
   return rows.find((c) => c.ordinal === Number(v))?.ref ?? `refs/vox/checkpoints/unknown/${v}`;
 }
 
@@ -89,7 +89,7 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
   common(cp.command('restore-points').description('restore points, newest first')).action((o: CpFlags) =>
     run(checkpoints<CpFlags>(async (client, _t, flags) => {
       const { restorePoints } = await client.call('listRestorePoints', {});
-      print(flags, restorePoints.map((p) => `${new Date(p.timeMs).toISOString()}\t${p.ref}`).join('\n') || '(no restore points)', restorePoints);
+      print(flags, restorePoints.map((p) => `${new Date(p.timeMs).toISOString()}\t${p.label}\t${p.ref}`).join('\n') || '(no restore points)', restorePoints);
     })(o)),
   );
   common(cp.command('prune').description('delete old checkpoint refs (git\'s gc reclaims the space)').option('--keep-last <n>', 'keep the newest N per thread').option('--older-than-days <d>', 'only checkpoints older than this')).action(

@@ -31,7 +31,7 @@ import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from '../platf
 import { emptyTree, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './refs';
 import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
-import { captureWorktree, prepareWarmState } from './capture/pipeline';
+import { captureRestorePoint, captureWorktree, prepareWarmState } from './capture/pipeline';
 import { LastCheckpoints } from './capture/target';
 import { restoreWorktree } from './restore';
 import { checkpointSide, readFileAt, workingSide } from './compare';
@@ -189,6 +189,27 @@ export class GitPlumbingCheckpointStore {
       const saved = await resolveCommit(repo, rpRef).catch(() => null);
       throw saved ? new CheckpointError(e.code, `${e.message} (the state before this restore is saved in ${rpRef})`, e.cause ?? err) : e;
     }
+  }
+
+  /**
+   * Saves the current state as a new restore point (labelled `label`, kept as its `target`) and
+   * then runs `change` under the same workspace lease, so no capture or restore comes between:
+   * whatever `change` writes is undone exactly by `undoRestore(restorePoint)`. Used for the
+   * review's per-file and per-hunk undo (../review/service.ts).
+   */
+  async withRestorePoint<T>(worktree: string, label: string, change: (repoRoot: string) => Promise<T>): Promise<{ restorePoint: string; value: T }> {
+    const repo = await this.repoOf(worktree);
+    return this.leases.withWorkspaceLease(repo.root, async () => {
+      const timeMs = this.now();
+      const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+      await captureRestorePoint(repo, { ref: rpRef, target: label, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+      return { restorePoint: rpRef, value: await change(repo.root) };
+    });
+  }
+
+  /** The top level of the repository `worktree` is in (paths the store reports are relative to it). */
+  async repoRoot(worktree: string): Promise<string> {
+    return (await this.repoOf(worktree)).root;
   }
 
   /** Checkpoints of a thread, oldest first, from commit metadata. */

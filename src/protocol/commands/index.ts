@@ -9,6 +9,7 @@ import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
 import { queueCommands } from './queue';
+import { reviewCommands } from './review';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
@@ -24,6 +25,7 @@ export const COMMANDS = {
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
+  ...reviewCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -36,6 +38,7 @@ export const COMMAND_AREAS = {
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
+  review: Object.keys(reviewCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -69,3 +72,4 @@ export type { ModelChoice, SettingsView } from './settings';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
+export type { ReviewFileView, ReviewHunkView } from './review';

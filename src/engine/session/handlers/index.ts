@@ -6,6 +6,7 @@ import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
 import { queueHandlers } from './queue';
+import { reviewHandlers } from './review';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
 import { threadHandlers } from './threads';
@@ -24,4 +25,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...reviewHandlers,
 };
