@@ -20,6 +20,7 @@ const HOST_ACTIONS: Record<HostAction, string> = {
   useOllama: 'vox.useOllama',
   downloadModel: 'vox.downloadModel',
   useVsCodeLm: 'vox.selectModel',
+  reviewChanges: 'vox.review.changes',
 };
 
 export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {

@@ -37,6 +37,9 @@ export class EngineHost implements Host, vscode.Disposable {
   private readonly warned = new Set<string>();
   /** Fires when the default model or the offered models may have changed. */
   readonly onDidChange = this.changed.event;
+  private readonly startedEngine = new vscode.EventEmitter<void>();
+  /** Fires once the engine has started (views that follow it attach then, without starting it themselves). */
+  readonly onDidStartEngine = this.startedEngine.event;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     const external = () => this.externalChange.fire();
@@ -159,6 +162,7 @@ export class EngineHost implements Host, vscode.Disposable {
     );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
+    this.startedEngine.fire();
     return engine;
   }
 
@@ -179,5 +183,6 @@ export class EngineHost implements Host, vscode.Disposable {
     this.engine = undefined;
     this.changed.dispose();
     this.externalChange.dispose();
+    this.startedEngine.dispose();
   }
 }

@@ -58,11 +58,11 @@ export class ReviewService {
   }
 
   /** The files changed since the turn's baseline (its first edit) — kept ones marked. */
-  async changes(threadId: string, runId?: string): Promise<{ turn: TurnRef; files: ReviewFile[] }> {
+  async changes(threadId: string, runId?: string): Promise<{ turn: TurnRef; repoRoot: string; files: ReviewFile[] }> {
     const turn = this.turn(threadId, runId);
     const kept = this.kept.get(key(turn)) ?? new Set<string>();
     const files = (await this.deps.checkpoints.diff(turn.baseRef, 'working')).map((f) => ({ ...f, kept: kept.has(f.path) }));
-    return { turn, files };
+    return { turn, repoRoot: await this.deps.checkpoints.git.repoRoot(this.deps.checkpoints.workspaceRoot), files };
   }
 
   private async sides(turn: TurnRef, path: string): Promise<{ root: string; abs: string; before: Buffer | null; now: Buffer | null }> {

@@ -27,7 +27,7 @@ export const reviewCommands = {
     summary: 'Files changed since a turn\'s first edit (its first pre-tool checkpoint) against the working tree now; default: the thread\'s latest turn that edited files.',
     requires: ['read'],
     params: { threadId: name, runId: optional(name) },
-    result: object({ ...turnFields, files: arrayOf(reviewFile) }),
+    result: object({ ...turnFields, repoRoot: str, files: arrayOf(reviewFile) }),
   }),
   listFileHunks: defineCommand('listFileHunks', {
     summary: 'One file\'s hunks from the turn\'s baseline to now (none for a binary file).',

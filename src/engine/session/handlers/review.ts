@@ -21,9 +21,10 @@ export const reviewHandlers: HandlerTable<'previewToolCall' | 'listTurnChanges' 
     };
   },
   async listTurnChanges({ services: { review } }, cmd) {
-    const { turn, files } = await review.changes(cmd.threadId, opt(cmd.runId));
+    const { turn, repoRoot, files } = await review.changes(cmd.threadId, opt(cmd.runId));
     return {
       ...turnView(turn),
+      repoRoot,
       files: files.map((f) => ({
         ...pathView(f), status: f.status, additions: f.additions, deletions: f.deletions, binary: f.binary, kept: f.kept, ...(f.from ? { from: pathView(f.from) } : {}),
       })),
