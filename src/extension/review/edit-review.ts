@@ -2,9 +2,9 @@
  * Edits waiting for approval, reviewed in VS Code's diff editor (issue 12 item 2). When a
  * write_file / apply_edit call waits, the engine computes its preview (`previewToolCall`: the
  * tool's own logic, nothing written) and, per `vox.review.openDiff` ("open", the default;
- * "offer": a notification with "Show Diff"; "off"), a `vscode.diff` opens: the file now ↔ what
- * the tool will write. Accept / Reject are editor-title actions on that diff, buttons in a
- * notification, and palette commands; "Accept All Edits This Turn" approves this call and every
+ * "offer": a notification with "Show Diff", Accept, Reject; "off"), a `vscode.diff` opens: the
+ * file now ↔ what the tool will write. Accept / Reject are editor-title actions on that diff (and
+ * the notification's buttons in "offer" mode) and palette commands; "Accept All Edits This Turn" approves this call and every
  * later edit of the same run. The chat card's own buttons still work: whoever answers first
  * wins, and the diff tab closes when the call is settled, however that happened.
  */
@@ -76,8 +76,9 @@ export class EditReview implements vscode.Disposable {
       before: reviewUri(p.path, u.callId, 'before'), after: reviewUri(p.path, u.callId, 'after'),
     };
     this.waiting.set(u.callId, w);
+    // "open": the diff's title bar has Accept / Reject / Accept All; "offer": a notification asks first.
     if (mode === 'open') await this.showDiff(w);
-    void this.notify(w, mode === 'offer');
+    else void this.notify(w, true);
   }
 
   private async showDiff(w: Waiting): Promise<void> {
