@@ -80,6 +80,13 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
       print(flags, `restored #${n} (${flags.mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
     })(o)),
   );
+  common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(program, ordinal) });
+      const lines = [...r.deleted.map((p) => `delete\t${p.path}`), ...r.overwritten.map((p) => `overwrite\t${p.path}`), ...r.recreated.map((p) => `bring back\t${p.path}`)];
+      print(flags, lines.join('\n') || '(the files already match it)', r);
+    })(o)),
+  );
   common(cp.command('undo').description('undo a restore (default: the newest restore point)').argument('[restore-point]')).action((point: string | undefined, o: CpFlags) =>
     run(checkpoints<CpFlags>(async (client, _t, flags) => {
       const r = await client.call('undoRestore', point ? { restorePoint: point } : {});

@@ -19,7 +19,7 @@ import * as h from './harness';
 import type { ChatContext } from './ui-chat-context';
 import { watch, words } from './ui-chat-stream';
 import { assert, uiDirs } from './ui-session';
-import { exactly, waitForDiff, waitForEditorTab } from './ui-workbench';
+import { exactly, waitForEditorTab } from './ui-workbench';
 
 export const REVIEW_CHECKS = {
   reviewDiff: 'review UI: a waiting write_file opens a diff editor (file ↔ proposed), "Accept Edit" in its title bar writes exactly the proposed content',
@@ -37,9 +37,26 @@ const ANSWER = 'I changed two lines of math.js.';
 const CHANGE_1: [string, string] = ['// Small helpers for Vox to read and edit.', '// Small helpers, reviewed in the diff editor.'];
 const CHANGE_2: [string, string] = ['  if (values.length === 0) return NaN;', '  if (values.length === 0) return Number.NaN;'];
 
+/**
+ * Waits for the open diff editor to show every one of `texts` (old and new lines). The side bar
+ * is wide here, so VS Code may render the diff inline (deleted lines as view zones of the
+ * modified editor) instead of side by side: the whole diff editor's text is read.
+ */
+async function waitForDiffShowing(p: import('playwright-core').Page, texts: string[], what: string): Promise<void> {
+  const diff = p.locator('.part.editor .monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: 20_000 });
+  let shown = '';
+  await h.waitFor(what, 20_000, async () => {
+    shown = (await diff.innerText({ timeout: 2_000 }).catch(() => '')).replace(/\u00a0/g, ' ');
+    return texts.every((t) => shown.includes(t));
+  }, 200).catch(() => {
+    throw new Error(`the diff editor shows ${JSON.stringify(shown)}, expected ${what}: ${JSON.stringify(texts)}`);
+  });
+}
+
 /** The editor title bar's action `label` of the active editor group. */
 function titleAction(p: import('playwright-core').Page, label: string): import('playwright-core').Locator {
-  return p.locator(`.part.editor .editor-group-container.active .title-actions .action-label[aria-label^="${label}"]`).first();
+  return p.locator(`.part.editor .editor-group-container.active .action-label[aria-label^="${label}"]`).first();
 }
 
 export async function runReviewChecks(c: ChatContext, names = REVIEW_CHECKS): Promise<void> {
@@ -59,7 +76,7 @@ export async function runReviewChecks(c: ChatContext, names = REVIEW_CHECKS): Pr
         const view = await sidebar();
         await send(view, PROMPT);
         await waitForEditorTab(p, 'math.js (Vox write_file', 'math.js (Vox write_file — waiting for approval)');
-        await waitForDiff(p, (s) => s.original.includes(CHANGE_1[0]) && s.modified.includes(CHANGE_1[1]) && s.modified.includes(CHANGE_2[1]), 'the file now ↔ the proposed content', 20_000);
+        await waitForDiffShowing(p, [CHANGE_1[0], CHANGE_1[1], CHANGE_2[0], CHANGE_2[1]], 'the file now ↔ the proposed content');
         assert(fs.readFileSync(file, 'latin1') === original, 'the file changed before the edit was accepted');
         const shot = await h.screenshot(p, `${o.shotPrefix ?? ''}e2e-review-diff`);
         const size = fs.statSync(shot).size;
@@ -82,7 +99,8 @@ export async function runReviewChecks(c: ChatContext, names = REVIEW_CHECKS): Pr
       await h.runCommand(p, 'Vox: Review Changes', 30_000, { opensQuickInput: true });
       await row('src/math.js').waitFor({ timeout: 15_000 });
       await h.answerQuickInput(p, 'math.js');
-      await waitForDiff(p, (s) => s.original.includes(CHANGE_1[0]) && s.modified.includes(CHANGE_1[1]), 'before the turn ↔ now', 20_000);
+      await waitForEditorTab(p, 'math.js (before the turn', 'src/math.js (before the turn ↔ now)');
+      await waitForDiffShowing(p, [CHANGE_1[0], CHANGE_1[1], CHANGE_2[1]], 'before the turn ↔ now');
       await row('Undo hunk 1').waitFor({ timeout: 15_000 });
       await row('Undo hunk 2').waitFor({ timeout: 5_000 });
       await h.answerQuickInput(p, 'Undo hunk 1');
