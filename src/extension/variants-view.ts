@@ -61,7 +61,8 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     if (node.kind === 'group') {
       const item = new vscode.TreeItem(node.pool.prompt.slice(0, 80), vscode.TreeItemCollapsibleState.Expanded);
       item.description = `${node.pool.variants.length} variants${node.pool.adopted !== null ? ` · adopted #${node.pool.adopted}` : ''}`;
-      item.contextValue = 'voxVariantGroup';
+      const finished = node.pool.variants.every((v) => ['completed', 'failed', 'cancelled', 'adopted', 'discarded'].includes(v.status));
+      item.contextValue = finished ? 'voxVariantGroup.finished' : 'voxVariantGroup';
       item.iconPath = new vscode.ThemeIcon('git-compare');
       return item;
     }
@@ -146,6 +147,14 @@ export function registerVariantCommands(host: EngineHost, view: VariantsView): v
     cmd('vox.variants.discard', async (node) => {
       const v = await pickVariant(host, view, node);
       if (v) await (await host.client()).call('discardVariant', { poolId: v.poolId, index: v.index });
+    }),
+    cmd('vox.variants.clear', async (node) => {
+      const n = node as Node | undefined;
+      const pools = n?.kind === 'group' ? [n.pool] : view.current;
+      const pick = pools.length === 1 ? pools[0] : (await vscode.window.showQuickPick(pools.map((p) => ({ label: p.prompt.slice(0, 80), p })), { placeHolder: 'Clear which variant group?' }))?.p;
+      if (!pick) return;
+      const r = await (await host.client()).call('clearVariants', { poolId: pick.poolId });
+      void vscode.window.showInformationMessage(`Vox: cleared the variant group (${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'} removed).`);
     }),
     cmd('vox.variants.cancelAll', async () => {
       await (await host.client()).call('cancelVariants', {});

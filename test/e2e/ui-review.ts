@@ -8,7 +8,8 @@
  *      docs/screenshot-review.png with --update-screenshot). "Accept Edit" in the diff's title
  *      bar approves it: the file on disk is the proposed content byte for byte, the diff closes,
  *      the turn completes.
- *   2. "Vox: Review Changes" from the palette lists src/math.js; choosing it opens its diff
+ *   2. "Vox: Review Changes" from the palette offers the threads with changes (this one first),
+ *      then lists src/math.js; choosing it opens its diff
  *      (before the turn ↔ now) and the hunk picker; "Undo hunk 1" puts the first changed line
  *      back: the file is exactly the original with only the second change, byte for byte.
  */
@@ -97,6 +98,11 @@ export async function runReviewChecks(c: ChatContext, names = REVIEW_CHECKS): Pr
       const widget = p.locator('.quick-input-widget');
       const row = (text: string) => widget.locator('.quick-input-list .monaco-list-row', { has: p.locator('.label-name', { hasText: text }) }).first();
       await h.runCommand(p, 'Vox: Review Changes', 30_000, { opensQuickInput: true });
+      // Earlier threads of this session changed files too: the thread picker comes first, this thread on top.
+      await row(PROMPT).waitFor({ timeout: 15_000 });
+      const first = (await widget.locator('.quick-input-list .monaco-list-row .label-name').first().innerText()).trim();
+      assert(first === PROMPT, `the thread picker lists "${first}" first, expected the latest thread "${PROMPT}"`);
+      await h.answerQuickInput(p, PROMPT);
       await row('src/math.js').waitFor({ timeout: 15_000 });
       await h.answerQuickInput(p, 'math.js');
       await waitForEditorTab(p, 'math.js (before the turn', 'src/math.js (before the turn ↔ now)');

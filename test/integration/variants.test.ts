@@ -246,6 +246,11 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.match(err.message, /variant 0 failed/);
     assertSameTree(treeFiles(repo), filesBefore);
     assert.deepEqual(g.variants.map((v) => v.status), ['failed', 'completed']);
+    // A finished pool is cleared: every worktree goes, and the pool leaves the list.
+    assert.equal((await listManagedWorktrees(repo)).length, 2);
+    assert.deepEqual(await g.clear(), [0, 1]);
+    assert.deepEqual(await listManagedWorktrees(repo), []);
+    assert.deepEqual(pool.list(), []);
   });
 
   it('cancelAll stops every running variant promptly; discardAll removes the worktrees', async () => {

@@ -59,6 +59,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   adoptVariant: { poolId: 'variants:1', index: 1 },
   discardVariant: { poolId: 'variants:1', index: 1 },
   cancelVariants: { poolId: 'variants:1' },
+  clearVariants: { poolId: 'variants:1' },
   previewToolCall: { callId: 'call_1' },
   listTurnChanges: { threadId: 'thread:1' },
   listFileHunks: { threadId: 'thread:1', runId: 'run:1', path: 'src/a.ts' },
