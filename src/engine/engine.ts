@@ -24,7 +24,7 @@ import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit
 import { BackgroundWork } from './runs/background';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
-import type { Host } from './host';
+import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
@@ -33,6 +33,7 @@ function bindHost(h: Host): Host {
     model: () => h.model(), setModel: (r) => h.setModel(r), modelChoices: () => h.modelChoices(), approvalSettings: () => h.approvalSettings(),
     providerSettings: () => h.providerSettings(), secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
+    memento: h.memento ?? memoryMemento(),
   };
 }
 import type { EngineServices } from './services';

@@ -24,7 +24,7 @@ export class ReviewDecorations implements vscode.FileDecorationProvider, vscode.
   private stop: (() => void) | undefined;
 
   constructor(private readonly host: EngineHost) {
-    this.disposables.push(host.onDidStartEngine(() => void this.attach()));
+    this.disposables.push(host.onDidStart(() => void this.attach()));
   }
 
   private async attach(): Promise<void> {

@@ -33,7 +33,7 @@ export class EditReview implements vscode.Disposable {
 
   constructor(private readonly host: EngineHost, private readonly docs: ReviewDocuments, private readonly log: vscode.LogOutputChannel) {
     this.disposables.push(
-      host.onDidStartEngine(() => void this.attach()),
+      host.onDidStart(() => void this.attach()),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
       vscode.window.tabGroups.onDidChangeTabs(() => this.updateContext()),
     );

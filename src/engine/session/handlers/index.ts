@@ -5,6 +5,7 @@
 import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
+import { prepareHandlers } from './prepare';
 import { queueHandlers } from './queue';
 import { reviewHandlers } from './review';
 import { runHandlers } from './runs';
@@ -13,6 +14,7 @@ import { threadHandlers } from './threads';
 import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
+import { modelHandlers } from './models';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -22,8 +24,10 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...queueHandlers,
   ...approvalHandlers,
   ...settingsHandlers,
+  ...prepareHandlers,
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...modelHandlers,
   ...reviewHandlers,
 };
