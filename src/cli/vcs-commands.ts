@@ -80,6 +80,12 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
       print(flags, `restored #${n} (${flags.mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
     })(o)),
   );
+  common(cp.command('orphans').description('deleted threads that still have checkpoint refs (prune them with: vox checkpoint prune --thread <id>)')).action((o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, _t, flags) => {
+      const r = await client.call('listOrphanedCheckpoints', {});
+      print(flags, r.threads.map((t) => `${t.threadId}\t${t.refs} ref(s)`).join('\n') || '(none)', r);
+    })(o)),
+  );
   common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
     run(checkpoints<CpFlags>(async (client, threadId, flags) => {
       const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(program, ordinal) });

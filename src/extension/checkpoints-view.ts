@@ -217,25 +217,39 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
     }),
     cmd('vox.checkpoint.prune', async () => {
       const client = await host.client();
-      const pick = await vscode.window.showQuickPick(
-        [
-          { label: 'Keep the last 10 per thread', opts: { keepLast: 10 } },
-          ...PRUNE_AGE_CHOICES_DAYS.map((d) => ({ label: `Delete checkpoints older than ${d} day${d === 1 ? '' : 's'}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 } })),
-        ],
-        { placeHolder: 'Prune old checkpoints' },
-      );
+      // A deleted thread's checkpoints are offered first when there are any.
+      const { threads: orphans } = await client.call('listOrphanedCheckpoints', {});
+      const orphanRefs = orphans.reduce((n, t) => n + t.refs, 0);
+      type PruneChoice = vscode.QuickPickItem & { opts?: { keepLast?: number; olderThanMs?: number; restorePointsOlderThanMs?: number }; what: string };
+      const choices: PruneChoice[] = [
+        ...(orphans.length
+          ? [{ label: `Delete the checkpoints of ${orphans.length} deleted thread${orphans.length === 1 ? '' : 's'}`, description: `${orphanRefs} ref${orphanRefs === 1 ? '' : 's'}`, what: `the ${orphanRefs} checkpoint ref(s) of ${orphans.length} deleted thread(s)` }]
+          : []),
+        { label: 'Keep the last 10 per thread', opts: { keepLast: 10 }, what: 'every checkpoint except the newest 10 of each thread' },
+        ...PRUNE_AGE_CHOICES_DAYS.map((d) => {
+          const age = `${d} day${d === 1 ? '' : 's'}`;
+          return { label: `Delete checkpoints older than ${age}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 }, what: `every checkpoint and restore point older than ${age}` };
+        }),
+      ];
+      const pick = await vscode.window.showQuickPick(choices, { placeHolder: 'Prune old checkpoints' });
       if (!pick) return;
       // Ask first, saying what goes: refs only; files, HEAD, branches and the index are never touched.
-      const what = 'keepLast' in pick.opts
-        ? 'every checkpoint except the newest 10 of each thread'
-        : `every checkpoint and restore point older than ${pick.label.replace(/^Delete checkpoints older than /, '')}`;
       const sure = await vscode.window.showWarningMessage(
-        `Vox: delete ${what}? Only Vox's hidden refs are deleted (your files, HEAD, branches and index stay as they are); those checkpoints can no longer be restored.`,
+        `Vox: delete ${pick.what}? Only Vox's hidden refs are deleted (your files, HEAD, branches and index stay as they are); those checkpoints can no longer be restored.`,
         { modal: true },
         'Delete',
       );
       if (sure !== 'Delete') return;
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, () => client.call('pruneCheckpoints', pick.opts));
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, async () => {
+        if (pick.opts) return client.call('pruneCheckpoints', pick.opts);
+        const all = { deletedRefs: [] as string[], reclaimableBytes: 0 };
+        for (const t of orphans) {
+          const one = await client.call('pruneCheckpoints', { threadId: t.threadId });
+          all.deletedRefs.push(...one.deletedRefs);
+          all.reclaimableBytes += one.reclaimableBytes;
+        }
+        return all;
+      });
       view.refresh();
       const mb = (r.reclaimableBytes / 1_048_576).toFixed(1);
       void vscode.window.showInformationMessage(`Vox: deleted ${r.deletedRefs.length} checkpoint ref(s); ${mb} MB can be reclaimed by git's next garbage collection.`);

@@ -4,7 +4,7 @@
  * of a waiting write_file/apply_edit is exactly what the tool then writes; after the turn, the
  * changed files and their hunks, per-hunk undo byte for byte (CRLF, no final newline), binary
  * files refused, every undo itself undoable; restore previews; readable restore points; empty
- * turn-end checkpoints left out of the list.
+ * turn-end checkpoints left out of the list; a deleted thread's checkpoint refs found and pruned.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -170,6 +170,23 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
     const after = userState(repo);
     assert.ok(before.head, 'the repository has a commit');
     assert.deepEqual({ head: after.head, branch: after.branch, index: after.index }, { head: before.head, branch: before.branch, index: before.index }, 'HEAD, branch and index never move');
+  });
+
+  it('a deleted thread\'s checkpoint refs are listed as orphaned and pruned by thread', async () => {
+    await start([textTurn('unused')]);
+    const { threadId } = await c.call('createThread', { title: 'to be deleted' });
+    const { threadId: kept } = await c.call('createThread', { title: 'kept' });
+    await c.call('captureCheckpoint', { threadId });
+    writeFile(repo, 'a.txt', 'changed\n');
+    await c.call('captureCheckpoint', { threadId });
+    await c.call('captureCheckpoint', { threadId: kept });
+    assert.deepEqual((await c.call('listOrphanedCheckpoints', {})).threads, []);
+    await c.call('deleteThread', { threadId });
+    assert.deepEqual((await c.call('listOrphanedCheckpoints', {})).threads, [{ threadId, refs: 2 }]);
+    const pruned = await c.call('pruneCheckpoints', { threadId });
+    assert.equal(pruned.deletedRefs.length, 2);
+    assert.deepEqual((await c.call('listOrphanedCheckpoints', {})).threads, []);
+    assert.equal((await c.call('listCheckpoints', { threadId: kept })).checkpoints.length, 1, 'the live thread keeps its checkpoint');
   });
 
   it('restore preview names what a restore deletes, overwrites and brings back; readable labels; empty turn-ends are not listed', async () => {

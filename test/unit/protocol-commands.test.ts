@@ -52,6 +52,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   undoRestore: { restorePoint: 'refs/vox/restore-points/1700000000000-0-abcd' },
   listRestorePoints: { all: true },
   previewRestore: { threadId: 'thread:1', ordinal: 2 },
+  listOrphanedCheckpoints: {},
   pruneCheckpoints: { keepLast: 10, olderThanMs: 86_400_000 },
   createWorktree: { slug: 'feature-x', base: 'HEAD', branch: 'vox/feature-x' },
   listWorktrees: {},

@@ -38,6 +38,7 @@ import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
 import {
+  CHECKPOINT_REF_PREFIX,
   CheckpointError,
   DEFAULT_CAPTURE_BUDGET_MS,
   DEFAULT_MAX_UNTRACKED_FILE_BYTES,
@@ -224,6 +225,17 @@ export class GitPlumbingCheckpointStore {
       out.push({ ref: e.ref, commit: e.commit, threadId: m.threadId ?? threadId, ordinal: parsed.ordinal, trigger: m.trigger ?? { kind: 'manual' }, timeMs: m.timeMs, changedCount: m.changedCount, changed: m.changed, skipped: m.skipped, nested: m.nested });
     }
     return out.sort((a, b) => a.ordinal - b.ordinal);
+  }
+
+  /** Every thread that has checkpoint refs in this repository, with how many (e.g. to find a deleted thread's). */
+  async listCheckpointThreads(worktree: string): Promise<Array<{ threadId: string; refs: number }>> {
+    const repo = await this.repoOf(worktree);
+    const counts = new Map<string, number>();
+    for (const e of await this.refsWithMeta(repo, CHECKPOINT_REF_PREFIX)) {
+      if (e.meta?.kind !== 'checkpoint' || !e.meta.threadId || !parseCheckpointRef(e.ref)) continue;
+      counts.set(e.meta.threadId, (counts.get(e.meta.threadId) ?? 0) + 1);
+    }
+    return [...counts].map(([threadId, refs]) => ({ threadId, refs })).sort((a, b) => (a.threadId < b.threadId ? -1 : 1));
   }
 
   /** Restore points, oldest first. */

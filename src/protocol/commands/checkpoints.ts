@@ -94,6 +94,12 @@ export const checkpointCommands = {
     params: { threadId: name, ordinal: positive },
     result: object({ ref: str, deleted: arrayOf(object(pathFields)), overwritten: arrayOf(object(pathFields)), recreated: arrayOf(object(pathFields)) }),
   }),
+  listOrphanedCheckpoints: defineCommand('listOrphanedCheckpoints', {
+    summary: 'Threads that still have checkpoint refs in the repository but are deleted (or unknown to this store), with how many: candidates for `pruneCheckpoints {threadId}`.',
+    requires: ['read'],
+    params: {},
+    result: object({ threads: arrayOf(object({ threadId: str, refs: int })) }),
+  }),
   pruneCheckpoints: defineCommand('pruneCheckpoints', {
     summary: 'Deletes old checkpoint refs (keep the last N per thread, or older than an age); git\'s gc reclaims the space.',
     requires: ['owner'],

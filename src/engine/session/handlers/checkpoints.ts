@@ -11,7 +11,7 @@ import type { HandlerTable } from './types';
 
 type CheckpointCommand =
   | 'captureCheckpoint' | 'listCheckpoints' | 'listCheckpointFiles' | 'diffCheckpoints' | 'readCheckpointFile'
-  | 'restoreCheckpoint' | 'undoRestore' | 'listRestorePoints' | 'previewRestore' | 'pruneCheckpoints';
+  | 'restoreCheckpoint' | 'undoRestore' | 'listRestorePoints' | 'previewRestore' | 'listOrphanedCheckpoints' | 'pruneCheckpoints';
 
 export function pathView(p: RepoPath): { path: string; rawBase64?: string } {
   return Buffer.from(p.path, 'utf8').equals(p.raw) ? { path: p.path } : { path: p.path, rawBase64: p.raw.toString('base64') };
@@ -80,6 +80,10 @@ export const checkpointHandlers: HandlerTable<CheckpointCommand> = {
   async previewRestore({ services: { checkpoints } }, cmd) {
     const r = await previewRestore(checkpoints, cmd.threadId, cmd.ordinal);
     return { ref: r.ref, deleted: r.deleted.map(pathView), overwritten: r.overwritten.map(pathView), recreated: r.recreated.map(pathView) };
+  },
+  async listOrphanedCheckpoints({ services: { checkpoints, store } }) {
+    const live = new Set(store.listThreads().map((t) => t.id));
+    return { threads: (await checkpoints.git.listCheckpointThreads(checkpoints.workspaceRoot)).filter((t) => !live.has(t.threadId)) };
   },
   async pruneCheckpoints({ services: { checkpoints } }, cmd) {
     const r = await checkpoints.prune({
