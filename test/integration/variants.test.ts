@@ -17,6 +17,7 @@ import { ProviderRegistry } from '../../src/engine/providers/registry';
 import { registerBuiltinProviders } from '../../src/engine/providers/builtins';
 import { TestHost } from '../support/test-engine';
 import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
+import { childThreads } from '../../src/engine/store/family-reads';
 import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
 import { httpError, startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
@@ -265,6 +266,11 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     groups.push(g);
     assert.equal(g.variants[1]!.threadId, deriveSubagentFromTask(parentThreadId, `${g.poolId}/variant-1`));
     assert.equal(path.basename(path.dirname(g.variants[1]!.worktreePath)), 'thread-parent-of-variants');
+    // The variants' threads nest under their parent: not in the top-level list, listed as its children.
+    const top = services.store.listThreadsPage({ limit: 50 }).threads.map((t) => t.id);
+    assert.deepEqual(top.filter((id) => g.variants.some((v) => v.threadId === id)), [], 'variant threads are not top-level');
+    assert.ok(top.includes(parentThreadId));
+    assert.deepEqual(childThreads(services.store.db, parentThreadId).map((t) => t.id).sort(), g.variants.map((v) => v.threadId).sort());
     // One pool per thread at a time.
     await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'again', models: ['openai:v0'], parentThreadId }), 'alreadyExists');
     const deadline = Date.now() + 10_000;
