@@ -15,6 +15,7 @@ import { packageRoot } from './connect';
 import { ModelUsageError, runModelCommand } from './model-command';
 import { show, threads } from './thread-commands';
 import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-commands';
+import { registerReviewCommands } from './review-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
@@ -55,6 +56,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .argument('<what>').argument('[which]').option('--dest <dir>', 'download directory').option('--json', 'print JSON')
     .action((what: string, which: string | undefined, o) => run(runModelCommand(what, which, o, packageRoot())));
   registerCheckpointCommands(program, run);
+  registerReviewCommands(program, run);
   registerWorktreeCommands(program, run);
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);

@@ -17,6 +17,7 @@ import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
+import { ReviewService } from './review/service';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
@@ -223,6 +224,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
   install('variants', () => variants.cancelAll());
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants };
+  const review = new ReviewService({ store, checkpoints });
+
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review };
   return { engine: new Engine(services, teardown, recovered), services };
 }

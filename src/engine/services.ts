@@ -15,6 +15,7 @@ import type { VoxStore } from './store/store';
 import type { TurnStreamRegistry } from './stream/turn-stream-registry';
 import type { ToolRegistry } from './tools/registry';
 import type { VariantPool } from './variants/pool';
+import type { ReviewService } from './review/service';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -32,4 +33,6 @@ export interface EngineServices {
   readonly waits: RateLimitWaits;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
+  /** What a turn changed, per file and hunk, and Keep / Undo of each (review/). */
+  readonly review: ReviewService;
 }

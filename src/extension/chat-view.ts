@@ -21,6 +21,7 @@ const HOST_ACTIONS: Record<HostAction, [string, ...unknown[]]> = {
   downloadModel: ['vox.downloadModel'],
   useVsCodeLm: ['vox.connectModel', 'vscode-lm'],
   connectModel: ['vox.connectModel'],
+  reviewChanges: ['vox.review.changes'],
 };
 
 export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {

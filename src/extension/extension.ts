@@ -12,6 +12,7 @@ import { registerRunControlCommands } from './run-control-commands';
 import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
+import { registerReview, type ReviewApi } from './review/register';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -30,6 +31,8 @@ export interface VoxApi {
   readonly chats: ChatViews;
   readonly checkpointsView: CheckpointsView;
   readonly variantsView: VariantsView;
+  /** Edit review: waiting edits in the diff editor, the turn review and its Explorer decorations. */
+  readonly review: ReviewApi;
   /**
    * This window's log folder for Vox (`ExtensionContext.logUri`): the "Vox" output channel
    * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
@@ -58,6 +61,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   status.show();
   const checkpointsView = new CheckpointsView(host);
   const variantsView = new VariantsView(host);
+  const review = registerReview(ctx, host, log);
   ctx.subscriptions.push(
     log,
     host,
@@ -79,7 +83,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, logUri: ctx.logUri };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, review, logUri: ctx.logUri };
 }
 
 export function deactivate(): void {

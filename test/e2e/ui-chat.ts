@@ -51,6 +51,7 @@ import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
 import { ATTENTION_CHECKS, runAttentionCheck } from './ui-attention';
+import { REVIEW_CHECKS, runReviewChecks } from './ui-review';
 import {
   assert,
   checkScreenshots,
@@ -108,6 +109,7 @@ export const CHAT_CHECKS = {
   ...RUN_CONTROL_CHECKS,
   ...COMMAND_OUTPUT_CHECKS,
   ...ATTENTION_CHECKS,
+  ...REVIEW_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -307,6 +309,9 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
     await runAttentionCheck(c, session);
+
+    // ---- 8d. Edit review: a waiting edit's diff, Accept in its title bar; a hunk undone after the turn
+    await runReviewChecks(c);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>

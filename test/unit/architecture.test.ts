@@ -21,7 +21,7 @@ const ENGINE_LAYERS: readonly string[][] = [
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts'],
   ['agent', 'connect'],
   ['checkpoints', 'worktrees', 'runs'],
-  ['variants'],
+  ['variants', 'review'],
   ['session', 'services.ts'],
   ['engine.ts'],
 ];

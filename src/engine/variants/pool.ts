@@ -124,7 +124,9 @@ export class VariantPool {
 
     const n = plans.length;
     const title = (p: VariantPlan) => `Variant ${p.index + 1}/${n} (${p.model}): ${cutPrompt(opts.prompt)}`;
-    this.deps.store.append(...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p) })));
+    // Under a parent thread, the variants' threads are its children (listed under it, not in the top-level list).
+    const parent = opts.parentThreadId !== undefined ? { parentThreadId: opts.parentThreadId } : {};
+    this.deps.store.append(...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p), ...parent })));
 
     const group = new VariantGroup({ poolId, repoRoot, base, prompt: opts.prompt, plans, deps: this.deps });
     this.groups.set(poolId, group);

@@ -10,6 +10,7 @@ import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
 import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
+import { reviewCommands } from './review';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
@@ -28,6 +29,7 @@ export const COMMANDS = {
   ...worktreeCommands,
   ...variantCommands,
   ...modelCommands,
+  ...reviewCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -41,6 +43,7 @@ export const COMMAND_AREAS = {
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
   models: Object.keys(modelCommands),
+  review: Object.keys(reviewCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -76,3 +79,4 @@ export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
+export type { ReviewFileView, ReviewHunkView } from './review';

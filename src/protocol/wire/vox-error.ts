@@ -43,8 +43,10 @@ export const ERROR_CODES = {
   /** Variants (SPEC 4.3). */
   variant: [
     'invalidModels', 'tooManyVariants', 'invalidPrompt', 'notARepository', 'noCommits', 'alreadyExists', 'conflict', 'notFinished',
-    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed',
+    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed', 'failed',
   ],
+  /** Reviewing the agent's edits: previews of waiting calls, a turn's changes, per-hunk keep/undo. */
+  review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */

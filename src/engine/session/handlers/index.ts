@@ -7,6 +7,7 @@ import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
 import { prepareHandlers } from './prepare';
 import { queueHandlers } from './queue';
+import { reviewHandlers } from './review';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
 import { threadHandlers } from './threads';
@@ -28,4 +29,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...worktreeHandlers,
   ...variantHandlers,
   ...modelHandlers,
+  ...reviewHandlers,
 };
