@@ -240,6 +240,11 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     ]);
     const g = await start(['openai:v0', 'openai:v1']);
     await g.done;
+    // Started without a parent (the palette, the CLI): one thread made for the group holds them.
+    const top = services.store.listThreadsPage({ limit: 50 }).threads;
+    assert.equal(top.length, 1, `top-level threads: ${JSON.stringify(top.map((t) => t.title))}`);
+    assert.match(top[0]!.title, /^Variants \(2\): /);
+    assert.deepEqual(childThreads(services.store.db, top[0]!.id).map((t) => t.id).sort(), g.variants.map((v) => v.threadId).sort());
     assert.equal(g.variants[0]!.status, 'failed');
     assert.ok(g.variants[0]!.error && g.variants[0]!.error.length > 0, 'the failure keeps its reason');
     const filesBefore = treeFiles(repo);
