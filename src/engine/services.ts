@@ -6,6 +6,7 @@
 import type { ApprovalGate, ApprovalPolicy } from './approvals/approval';
 import type { HookBus } from './agent/hooks';
 import type { CheckpointService } from './checkpoints/service';
+import type { ContextService } from './context/service';
 import type { Host } from './host';
 import type { ProviderRegistry } from './providers/registry';
 import type { RunRegistry } from './runs/registry';
@@ -32,4 +33,6 @@ export interface EngineServices {
   readonly waits: RateLimitWaits;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
+  /** @-mentions and the context meter (context/). */
+  readonly context: ContextService;
 }

@@ -20,7 +20,7 @@ const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts'],
   ['agent'],
-  ['checkpoints', 'worktrees', 'runs'],
+  ['checkpoints', 'worktrees', 'runs', 'context'],
   ['variants'],
   ['session', 'services.ts'],
   ['engine.ts'],

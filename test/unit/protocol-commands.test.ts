@@ -20,7 +20,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   unsubscribe: { target: 'thread:thread:1' },
   renameThread: { threadId: 'thread:1', title: 'New title' },
   deleteThread: { threadId: 'thread:1' },
-  sendPrompt: { threadId: 'thread:1', prompt: 'make the failing test pass', model: 'openai:gpt-4o-mini', parentMessageId: 'msg:1', ifBusy: 'queue', steer: true },
+  sendPrompt: { threadId: 'thread:1', prompt: 'make the failing test pass', model: 'openai:gpt-4o-mini', parentMessageId: 'msg:1', ifBusy: 'queue', steer: true, mentions: [{ kind: 'file', target: 'src/a.ts' }, { kind: 'git' }] },
   cancelRun: { runId: 'run:thread:1:ordinal:0' },
   cancelAllRuns: {},
   listRuns: { threadId: 'thread:1' },
@@ -58,6 +58,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   adoptVariant: { poolId: 'variants:1', index: 1 },
   discardVariant: { poolId: 'variants:1', index: 1 },
   cancelVariants: { poolId: 'variants:1' },
+  estimateContext: { threadId: 'thread:1', draft: 'explain @src/a.ts', mentions: [{ kind: 'file', target: 'src/a.ts' }], model: 'openai:gpt-4o' },
+  suggestMentions: { query: 'src/a', limit: 10 },
 };
 
 describe('protocol: every command', () => {

@@ -65,6 +65,10 @@ export interface ModelProvider {
   /** Local providers cost nothing and skip the battery gate. */
   readonly isLocal: boolean;
   stream(req: StreamRequest): AsyncIterable<ProviderEvent>;
+  /** Exact prompt tokens of a request, where the provider can count them itself (local llama.cpp: its own tokenizer). */
+  countPromptTokens?(req: { model: string; messages: ChatMessage[]; tools: ToolSpec[] }): Promise<number>;
+  /** The context window the provider reports for a model (local llama.cpp: the loaded context's size), or null when it cannot say. */
+  contextWindow?(model: string): Promise<number | null>;
 }
 
 /** A model ref resolved to the provider that serves it. */

@@ -8,6 +8,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { contextCommands } from './context';
 import { queueCommands } from './queue';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
@@ -24,6 +25,7 @@ export const COMMANDS = {
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
+  ...contextCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -36,6 +38,7 @@ export const COMMAND_AREAS = {
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
+  context: Object.keys(contextCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

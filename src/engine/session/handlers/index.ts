@@ -5,6 +5,7 @@
 import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
+import { contextHandlers } from './context';
 import { queueHandlers } from './queue';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
@@ -24,4 +25,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...contextHandlers,
 };
