@@ -36,6 +36,8 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens), when reported. */
   reasoningTokens?: number;
+  /** Counted by Vox (a call stopped before the provider reported its usage), not reported. */
+  estimated?: boolean;
 }
 
 export type StopReason = 'end' | 'toolCalls' | 'length' | 'cancelled';
