@@ -7,6 +7,7 @@
  */
 import { splitContext, type ContextChip, type Mention, type ResolvedMention } from '../../protocol/mentions';
 import { git } from '../git/git';
+import { normalizeTerminalOutput } from '../terminal/normalize';
 import { VoxError } from '../../protocol/wire/vox-error';
 import type { MentionSources } from '../host';
 import type { VoxStore } from '../store/store';
@@ -158,7 +159,8 @@ async function resolveOne(deps: ResolveDeps, m: Mention): Promise<Outcome> {
     }
     case 'terminal': {
       if (!src?.terminal) return warn('terminal', 'Terminal output comes from the editor; this host has none');
-      const t = await src.terminal();
+      const raw = await src.terminal();
+      const t = raw && { name: raw.name, text: normalizeTerminalOutput(raw.text) };
       if (!t || !t.text.trim()) return warn('terminal', 'No terminal output yet (open a terminal with shell integration and run a command)');
       // The end of the output matters most: cut from the front.
       const text = t.text.length > MENTION_MAX_CHARS ? `[… ${t.text.length - MENTION_MAX_CHARS} earlier characters not attached]\n${t.text.slice(-MENTION_MAX_CHARS)}` : t.text;
