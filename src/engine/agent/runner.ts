@@ -120,7 +120,7 @@ function addUsage(total: Usage, u: Usage): void {
 async function estimateStoppedCall(model: ResolvedModel, messages: ChatMessage[], specs: ToolSpec[], streamed: string): Promise<Usage> {
   const source = countSourceOf(model);
   const input = await countPrompt(model, messages, specs).then((c) => c.tokens, () => countText('approximation', messages.map((m) => m.content).join('')));
-  const output = await countText(source === 'llama.cpp' ? 'approximation' : source, streamed).catch(() => countText('approximation', streamed));
+  const output = await countText(source, streamed).catch(() => countText('approximation', streamed));
   return { inputTokens: input, outputTokens: output, estimated: true };
 }
 

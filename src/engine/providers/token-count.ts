@@ -24,8 +24,8 @@ export const OPENAI_TOKENS_PER_MESSAGE = 3;
 export const OPENAI_REPLY_PRIMING_TOKENS = 3;
 
 export type Encoding = 'o200k_base' | 'cl100k_base';
-/** How a count was made: a gpt-tokenizer encoding, the local model's own tokenizer, or the approximation. */
-export type CountSource = Encoding | 'llama.cpp' | 'approximation';
+/** How a count was made: a gpt-tokenizer encoding, the local model's own tokenizer, the provider's count (VS Code models), or the approximation. */
+export type CountSource = Encoding | 'llama.cpp' | 'provider' | 'approximation';
 
 type Encodings = Record<Encoding, (text: string) => number>;
 let loaded: Promise<Encodings> | undefined;
@@ -54,7 +54,7 @@ export function openaiEncodingOf(model: string): Encoding | null {
 
 /** Which way `model`'s requests are counted (without counting anything). */
 export function countSourceOf(model: ResolvedModel): CountSource {
-  if (model.provider.countPromptTokens) return 'llama.cpp';
+  if (model.provider.countPromptTokens) return model.provider.id === 'local' ? 'llama.cpp' : 'provider';
   if (model.provider.id === 'openai') return openaiEncodingOf(model.model) ?? 'approximation';
   return 'approximation';
 }
@@ -63,7 +63,7 @@ export function approximateTokens(text: string): number {
   return Math.ceil(text.length / APPROX_CHARS_PER_TOKEN);
 }
 
-/** Counts one text the way `source` does (llama.cpp counts whole prompts only: the approximation stands in for it here). */
+/** Counts one text the way `source` does (llama.cpp and providers count whole prompts only: the approximation stands in for them here). */
 export async function countText(source: CountSource, text: string): Promise<number> {
   if (source === 'o200k_base' || source === 'cl100k_base') return (await loadEncodings())[source](text);
   return approximateTokens(text);
@@ -79,8 +79,15 @@ export interface PromptCount { tokens: number; source: CountSource }
 /** Tokens of a whole request: messages (with the family's framing) and tool definitions. */
 export async function countPrompt(model: ResolvedModel, messages: ChatMessage[], tools: ToolSpec[] = []): Promise<PromptCount> {
   const own = model.provider.countPromptTokens;
-  if (own) return { tokens: await own.call(model.provider, { model: model.model, messages, tools }), source: 'llama.cpp' };
   const source = countSourceOf(model);
+  if (own) {
+    try {
+      return { tokens: await own.call(model.provider, { model: model.model, messages, tools }), source };
+    } catch {
+      // A provider that cannot count now (a model gone from VS Code): the approximation stands in.
+      return { tokens: approximateTokens(messages.map(messageText).join('') + (tools.length > 0 ? JSON.stringify(tools) : '')), source: 'approximation' };
+    }
+  }
   const toolText = tools.length > 0 ? JSON.stringify(tools) : '';
   if (source === 'approximation') {
     return { tokens: approximateTokens(messages.map(messageText).join('') + toolText), source };

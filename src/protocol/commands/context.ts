@@ -21,8 +21,8 @@ export const contextEstimate = object({
   /** The model's context window (null: unknown, nothing is blocked). */
   window: nullable(int),
   windowSource: literal('provider', 'table', 'unknown'),
-  /** How the tokens were counted: a gpt-tokenizer encoding, the local model's tokenizer, or an approximation. */
-  source: literal('o200k_base', 'cl100k_base', 'llama.cpp', 'approximation'),
+  /** How the tokens were counted: a gpt-tokenizer encoding, the local model's tokenizer, the provider's own count (VS Code models), or an approximation. */
+  source: literal('o200k_base', 'cl100k_base', 'llama.cpp', 'provider', 'approximation'),
   /** False when the request does not fit in the window. */
   fits: bool,
   model: str,
