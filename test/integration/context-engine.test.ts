@@ -98,6 +98,25 @@ describe('context: meter, mentions, output limit and stopped usage over the prot
     assert.deepEqual(chips.map((c) => [c.label, c.status, c.warning]), [['notes.md', 'ok', null], ['gone.md', 'warning', 'File not found: gone.md']]);
   });
 
+  it('Anthropic models are counted by the API\'s count_tokens endpoint; the approximation stands in when it fails', async () => {
+    server = await startFakeAnthropic({ responses: [], routes: { '/v1/messages/count_tokens': () => ({ input_tokens: 4321 }) } });
+    t = startTestEngine({ dir, host: new TestHost({ secrets: { anthropicApiKey: 'sk-ant-x' }, providerSettings: { anthropicBaseUrl: server.baseUrl } }) });
+    const e = await t.client().call('estimateContext', { threadId: null, draft: 'count me', model: 'anthropic:claude-sonnet-4-5', mentions: [{ kind: 'file', target: 'notes.md' }] });
+    assert.deepEqual([e.tokens, e.source, e.window, e.fits], [4321, 'provider', 200_000, true]);
+    const asked = server.requests.find((r) => r.path === '/v1/messages/count_tokens')!;
+    assert.equal(asked.headers['x-api-key'], 'sk-ant-x');
+    assert.equal(asked.body.model, 'claude-sonnet-4-5');
+    assert.match(JSON.stringify(asked.body.messages), /count me.*The meter counts tokens/);
+    assert.ok(Array.isArray(asked.body.tools) && asked.body.tools.length > 0, 'the tool definitions are counted too');
+    await t.dispose();
+    await server.close();
+    server = await startFakeAnthropic({ responses: [] }); // no count_tokens route: 404
+    t = startTestEngine({ dir, host: new TestHost({ secrets: { anthropicApiKey: 'sk-ant-x' }, providerSettings: { anthropicBaseUrl: server.baseUrl } }) });
+    const fallback = await t.client().call('estimateContext', { threadId: null, draft: 'count me', model: 'anthropic:claude-sonnet-4-5' });
+    assert.equal(fallback.source, 'approximation');
+    assert.ok(fallback.tokens > 0);
+  });
+
   it('OpenAI finish_reason length: run.ended says stopReason length (and end otherwise)', async () => {
     server = await startFakeOpenAI({ responses: [textTurn(['A reply cut ', 'mid-'], { stopReason: 'length' }), textTurn('whole')] });
     t = openai(server);

@@ -128,6 +128,8 @@ export interface FakeServerOptions {
    * undefined falls through to the queue. For concurrent callers whose order is not fixed.
    */
   route?: (request: RecordedRequest) => FakeResponse | undefined;
+  /** JSON answers (status 200) for other POST paths, e.g. Anthropic's `/v1/messages/count_tokens`. */
+  routes?: Record<string, (request: RecordedRequest) => unknown>;
 }
 
 export type TurnOptions = Omit<FakeTurn, 'kind' | 'text' | 'toolCalls'>;
@@ -252,6 +254,8 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     requests.push(rec);
     seq++;
     const common = format.responseHeaders(seq);
+    const extra = req.method === 'POST' ? opts.routes?.[url.pathname] : undefined;
+    if (extra) return sendJson(res, 200, extra(rec), common);
     if (req.method !== 'POST' || url.pathname !== format.path) {
       return sendJson(res, 404, format.errorBody(404, `fake server: no route ${req.method} ${url.pathname}`), common);
     }

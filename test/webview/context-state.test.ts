@@ -160,6 +160,10 @@ describe('webview controller: mentions, overflow and Continue', () => {
     assert.deepEqual(send.mentions, [{ kind: 'git' }]);
     assert.equal(send.prompt, 'review @git');
     assert.deepEqual(model.context.chips, []);
+    // The engine refuses it: the text and the chips come back.
+    bridge.post({ type: 'error', inReplyTo: (send as { requestId?: string }).requestId, domain: 'provider', code: 'auth', message: 'No OpenAI API key is set' });
+    assert.equal(model.draft, 'review @git');
+    assert.deepEqual(c.context.model.chips.map((ch) => ch.kind), ['git']);
   });
 
   it('a prompt over the window is held with a confirmation; Send anyway sends it', () => {

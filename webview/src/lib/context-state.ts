@@ -76,6 +76,7 @@ export class ContextController {
   private timer: { cancel(): void } | null = null;
   /** Estimates are asked only once a composer shows the meter (`activate`). */
   private active = false;
+  private lastSent: ChipView[] = [];
 
   constructor(readonly model: ContextModel, private readonly host: ContextHost) {}
 
@@ -148,11 +149,19 @@ export class ContextController {
     return this.model.chips.map((c) => ({ kind: c.kind, ...(c.target !== undefined ? { target: c.target } : {}) }));
   }
 
-  /** After a send: the chips went with the prompt. */
+  /** After a send: the chips went with the prompt (kept aside until it is answered, see `restoreAfterFailedSend`). */
   clearAfterSend(): void {
+    this.lastSent = this.model.chips;
     this.model.chips = [];
     this.model.popup = null;
     this.model.overflow = null;
+    this.scheduleEstimate(0);
+  }
+
+  /** A send the engine refused: its chips come back (unless new ones were added meanwhile). */
+  restoreAfterFailedSend(): void {
+    if (this.model.chips.length === 0 && this.lastSent.length > 0) this.model.chips = this.lastSent;
+    this.lastSent = [];
     this.scheduleEstimate(0);
   }
 

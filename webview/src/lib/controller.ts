@@ -234,6 +234,7 @@ export class Controller {
     }
     if (req?.type === 'sendPrompt' && this.model.sending?.requestId === u.inReplyTo) {
       if (this.model.draft.length === 0 && req.prompt) this.model.draft = req.prompt; // give the text back
+      this.context.restoreAfterFailedSend(); // and its mentions
       this.model.sending = null;
     }
     if (req?.type === 'respondToApproval' && req.callId) this.dropApproval(req.callId);
