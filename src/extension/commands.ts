@@ -17,6 +17,7 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
 
   return [
     reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' })),
+    reg('vox.focusChat', () => chats.toSidebar({ type: 'hostCommand', command: 'focusComposer' })),
     reg('vox.openChatInEditor', () => chats.openInEditor()),
     reg('vox.sendSelection', async () => {
       const ed = vscode.window.activeTextEditor;

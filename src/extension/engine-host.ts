@@ -40,6 +40,9 @@ export class EngineHost implements Host, vscode.Disposable {
   readonly onDidChange = this.changed.event;
   /** Diagnostics, terminal output and the selection for @-mentions (./mention-sources.ts). */
   readonly mentionSources = new VsCodeMentionSources();
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Fires once the engine has started (views that must not start it themselves wait for this). */
+  readonly onDidStart = this.started.event;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     const external = () => this.externalChange.fire();
@@ -163,6 +166,7 @@ export class EngineHost implements Host, vscode.Disposable {
     );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
+    this.started.fire();
     return engine;
   }
 
@@ -182,6 +186,7 @@ export class EngineHost implements Host, vscode.Disposable {
     void this.engine?.dispose();
     this.engine = undefined;
     this.changed.dispose();
+    this.started.dispose();
     this.externalChange.dispose();
   }
 }

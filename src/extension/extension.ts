@@ -4,6 +4,7 @@
  * fast. Exports a small API for tests and other extensions (no secret values ever leave it).
  */
 import * as vscode from 'vscode';
+import { AttentionNotifier } from './attention/notifier';
 import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
@@ -63,6 +64,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     chats,
     status,
     host.onDidChange(refreshStatus),
+    new AttentionNotifier(host, chats, log),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
     ...registerRunControlCommands(host, log),

@@ -338,7 +338,7 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
   const sets = runControlOnly
-    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'mentions']]]
+    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly };
   for (const [name, only] of sets) {

@@ -189,7 +189,9 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
         record(failureLabel, false, (e && e.stack) || String(e));
       } finally {
         await h.cleanupAll();
-        fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
+        // VOX_E2E_KEEP=1 keeps the profiles and logs of the run for a post-mortem.
+        if (process.env.VOX_E2E_KEEP) h.log(`kept ${runRoot} (VOX_E2E_KEEP)`);
+        else fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
       }
       finish();
     },

@@ -143,12 +143,19 @@ describe('context: meter, mentions, output limit and stopped usage over the prot
     const c = t.client();
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'stream something', model: 'openai:gpt-4o-mini' });
     await atHold;
+    // The text before the hold has reached the engine (not only left the server) before Stop.
+    let streamedLive = '';
+    c.on('turnChunks', (u) => {
+      for (const ch of u.chunks) if (ch.kind === 'text') streamedLive += ch.data;
+    });
+    await c.call('subscribeTurn', { turnId: runId!, afterSeq: 0, maxDelayMs: 0 });
+    await waitFor('the streamed text', 10_000, () => streamedLive === 'Hello there, streaming on', 10);
     const estimate = await c.call('estimateContext', { threadId: null, draft: 'stream something', model: 'openai:gpt-4o-mini' });
     await c.call('cancelRun', { runId: runId! });
     const evs = await events(threadId, ended);
     const run = evs.find((e) => e.type === 'run.ended')!;
     const streamed = evs.find((e) => e.type === 'message.added' && e.role === 'assistant')?.content ?? '';
-    assert.ok(streamed.length > 0, 'some text streamed before the stop');
+    assert.equal(streamed, 'Hello there, streaming on', 'the text streamed before the stop is kept');
     assert.equal(run.usage!.estimated, true);
     assert.equal(run.usage!.outputTokens, await countText('o200k_base', streamed));
     // The prompt the run sent is the one a new thread's estimate counts.

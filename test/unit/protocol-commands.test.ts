@@ -39,6 +39,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   respondToApproval: { callId: 'item:run:1:n:0', decision: 'denied' },
   getSettings: {},
   setModel: { model: 'anthropic:claude-sonnet-4-5' },
+  prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },
   listCheckpoints: { threadId: 'thread:1' },
   listCheckpointFiles: { threadId: 'thread:1', ordinal: 2 },

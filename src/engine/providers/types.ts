@@ -71,6 +71,12 @@ export interface ModelProvider {
   countPromptTokens?(req: { model: string; messages: ChatMessage[]; tools: ToolSpec[] }): Promise<number>;
   /** The context window the provider reports for a model (local llama.cpp: the loaded context's size), or null when it cannot say. */
   contextWindow?(model: string): Promise<number | null>;
+  /**
+   * Loads what the first request for `model` would (local: llama.cpp, the GGUF, its context), so
+   * that request streams at once; resolves to true when it did the work, false when it was ready.
+   * Throws ProviderError like `stream` would. Providers with nothing to load leave it out.
+   */
+  prepare?(model: string): Promise<boolean>;
 }
 
 /** A model ref resolved to the provider that serves it. */

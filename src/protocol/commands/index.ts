@@ -9,6 +9,7 @@ import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
 import { contextCommands } from './context';
+import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
@@ -22,6 +23,7 @@ export const COMMANDS = {
   ...queueCommands,
   ...approvalCommands,
   ...settingsCommands,
+  ...prepareCommands,
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
@@ -34,7 +36,7 @@ export const COMMAND_AREAS = {
   runs: Object.keys(runCommands),
   queue: Object.keys(queueCommands),
   approvals: Object.keys(approvalCommands),
-  settings: Object.keys(settingsCommands),
+  settings: [...Object.keys(settingsCommands), ...Object.keys(prepareCommands)],
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
@@ -69,6 +71,7 @@ export type { ActiveRun } from './runs';
 export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
 export type { ModelChoice, SettingsView } from './settings';
+export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';

@@ -24,6 +24,7 @@ import {
 import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
+import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -42,6 +43,10 @@ export class Controller {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
+  /** Prompts sent from this view, oldest first (recall also offers them before their thread shows them). */
+  private readonly sentHere: string[] = [];
+  /** The model last sent to `prepareModel`. */
+  private preparedModel: string | null = null;
   private dirty = false;
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
@@ -118,6 +123,7 @@ export class Controller {
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
         m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        this.prepareModel(u.model, true);
         this.resubscribe();
         return;
       case 'result':
@@ -194,6 +200,7 @@ export class Controller {
     if (req.type === 'getSettings' || req.type === 'setModel') {
       const st = value as CommandResult<'getSettings'>;
       m.settings = { model: st.model, models: st.models, demoNotice: st.demoNotice };
+      this.prepareModel(st.model, false);
     } else if (req.type === 'listThreads') {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
@@ -300,6 +307,8 @@ export class Controller {
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
     this.context.clearAfterSend();
+    this.sentHere.push(prompt);
+    if (this.sentHere.length > MAX_RECALLED_PROMPTS) this.sentHere.shift();
     return true;
   }
 
@@ -310,6 +319,20 @@ export class Controller {
     const prompt = CONTINUE_PROMPT;
     const requestId = this.send({ type: 'sendPrompt', threadId: thread.threadId, prompt, ifBusy: 'queue' }, { prompt });
     this.model.sending = { requestId, prompt };
+    return true;
+  }
+
+  /**
+   * ArrowUp/ArrowDown in the composer (./prompt-recall.ts): replaces an empty or recalled draft
+   * with the previous or next prompt; false when the key should act as usual.
+   */
+  recallPrompt(direction: 'older' | 'newer'): boolean {
+    const thread = this.model.thread;
+    // The prompt as typed: a message's attached context (its @-mentions) is not recalled as text.
+    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [splitContext(e.content).prompt] : [])) : [];
+    const next = recall(promptHistory(threadPrompts, this.sentHere), this.model.draft, direction);
+    if (next === null) return false;
+    this.model.draft = next;
     return true;
   }
 
@@ -457,6 +480,17 @@ export class Controller {
     this.model.draft = saved.draft;
     this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
     this.model.thread = saved.thread;
+  }
+
+  /**
+   * Asks the engine to load `model` ahead of the first prompt (a local model takes seconds to
+   * load, a prompt after that milliseconds). Sent when an engine session appears (`fresh`) and when
+   * the model changes; its answer needs nothing from us (a failure shows on the first prompt).
+   */
+  private prepareModel(model: string, fresh: boolean): void {
+    if (!fresh && model === this.preparedModel) return;
+    this.preparedModel = model;
+    this.send({ type: 'prepareModel', model });
   }
 
   // ---- plumbing -------------------------------------------------------------------------------

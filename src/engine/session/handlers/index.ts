@@ -6,6 +6,7 @@ import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
 import { contextHandlers } from './context';
+import { prepareHandlers } from './prepare';
 import { queueHandlers } from './queue';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
@@ -22,6 +23,7 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...queueHandlers,
   ...approvalHandlers,
   ...settingsHandlers,
+  ...prepareHandlers,
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
