@@ -4,7 +4,8 @@
  *   - @terminal: the active terminal's recent output, read through the shell integration API
  *     (`onDidStartTerminalShellExecution` → `execution.read()`), kept per terminal in a bounded
  *     buffer from the moment Vox activates (VS Code gives no scrollback of earlier output);
- *   - @selection: the active editor's selection (workspace-relative path, lines, text).
+ *   - @selection: the active editor's selection — or the last one's, when the chat in an editor
+ *     tab has the focus (workspace-relative path, lines, text).
  * The engine strips escape sequences and applies its limits (src/engine/context/resolve.ts).
  */
 import * as vscode from 'vscode';
@@ -20,6 +21,8 @@ const SEVERITY = ['error', 'warning', 'info', 'hint'] as const;
 export class VsCodeMentionSources implements MentionSources, vscode.Disposable {
   private readonly output = new Map<vscode.Terminal, string>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** The last text editor that had focus: a chat in an editor tab takes the focus from it (activeTextEditor is then undefined). */
+  private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
 
   constructor() {
     // Older hosts without the shell integration events simply collect nothing (@terminal then warns).
@@ -27,7 +30,12 @@ export class VsCodeMentionSources implements MentionSources, vscode.Disposable {
     if (onStart) {
       this.disposables.push(onStart((e) => void this.capture(e.terminal, e.execution)));
     }
-    this.disposables.push(vscode.window.onDidCloseTerminal((t) => this.output.delete(t)));
+    this.disposables.push(
+      vscode.window.onDidCloseTerminal((t) => this.output.delete(t)),
+      vscode.window.onDidChangeActiveTextEditor((ed) => {
+        if (ed) this.lastEditor = ed;
+      }),
+    );
   }
 
   private append(t: vscode.Terminal, text: string): void {
@@ -68,7 +76,7 @@ export class VsCodeMentionSources implements MentionSources, vscode.Disposable {
   }
 
   async selection(): Promise<{ path: string; startLine: number; endLine: number; text: string } | null> {
-    const ed = vscode.window.activeTextEditor;
+    const ed = vscode.window.activeTextEditor ?? (this.lastEditor && !this.lastEditor.document.isClosed ? this.lastEditor : undefined);
     if (!ed || ed.selection.isEmpty) return null;
     const sel = ed.selection;
     return { path: vscode.workspace.asRelativePath(ed.document.uri, false), startLine: sel.start.line + 1, endLine: sel.end.line + 1, text: ed.document.getText(sel) };
