@@ -19,8 +19,9 @@ import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
+import { registerModelsCommand } from './models-command';
 
-const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME';
+const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
 /** `StoreError (notSqlite)` from a domain and a code: the same words for engine and wire errors. */
 export function errorLabel(domain: string, code: string): string {
@@ -62,6 +63,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
   registerContextCommands(program, run);
+  registerModelsCommand(program, run);
   return program;
 }
 

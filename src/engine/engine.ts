@@ -24,7 +24,7 @@ import { BackgroundWork } from './runs/background';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
 import { ContextService } from './context/service';
-import type { Host } from './host';
+import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
@@ -34,6 +34,7 @@ function bindHost(h: Host): Host {
     providerSettings: () => h.providerSettings(), secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
+    memento: h.memento ?? memoryMemento(),
   };
 }
 import type { EngineServices } from './services';

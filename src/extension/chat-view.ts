@@ -13,13 +13,14 @@ import type { EngineHost } from './engine-host';
 export const CHAT_VIEW_ID = 'vox.chatView';
 export const CHAT_PANEL_TYPE = 'vox.chatPanel';
 
-/** The VS Code command behind each webview button (the actions are declared in src/protocol/host.ts). */
-const HOST_ACTIONS: Record<HostAction, string> = {
-  setApiKey: 'vox.setApiKey',
-  chooseGguf: 'vox.chooseGguf',
-  useOllama: 'vox.useOllama',
-  downloadModel: 'vox.downloadModel',
-  useVsCodeLm: 'vox.selectModel',
+/** The VS Code command (and its arguments) behind each webview button (the actions are declared in src/protocol/host.ts). */
+const HOST_ACTIONS: Record<HostAction, [string, ...unknown[]]> = {
+  setApiKey: ['vox.setApiKey'],
+  chooseGguf: ['vox.chooseGguf'],
+  useOllama: ['vox.useOllama'],
+  downloadModel: ['vox.downloadModel'],
+  useVsCodeLm: ['vox.connectModel', 'vscode-lm'],
+  connectModel: ['vox.connectModel'],
 };
 
 export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
@@ -87,7 +88,7 @@ class ChatConnection implements vscode.Disposable {
   private receive(msg: unknown): void {
     if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'hostAction') {
       try {
-        void vscode.commands.executeCommand(HOST_ACTIONS[hostActionMessage(msg).action]);
+        void vscode.commands.executeCommand(...HOST_ACTIONS[hostActionMessage(msg).action]);
       } catch (e) {
         this.log.warn(`unknown host action from webview: ${(e as Error).message}`);
       }

@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
-import type { Host, HostNotice } from '../engine/host';
+import type { Host, HostMemento, HostNotice } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
@@ -23,9 +23,9 @@ import type { ModelChoice } from '../protocol/commands/settings';
 import type { EngineUpdate } from '../protocol/updates';
 import { vscodeLmFactory } from './vscode-lm-provider';
 
-export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey' } as const;
+export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey', openrouter: 'vox.openrouterApiKey', compat: 'vox.compatApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
-const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic' };
+const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
 /** Most kinds of warning shown as notifications per window (the rest, and repeats, go to the log only). */
 const MAX_WARNING_NOTIFICATIONS = 20;
 
@@ -86,8 +86,21 @@ export class EngineHost implements Host, vscode.Disposable {
 
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
-    return { openaiBaseUrl: cfg.get<string>('openaiBaseUrl') || undefined, anthropicBaseUrl: cfg.get<string>('anthropicBaseUrl') || undefined, ollamaBaseUrl: cfg.get<string>('ollamaBaseUrl') || undefined };
+    const get = (k: keyof ProviderSettings) => cfg.get<string>(k) || undefined;
+    return {
+      openaiBaseUrl: get('openaiBaseUrl'), anthropicBaseUrl: get('anthropicBaseUrl'), ollamaBaseUrl: get('ollamaBaseUrl'),
+      openrouterBaseUrl: get('openrouterBaseUrl'), lmstudioBaseUrl: get('lmstudioBaseUrl'), compatBaseUrl: get('compatBaseUrl'),
+    };
   }
+
+  /** Recent models and kept UI choices, in globalState (per user, every workspace); a change re-sends the settings. */
+  readonly memento: HostMemento = {
+    get: (key) => this.ctx.globalState.get(key),
+    update: async (key, value) => {
+      await this.ctx.globalState.update(key, value);
+      this.changed.fire();
+    },
+  };
 
   async secret(name: ProviderSecret): Promise<string | undefined> {
     return (await this.ctx.secrets.get(SECRET_KEYS[SECRET_OF[name]])) || undefined;

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadChatUi, loadCheckpointsUi, loadVariantsUi } from './load-harness.mjs';
+import { loadChatUi, loadCheckpointsUi, loadConnectUi, loadVariantsUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -28,6 +28,7 @@ const UI_SETS = {
   chat: { label: 'chat UI', load: async () => { const m = await loadChatUi(); return { run: m.runChatUiChecks, names: m.CHAT_CHECKS }; } },
   checkpoints: { label: 'checkpoints UI', load: async () => { const m = await loadCheckpointsUi(); return { run: m.runCheckpointChecks, names: m.CHECKPOINT_CHECKS }; } },
   variants: { label: 'variants UI', load: async () => { const m = await loadVariantsUi(); return { run: m.runVariantChecks, names: m.VARIANT_CHECKS }; } },
+  connect: { label: 'connect UI', load: async () => { const m = await loadConnectUi(); return { run: m.runConnectChecks, names: m.CONNECT_CHECKS }; } },
 };
 
 /**

@@ -16,11 +16,14 @@ import * as h from './harness';
 import type { ChatContext } from './ui-chat-context';
 import { watch, words } from './ui-chat-stream';
 import { toast } from './ui-workbench';
-import { assert } from './ui-session';
+import { assert, checkScreenshots, readmePicture, type UiSession } from './ui-session';
 
 export const ATTENTION_CHECKS = {
   attention: 'notifications: a turn that ends while the chat is hidden notifies with Open and badges the Vox icon; Open shows the thread, the badge goes; ArrowUp recalls the prompt',
 } as const;
+
+/** The README picture: the notification over the Explorer, the badge on the Vox icon. */
+export const NOTIFY_README = readmePicture('screenshot-notification', 250 * 1024);
 
 const PROMPT = 'Attention: answer while I look elsewhere';
 const ANSWER = 'Done while you were in the Explorer.';
@@ -29,7 +32,7 @@ const HOLD_BEFORE = 2;
 /** The Vox icon's badge in the activity bar. */
 const BADGE = '.activitybar .action-item:has([aria-label^="Vox"]) .badge .badge-content, .activitybar li[aria-label^="Vox"] .badge-content';
 
-export async function runAttentionCheck(c: ChatContext): Promise<void> {
+export async function runAttentionCheck(c: ChatContext, session: UiSession): Promise<void> {
   const { o, timed, page: p, requireState, sidebar, scripted, holdBeforeEvent, send, waitReached, shot } = c;
   await o.check(ATTENTION_CHECKS.attention, () =>
     timed(ATTENTION_CHECKS.attention, () => {
@@ -50,12 +53,15 @@ export async function runAttentionCheck(c: ChatContext): Promise<void> {
         await badge.waitFor({ state: 'visible', timeout: 10_000 });
         const count = ((await badge.textContent()) ?? '').trim();
         assert(count === '1', `the Vox badge says ${JSON.stringify(count)}, expected "1"`);
+        await notice.getByRole('button', { name: 'Open' }).waitFor({ state: 'visible', timeout: 5_000 });
         await shot('e2e-attention-notification');
+        await shot(NOTIFY_README.shot);
+        checkScreenshots(o, session.shots, ['e2e-attention-notification'], NOTIFY_README);
         await notice.getByRole('button', { name: 'Open' }).click({ timeout: 5_000 });
         view = await sidebar();
         await watch(view, 'the chat to show the finished thread', 15_000, (s) => s.status === 'completed' && s.userMessages.includes(PROMPT) && s.text === ANSWER);
         const shownBadges = (): Promise<string[]> =>
-          p.locator(BADGE).evaluateAll((els) => els.filter((el) => (el as HTMLElement).offsetParent !== null && (el.textContent ?? '').trim() !== '').map((el) => (el.textContent ?? '').trim()));
+          p.locator(BADGE).evaluateAll((els) => els.filter((el) => (el as unknown as { offsetParent: unknown }).offsetParent !== null && (el.textContent ?? '').trim() !== '').map((el) => (el.textContent ?? '').trim()));
         await h.waitFor('the badge to go once the chat is visible', 10_000, async () => (await shownBadges()).length === 0).catch(async (e: Error) => {
           throw new Error(`${e.message}; badges shown: ${JSON.stringify(await shownBadges())}`);
         });

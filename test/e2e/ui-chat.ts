@@ -179,11 +179,11 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         // A readable width for the chat (cosmetic: screenshots only).
         const widened = await widenSideBar(p, 520);
         if (widened) h.log(`chat UI: side bar ${Math.round(widened.from)} px -> ${Math.round(widened.to)} px wide`);
-        const banner = view.locator('section.demo-banner');
+        const banner = view.locator('.demo-banner');
         await banner.waitFor({ state: 'visible', timeout: 30_000 });
         h.log(`chat UI: demo banner after ${since()}`);
         const text = await banner.innerText();
-        assert(/Demo model\./.test(text), `demo banner says ${JSON.stringify(text.slice(0, 120))}`);
+        assert(/Demo model/.test(text), `demo banner says ${JSON.stringify(text.slice(0, 120))}`);
         const picked = await view.locator('.model-row select').inputValue({ timeout: 10_000 });
         assert(picked === 'local:demo', `model picker shows ${picked}, expected local:demo`);
         state.view = true;
@@ -243,7 +243,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         await view.locator('.model-row select').selectOption(OPENAI_MODEL, { timeout: 10_000 });
         await h.waitFor('the picker to show openai:gpt-e2e and the demo banner to go', 15_000, async () => {
           const v = await view.locator('.model-row select').inputValue();
-          return v === OPENAI_MODEL && (await view.locator('section.demo-banner').count()) === 0;
+          return v === OPENAI_MODEL && (await view.locator('.demo-banner').count()) === 0;
         });
         await p.locator('.statusbar-item', { hasText: `Vox: ${OPENAI_MODEL}` }).first().waitFor({ timeout: 10_000 });
         // Keep later screenshots clean.
@@ -310,7 +310,7 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 8c. @-mentions: a workspace file from the popup becomes a chip and goes with the prompt
     await runMentionsCheck(c, session);
     // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
-    await runAttentionCheck(c);
+    await runAttentionCheck(c, session);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>

@@ -19,7 +19,7 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts'],
-  ['agent'],
+  ['agent', 'connect'],
   ['checkpoints', 'worktrees', 'runs', 'context'],
   ['variants'],
   ['session', 'services.ts'],

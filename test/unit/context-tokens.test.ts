@@ -35,6 +35,8 @@ describe('context: token counts per provider family', function () {
     assert.equal(openaiEncodingOf('llama3.1:8b'), null);
     assert.equal(countSourceOf(resolved('openai', 'gpt-4o')), 'o200k_base');
     assert.equal(countSourceOf(resolved('openai', 'qwen2.5-coder')), 'approximation');
+    assert.equal(countSourceOf(resolved('openrouter', 'openai/gpt-4o-mini')), 'o200k_base');
+    assert.equal(countSourceOf(resolved('openrouter', 'anthropic/claude-3.5-sonnet')), 'approximation');
     assert.equal(countSourceOf(resolved('anthropic', 'claude-sonnet-4-5')), 'approximation');
   });
 

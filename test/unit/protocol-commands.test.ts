@@ -39,6 +39,9 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   respondToApproval: { callId: 'item:run:1:n:0', decision: 'denied' },
   getSettings: {},
   setModel: { model: 'anthropic:claude-sonnet-4-5' },
+  listModels: { provider: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
+  testModel: { ref: 'openai:gpt-4o-mini' },
+  setUiPreference: { key: 'demoBannerDismissed', value: true },
   prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },
   listCheckpoints: { threadId: 'thread:1' },
@@ -103,7 +106,7 @@ describe('protocol: every command', () => {
   });
 
   it('decisions about the user\'s machine are the owner\'s: approvals, restores, adoption, settings, worktrees, prune', () => {
-    for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
+    for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'listModels', 'testModel', 'setUiPreference', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
       assert.deepEqual(requiredCapabilities(COMMANDS[type] as never, SAMPLES[type] as never), ['owner'], type);
     }
   });

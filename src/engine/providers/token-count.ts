@@ -24,6 +24,9 @@ export const OPENAI_TOKENS_PER_MESSAGE = 3;
 export const OPENAI_REPLY_PRIMING_TOKENS = 3;
 
 export type Encoding = 'o200k_base' | 'cl100k_base';
+
+/** Providers speaking OpenAI's wire format, whose OpenAI models (by name) count with gpt-tokenizer. */
+const OPENAI_WIRE_PROVIDERS: ReadonlySet<string> = new Set(['openai', 'openrouter', 'compat', 'lmstudio']);
 /** How a count was made: a gpt-tokenizer encoding, the local model's own tokenizer, the provider's count (VS Code models), or the approximation. */
 export type CountSource = Encoding | 'llama.cpp' | 'provider' | 'approximation';
 
@@ -55,7 +58,8 @@ export function openaiEncodingOf(model: string): Encoding | null {
 /** Which way `model`'s requests are counted (without counting anything). */
 export function countSourceOf(model: ResolvedModel): CountSource {
   if (model.provider.countPromptTokens) return model.provider.id === 'local' ? 'llama.cpp' : 'provider';
-  if (model.provider.id === 'openai') return openaiEncodingOf(model.model) ?? 'approximation';
+  // OpenAI's own models wherever they are served by name (OpenAI, OpenRouter's `openai/…`, a compatible proxy).
+  if (OPENAI_WIRE_PROVIDERS.has(model.provider.id)) return openaiEncodingOf(model.model) ?? 'approximation';
   return 'approximation';
 }
 

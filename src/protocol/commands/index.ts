@@ -16,6 +16,7 @@ import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
 import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
+import { modelCommands } from './models';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -28,6 +29,7 @@ export const COMMANDS = {
   ...worktreeCommands,
   ...variantCommands,
   ...contextCommands,
+  ...modelCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -41,6 +43,7 @@ export const COMMAND_AREAS = {
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
   context: Object.keys(contextCommands),
+  models: Object.keys(modelCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -70,7 +73,8 @@ export { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, type MessageView, type RunSummary
 export type { ActiveRun } from './runs';
 export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
-export type { ModelChoice, SettingsView } from './settings';
+export type { ModelChoice, RecentGroup, SettingsView, UiPreferencesView } from './settings';
+export { CONNECT_PROVIDER_IDS, UI_PREFERENCE_KEYS, type ConnectionTestView, type ConnectProviderId, type ModelListView, type UiPreferenceKey } from './models';
 export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';

@@ -25,6 +25,8 @@ import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
+import { NO_UI_PREFERENCES, toSettings } from './settings-state';
+import type { UiPreferenceKey } from '../../../src/protocol/commands/index';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -122,7 +124,7 @@ export class Controller {
         return;
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
-        m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        m.settings = toSettings(u);
         this.prepareModel(u.model, true);
         this.resubscribe();
         return;
@@ -197,9 +199,9 @@ export class Controller {
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
     const m = this.model;
-    if (req.type === 'getSettings' || req.type === 'setModel') {
-      const st = value as CommandResult<'getSettings'>;
-      m.settings = { model: st.model, models: st.models, demoNotice: st.demoNotice };
+    if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
+      const st = toSettings(value as CommandResult<'getSettings'>);
+      m.settings = st;
       this.prepareModel(st.model, false);
     } else if (req.type === 'listThreads') {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
@@ -411,6 +413,13 @@ export class Controller {
 
   hostAction(action: HostAction): void {
     this.bridge.sendHostAction(action);
+  }
+
+  /** Keeps a UI choice across reloads (in the host, through the engine); shown at once. */
+  setUiPreference(key: UiPreferenceKey, value: boolean): void {
+    const s = this.model.settings;
+    if (s) s.ui = { ...(s.ui ?? NO_UI_PREFERENCES), [key]: value };
+    this.send({ type: 'setUiPreference', key, value });
   }
 
   dismissNotice(id: number): void {

@@ -14,6 +14,7 @@ import { threadHandlers } from './threads';
 import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
+import { modelHandlers } from './models';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -28,4 +29,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...worktreeHandlers,
   ...variantHandlers,
   ...contextHandlers,
+  ...modelHandlers,
 };
