@@ -19,6 +19,7 @@ import { registerReviewCommands } from './review-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
+import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
@@ -46,6 +47,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--model <ref>', 'model (default $VOX_MODEL or local:demo)').option('--thread <id>', 'continue this thread')
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--yes', 'approve every tool call').option('--json', 'print chunks and the result as JSON lines')
     .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
+    .option('--mention <spec>', 'attach context: file:PATH, folder:PATH, git, git:COMMIT, thread:ID (repeatable)', collectMention)
+    .option('--allow-overflow', 'send even when the prompt does not fit the model\'s context window')
     .action((words: string[], o) => run(chat(words.join(' '), o)));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--of <threadId>', 'the subagent threads of this thread, with their status')
@@ -61,6 +64,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
+  registerContextCommands(program, run);
   registerModelsCommand(program, run);
   return program;
 }
@@ -77,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     return pending ? await pending : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError) {
+    if (e instanceof ModelUsageError || e instanceof MentionUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
     }

@@ -50,6 +50,7 @@ import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
+import { MENTION_CHECKS, runMentionsCheck } from './ui-mentions';
 import { ATTENTION_CHECKS, runAttentionCheck } from './ui-attention';
 import { REVIEW_CHECKS, runReviewChecks } from './ui-review';
 import {
@@ -108,6 +109,7 @@ export const CHAT_CHECKS = {
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
   ...RUN_CONTROL_CHECKS,
   ...COMMAND_OUTPUT_CHECKS,
+  ...MENTION_CHECKS,
   ...ATTENTION_CHECKS,
   ...REVIEW_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
@@ -307,6 +309,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 8b. A command's progress bar, live in its tool call
     await runCommandOutputCheck(c);
 
+    // ---- 8c. @-mentions: a workspace file from the popup becomes a chip and goes with the prompt
+    await runMentionsCheck(c, session);
     // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
     await runAttentionCheck(c, session);
 

@@ -20,7 +20,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   unsubscribe: { target: 'thread:thread:1' },
   renameThread: { threadId: 'thread:1', title: 'New title' },
   deleteThread: { threadId: 'thread:1' },
-  sendPrompt: { threadId: 'thread:1', prompt: 'make the failing test pass', model: 'openai:gpt-4o-mini', parentMessageId: 'msg:1', ifBusy: 'queue', steer: true },
+  sendPrompt: { threadId: 'thread:1', prompt: 'make the failing test pass', model: 'openai:gpt-4o-mini', parentMessageId: 'msg:1', ifBusy: 'queue', steer: true, mentions: [{ kind: 'file', target: 'src/a.ts' }, { kind: 'git' }] },
   cancelRun: { runId: 'run:thread:1:ordinal:0' },
   cancelAllRuns: {},
   listRuns: { threadId: 'thread:1' },
@@ -71,6 +71,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   undoHunk: { threadId: 'thread:1', path: 'src/a.ts', hunkIndex: 0 },
   undoFile: { threadId: 'thread:1', path: 'src/a.ts' },
   keepFile: { threadId: 'thread:1' },
+  estimateContext: { threadId: 'thread:1', draft: 'explain @src/a.ts', mentions: [{ kind: 'file', target: 'src/a.ts' }], model: 'openai:gpt-4o' },
+  suggestMentions: { query: 'src/a', limit: 10 },
 };
 
 describe('protocol: every command', () => {

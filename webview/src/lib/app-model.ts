@@ -7,6 +7,7 @@ import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
+import { createContextModel, type ContextModel } from './context-state';
 
 export type { SettingsView, ThreadSummary };
 
@@ -34,12 +35,14 @@ export interface AppModel {
   focusRequests: number;
   /** Subagent threads of the thread-list rows expanded so far (SPEC 2.4). */
   childThreads: Record<string, ChildThreadView[] | undefined>;
+  /** The composer's @-mentions, chips and context meter (./context-state.ts). */
+  context: ContextModel;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }
 
 export function createModel(): AppModel {
-  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0, childThreads: {} };
+  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0, childThreads: {}, context: createContextModel() };
 }
 
 /** The approvals of one thread (null: those of no open thread, for the empty screen). */
