@@ -87,6 +87,25 @@ export function makeContext(extensionPath: string, storage: string): StubContext
 }
 
 /** Makes `require('vscode')` return the stand-in; `workspace` is the folder Vox sees as open. */
+/**
+ * What the stand-in answers for API it does not spell out, so activation measures Vox rather
+ * than the stub's gaps: `onDid…`/`onWill…` events that never fire, `register…`/`create…` that
+ * give a disposable, capitalised names (classes such as FileDecoration) as plain classes, and
+ * other namespaces (`languages`, `scm`, …) in the same permissive shape.
+ */
+function permissive(target: Record<string, unknown>, top = false): Record<string, unknown> {
+  return new Proxy(target, {
+    get(t, prop) {
+      if (typeof prop !== 'string' || prop in t) return Reflect.get(t, prop);
+      if (/^on(Did|Will)/.test(prop)) return noopEvent;
+      if (/^(register|create)/.test(prop)) return () => new Disposable();
+      if (top && /^[A-Z]/.test(prop)) return class {};
+      if (top) return permissive({});
+      return undefined;
+    },
+  }) as Record<string, unknown>;
+}
+
 export function installVscodeStub(root: string, workspace: string): void {
   const defaults = configDefaults(root);
   const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, append() {}, appendLine() {}, show() {}, hide() {}, clear() {}, dispose() {} };
@@ -122,6 +141,9 @@ export function installVscodeStub(root: string, workspace: string): void {
       showWarningMessage: async () => undefined,
       showErrorMessage: async () => undefined,
       activeTextEditor: undefined,
+      visibleTextEditors: [],
+      terminals: [],
+      tabGroups: { all: [], activeTabGroup: { tabs: [] }, onDidChangeTabs: noopEvent, onDidChangeTabGroups: noopEvent },
     },
     workspace: {
       workspaceFolders: [{ uri: Uri.file(workspace), name: path.basename(workspace), index: 0 }],
@@ -147,10 +169,13 @@ export function installVscodeStub(root: string, workspace: string): void {
     // No VS Code install behind the stand-in: ripgrep is found on PATH (Debian's), as for the CLI.
     env: { appRoot: path.join(root, '.no-vscode-app-root'), language: 'en', machineId: 'bench' },
   };
+  const namespaces = vscode as unknown as Record<string, Record<string, unknown>>;
+  for (const ns of ['window', 'workspace', 'commands', 'env', 'lm']) namespaces[ns] = permissive(namespaces[ns]!);
+  const api = permissive(vscode as unknown as Record<string, unknown>, true);
   const mod = Module as unknown as { _load: (req: string, parent: unknown, isMain: boolean) => unknown };
   const load = mod._load;
   mod._load = function (req: string, parent: unknown, isMain: boolean) {
-    if (req === 'vscode') return vscode;
+    if (req === 'vscode') return api;
     return load.call(this, req, parent, isMain);
   };
 }
