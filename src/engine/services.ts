@@ -15,6 +15,8 @@ import type { VoxStore } from './store/store';
 import type { TurnStreamRegistry } from './stream/turn-stream-registry';
 import type { ToolRegistry } from './tools/registry';
 import type { VariantPool } from './variants/pool';
+import type { PermissionService } from './permissions/service';
+import type { PlanService } from './plans/service';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -32,4 +34,8 @@ export interface EngineServices {
   readonly waits: RateLimitWaits;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
+  /** Permission modes and rules: the decision per tool call, the effective rules (./permissions/). */
+  readonly permissions: PermissionService;
+  /** Plan / Act per thread and the thread's plan (./plans/). */
+  readonly plans: PlanService;
 }

@@ -20,6 +20,8 @@ export class TestHost implements Host {
   endpoints: ProviderSettings;
   approval: unknown;
   choices: ModelChoice[] | undefined;
+  /** The permission settings `{mode?, rules?}` (VS Code: vox.permissionMode / vox.permissionRules). */
+  permissions: { mode?: string; rules?: unknown } | undefined;
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();
 
@@ -43,6 +45,12 @@ export class TestHost implements Host {
   }
   approvalSettings(): unknown {
     return this.approval;
+  }
+  permissionSettings(): unknown {
+    return this.permissions;
+  }
+  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
+    this.permissions = { ...this.permissions, mode };
   }
   providerSettings(): ProviderSettings {
     return this.endpoints;

@@ -14,6 +14,7 @@ import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
 import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
+import { permissionCommands } from './permissions';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -24,6 +25,7 @@ export const COMMANDS = {
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
+  ...permissionCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -36,6 +38,7 @@ export const COMMAND_AREAS = {
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
+  permissions: Object.keys(permissionCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -68,4 +71,5 @@ export type { ApprovalRequestView } from './approvals';
 export type { ModelChoice, SettingsView } from './settings';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
+export type { PermissionsView, PlanView } from './permissions';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';

@@ -12,6 +12,7 @@ import { threadHandlers } from './threads';
 import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
+import { permissionHandlers } from './permissions';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -24,4 +25,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...permissionHandlers,
 };
