@@ -53,6 +53,15 @@ export const MODE_LABELS: Record<PermissionMode, string> = { ask: 'Ask every tim
 /** Environment names that change what a command does; an allow rule does not cover a command that sets them. */
 const DANGEROUS_ENV = /^(PATH|LD_.*|DYLD_.*|NODE_OPTIONS|BASH_ENV|ENV|SHELLOPTS|PS4|IFS|PYTHONPATH|PERL5OPT|RUBYOPT|GIT_.*)$/;
 const WRITE_TOOL_NAMES = new Set(['write_file', 'apply_edit']);
+/**
+ * Read-class tools that Plan mode still refuses: a subagent runs its own loop in Act mode (it
+ * could write), and killing background work changes what runs.
+ */
+export const PLAN_MODE_REFUSED_TOOLS: ReadonlySet<string> = new Set(['spawn_subagent', 'command_kill']);
+
+export function allowedInPlanMode(toolName: string, toolClass: ToolClass): boolean {
+  return toolClass === 'read' && !PLAN_MODE_REFUSED_TOOLS.has(toolName);
+}
 
 /** Splits `-rf` into `-f -r` and sorts each run of short-flag words, so `rm -rf`, `rm -fr` and `rm -r -f` read alike. */
 export function normaliseArgv(argv: readonly string[]): string[] {
@@ -182,7 +191,7 @@ function modeDecision(ctx: PermissionContext, s: CallSubject, note: string): Per
 }
 
 export function decidePermission(ctx: PermissionContext, s: CallSubject): PermissionDecision {
-  if (ctx.planMode && s.toolClass !== 'read') {
+  if (ctx.planMode && !allowedInPlanMode(s.toolName, s.toolClass)) {
     return {
       decision: 'deny', source: 'plan', rule: null,
       reason: `The thread is in Plan mode: only read tools run, ${s.toolName} does not. Finish your investigation and call submit_plan; the user switches to Act to carry the plan out.`,

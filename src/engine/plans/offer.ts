@@ -11,11 +11,12 @@ import { ToolError, type AgentTool, type PlanPort, type PlanPortView } from '../
 import { PLAN_MODE_PROMPT, PlanError, type PlanService } from './service';
 import type { PlanRow } from '../store/plan-reads';
 import { SUBMIT_PLAN, UPDATE_PLAN_STEP } from './tools';
+import { allowedInPlanMode } from '../permissions/decide';
 
 export function offeredTools(tools: ToolRegistry, plans: PlanService | undefined, threadId: string): AgentTool[] {
   const all = tools.list();
   if (!plans) return all.filter((t) => t.spec.name !== SUBMIT_PLAN && t.spec.name !== UPDATE_PLAN_STEP);
-  if (plans.workMode(threadId) === 'plan') return all.filter((t) => t.toolClass === 'read' && t.spec.name !== UPDATE_PLAN_STEP);
+  if (plans.workMode(threadId) === 'plan') return all.filter((t) => allowedInPlanMode(t.spec.name, t.toolClass) && t.spec.name !== UPDATE_PLAN_STEP);
   const hasPlan = plans.current(threadId) !== undefined;
   return all.filter((t) => t.spec.name !== SUBMIT_PLAN && (hasPlan || t.spec.name !== UPDATE_PLAN_STEP));
 }
