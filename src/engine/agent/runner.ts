@@ -18,7 +18,7 @@ import { ToolError } from '../tools/types';
 import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
-import { buildHistory } from './history';
+import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
 import { openCommandOutput } from './command-output';
 import type { CommandOutputHub } from '../terminal/hub';
@@ -128,7 +128,7 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt), (r) => store.steers(r));
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT), (r) => store.steers(r));
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];

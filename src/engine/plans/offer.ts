@@ -5,7 +5,6 @@
  * in Act mode every tool but `submit_plan`, with `update_plan_step` only while the thread has a
  * plan. Also the run's PlanPort for the plan tools.
  */
-import { DEFAULT_SYSTEM_PROMPT } from '../agent/history';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolError, type AgentTool, type PlanPort, type PlanPortView } from '../tools/types';
 import { PLAN_MODE_PROMPT, PlanError, type PlanService } from './service';
@@ -21,9 +20,10 @@ export function offeredTools(tools: ToolRegistry, plans: PlanService | undefined
   return all.filter((t) => t.spec.name !== SUBMIT_PLAN && (hasPlan || t.spec.name !== UPDATE_PLAN_STEP));
 }
 
-export function turnSystemPrompt(plans: PlanService | undefined, threadId: string, systemPrompt: string | undefined): string | undefined {
-  if (!plans || plans.workMode(threadId) !== 'plan') return systemPrompt;
-  return `${systemPrompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PLAN_MODE_PROMPT}`;
+/** The turn's system prompt: `base`, followed in Plan mode by the Plan-mode instructions. */
+export function turnSystemPrompt(plans: PlanService | undefined, threadId: string, base: string): string {
+  if (!plans || plans.workMode(threadId) !== 'plan') return base;
+  return `${base}\n\n${PLAN_MODE_PROMPT}`;
 }
 
 function view(p: PlanRow): PlanPortView {
