@@ -18,6 +18,7 @@ import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-comm
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
+import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME';
 
@@ -44,7 +45,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--model <ref>', 'model (default $VOX_MODEL or local:demo)').option('--thread <id>', 'continue this thread')
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--yes', 'approve every tool call').option('--json', 'print chunks and the result as JSON lines')
     .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
-    .action((words: string[], o) => run(chat(words.join(' '), o)));
+    .option('--mode <mode>', 'permission mode: ask (default) | autoEdits | fullAuto; rules in .vox/permissions.json still apply')
+    .action((words: string[], o) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode) ? { mode: o.mode } : {}) }))()));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--of <threadId>', 'the subagent threads of this thread, with their status')
     .option('--cwd <dir>').option('--json', 'print JSON').action((o) => run(threads(o)));
@@ -58,6 +60,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
+  registerPermissionCommands(program, run);
   return program;
 }
 
@@ -73,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     return pending ? await pending : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError) {
+    if (e instanceof ModelUsageError || e instanceof PermissionUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
     }

@@ -77,6 +77,17 @@ export class EngineHost implements Host, vscode.Disposable {
     return vscode.workspace.getConfiguration('vox').get('approval');
   }
 
+  permissionSettings(): unknown {
+    const cfg = vscode.workspace.getConfiguration('vox');
+    return { mode: cfg.get('permissionMode'), rules: cfg.get('permissionRules') };
+  }
+
+  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
+    // The workspace's default; without a folder open, the user's.
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration('vox').update('permissionMode', mode, target);
+  }
+
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
     return { openaiBaseUrl: cfg.get<string>('openaiBaseUrl') || undefined, anthropicBaseUrl: cfg.get<string>('anthropicBaseUrl') || undefined, ollamaBaseUrl: cfg.get<string>('ollamaBaseUrl') || undefined };

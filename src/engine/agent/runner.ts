@@ -280,7 +280,7 @@ export class AgentRunner {
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
       ...(permission ? { permission } : {}),
     });
-    streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson }));
+    streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
     let result: ToolResult | undefined;
     let itemStatus: 'completed' | 'denied' | 'failed' = 'completed';
     try {
