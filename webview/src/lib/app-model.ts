@@ -7,6 +7,7 @@ import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
+import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 
 export type { SettingsView, ThreadSummary };
 
@@ -34,6 +35,10 @@ export interface AppModel {
   focusRequests: number;
   /** Subagent threads of the thread-list rows expanded so far (SPEC 2.4). */
   childThreads: Record<string, ChildThreadView[] | undefined>;
+  /** The workspace's permission mode and rules (`getPermissions`); a thread's own mode is in its state. */
+  permissions?: PermissionsView | null;
+  /** Plan / Act for the first prompt of a new thread (an open thread carries its own). */
+  nextWorkMode?: 'plan' | 'act';
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }
