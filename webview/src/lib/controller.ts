@@ -49,7 +49,6 @@ export class Controller {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
     this.restore();
     this.send({ type: 'getSettings' });
-    this.loadPermissions();
     this.loadThreads();
     this.resubscribe();
   }
