@@ -50,6 +50,7 @@ import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
+import { PLAN_CHECKS, runPlanCheck } from './ui-plan';
 import {
   assert,
   checkScreenshots,
@@ -98,6 +99,7 @@ export const CHAT_CHECKS = {
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
   ...RUN_CONTROL_CHECKS,
   ...COMMAND_OUTPUT_CHECKS,
+  ...PLAN_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -286,6 +288,9 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8b. A command's progress bar, live in its tool call
     await runCommandOutputCheck(c);
+
+    // ---- 8c. Plan mode: a plan checklist, then Act on it (test/e2e/ui-plan.ts)
+    await runPlanCheck(c, dirs.workspace);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>

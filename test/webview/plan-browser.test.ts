@@ -120,11 +120,8 @@ describe('chat webview in Chromium: Plan mode and permission modes', function ()
   it('a first prompt in Plan mode creates the thread, switches it to Plan, then sends the prompt — in that order', async () => {
     await page.locator('.segmented button[data-mode="plan"]').click();
     assert.equal(await page.locator('.segmented button[data-mode="plan"]').getAttribute('aria-checked'), 'true');
-    await page.locator('vscode-textarea').evaluate((el: HTMLElement & { value: string }) => {
-      el.value = 'Plan how to add a greeting';
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    });
-    await page.locator('vscode-textarea').press('Enter');
+    await page.locator('vscode-textarea textarea').fill('Plan how to add a greeting');
+    await page.locator('vscode-button.send:not([disabled])').click();
     await waitPosted('sendPrompt', (m) => m.type === 'sendPrompt');
     const all = await posted();
     const send = all.find((m) => m.type === 'sendPrompt')!;
