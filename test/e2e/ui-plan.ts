@@ -6,7 +6,8 @@
  * docs/ with --update-screenshot). The thread's permission mode is set to Auto-approve edits in
  * the mode bar, "Act on this plan" sends the plan (the model's prompt carries it with its step
  * ids), the model ticks step 1, writes plan-out.txt (auto-approved: its tool card says by which
- * mode) and ticks step 2; the checklist shows 2/2 and the file is in the workspace. One check.
+ * mode) and ticks step 2; the checklist shows 2/2 and the file is in the workspace (screenshot
+ * e2e-plan-acted.png, docs/screenshot-plan-act.png with --update-screenshot). One check.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -85,6 +86,7 @@ export async function runPlanCheck(c: ChatContext, workspace: string, names = PL
       assert(line.includes('Auto-approve edits'), `the write_file card says ${JSON.stringify(line)}`);
       const actual = fs.existsSync(outPath) ? fs.readFileSync(outPath, 'utf8') : null;
       assert(actual === OUT_CONTENT, `${OUT_FILE} holds ${JSON.stringify(actual)}`);
-      await h.screenshot(p, `${o.shotPrefix ?? ''}e2e-plan-acted`);
+      const acted = await h.screenshot(p, `${o.shotPrefix ?? ''}e2e-plan-acted`);
+      if (o.updateDocsScreenshot) fs.copyFileSync(acted, path.join(h.REPO_ROOT, 'docs', 'screenshot-plan-act.png'));
     }));
 }
