@@ -109,14 +109,21 @@ describe('permissions: matching', () => {
     assert.equal(decidePermission(ctx([{ action: 'allow', command: 'sudo apt update' }]), run('apt update')).decision, 'ask');
   });
 
-  it('substitutions, subshells and expansions are asked even in Full auto and with an allow-everything rule', () => {
-    const c = ctx([{ action: 'allow', tool: 'run_command' }], 'fullAuto');
+  it('substitutions, subshells and expansions: asked, even in Full auto, when a deny rule could apply; never covered by an allow rule', () => {
+    const guarded = ctx([{ action: 'allow', tool: 'run_command' }, { action: 'deny', command: 'rm -rf *' }], 'fullAuto');
     for (const line of ['echo $(rm -rf /)', 'ls `pwd`', '(rm -rf x)', 'rm -rf $DIR']) {
-      const d = decidePermission(c, run(line));
+      const d = decidePermission(guarded, run(line));
       assert.deepEqual([d.decision, d.source], ['ask', 'parser'], line);
-      assert.match(d.reason, /rules cannot check/);
+      assert.match(d.reason, /deny and ask rules cannot check/);
     }
-    assert.equal(decidePermission(c, run('anything at all')).decision, 'allow');
+    assert.equal(decidePermission(guarded, run('anything at all')).decision, 'allow');
+    // An allow-everything rule does not cover them: the mode decides (Ask every time asks).
+    const d = decidePermission(ctx([{ action: 'allow', tool: 'run_command' }], 'ask'), run('echo $(id)'));
+    assert.deepEqual([d.decision, d.source], ['ask', 'mode']);
+    assert.match(d.reason, /No allow rule applies: it contains a \$\( \) command substitution/);
+    // Without rules, Full auto (or vox.approval execute: auto) runs them, as the user chose.
+    assert.equal(decidePermission(ctx([], 'fullAuto'), run('echo $(id)')).decision, 'allow');
+    assert.equal(decidePermission({ ...ctx([], 'ask'), policy: new ApprovalPolicy({ execute: 'auto' }) }, run('echo $HOME')).decision, 'allow');
   });
 
   it('redirections: writing a file is not covered by a command allow, and write-path denies catch it', () => {

@@ -5,7 +5,8 @@
  *   2. Rules that could not be read: every call is asked (fail closed, never silently dropped).
  *   3. deny rules (from any source) — deny beats allow.
  *   4. ask rules.
- *   5. a command the parser cannot see through ($( ), backticks, subshells, $VAR): asked.
+ *   5. a command the parser cannot see through ($( ), backticks, subshells, $VAR): asked when a
+ *      deny or ask rule could apply (it cannot be checked); otherwise no allow rule covers it.
  *   6. allow rules — for a command, every sub-command of its chain must be allowed.
  *   7. the mode: Ask every time (read runs, write/execute ask, or as `vox.approval` says),
  *      Auto-approve edits (write runs too), Full auto (everything runs).
@@ -212,7 +213,11 @@ export function decidePermission(ctx: PermissionContext, s: CallSubject): Permis
     }
   }
   if (parsed?.kind === 'opaque') {
-    return { decision: 'ask', source: 'parser', rule: null, reason: `Asked because ${parsed.reason}, which rules cannot check.` };
+    // A deny or ask rule that could apply cannot be checked: ask. Without one no allow rule vouches for it; the mode decides.
+    if (ctx.rules.some((r) => r.action !== 'allow' && (toolMatches(r, s) || r.path !== null))) {
+      return { decision: 'ask', source: 'parser', rule: null, reason: `Asked because ${parsed.reason}, which the deny and ask rules cannot check.` };
+    }
+    return modeDecision(ctx, s, ` (No allow rule applies: ${parsed.reason}.)`);
   }
   const allows = ctx.rules.filter((r) => r.action === 'allow' && toolMatches(r, s) && (!r.path || (s.paths ?? []).some((p) => pathMatches(r.path!, p))));
   let note = '';
