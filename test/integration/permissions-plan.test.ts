@@ -171,5 +171,11 @@ describe('permissions and plan mode in the agent loop', function () {
     // The user ticks a step back.
     const reopened = await c.call('setPlanStep', { threadId, planId: plan.planId, stepId: 's3', status: 'pending' });
     assert.equal(reopened.steps[1]!.status, 'pending');
+
+    // The plan and the modes live in the store: a new engine on the same database reads them back.
+    const before = await c.call('getPlan', { threadId });
+    await t.dispose();
+    t = startTestEngine({ dir, host: openaiHost(server, { write: 'auto' }) });
+    assert.deepEqual(await t.client().call('getPlan', { threadId }), before);
   });
 });
