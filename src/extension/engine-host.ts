@@ -43,6 +43,8 @@ export class EngineHost implements Host, vscode.Disposable {
     ctx.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('vox.model') || e.affectsConfiguration('vox.models')) this.changed.fire();
+        // The chat's mode bar shows the workspace's permission mode and rules: tell the views.
+        else if (e.affectsConfiguration('vox.permissionMode') || e.affectsConfiguration('vox.permissionRules')) this.changed.fire();
       }),
       // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
       // checkpoint must look at the whole tree, not only at the paths the agent reported.

@@ -220,6 +220,9 @@ describe('permissions: the service reads .vox/permissions.json from the workspac
     fs.writeFileSync(path.join(dir, '.vox/permissions.json'), '{"rules": [{"action": "nope"}]}');
     const eff = svc.effective();
     assert.deepEqual(eff.errors.map((e) => [e.source, e.jsonPath]), [['.vox/permissions.json', '$.rules[0].action']]);
+    svc.effective();
+    assert.deepEqual(host.notices.map((n) => [n.level, n.source]), [['warning', 'permissions']], 'the host is told once');
+    assert.match(host.notices[0]!.message, /^\.vox\/permissions\.json: \$\.rules\[0\]\.action: .*Every tool call is asked until this is fixed\.$/);
     assert.equal(svc.decide('thread:t', { toolName: 'read_file', toolClass: 'read', args: { path: 'a' } }).decision, 'ask', 'fail closed');
 
     fs.rmSync(path.join(dir, '.vox/permissions.json'));

@@ -20,6 +20,9 @@ import {
   type PermissionMode, type PermissionRule,
 } from './rules';
 
+/** Distinct rule-source errors remembered as reported (then the memory starts over). */
+const MAX_REPORTED_ERRORS = 32;
+
 /** Where the settings rules are named in errors and reasons. */
 export const SETTINGS_RULES_SOURCE = 'settings (vox.permissionRules)';
 
@@ -42,8 +45,25 @@ export class PermissionService {
 
   constructor(private readonly deps: { workspaceRoot: string; host: Host; store: VoxStore; policy: () => ApprovalPolicy }) {}
 
+  /** Rule-source errors already reported to the host (each once, until it changes). */
+  private readonly reported = new Set<string>();
+
+  /** Tells the host about a broken rule source once (the log, and a warning in VS Code). */
+  private report(error: PermissionRulesError | null): void {
+    if (!error || this.reported.has(error.message)) return;
+    if (this.reported.size >= MAX_REPORTED_ERRORS) this.reported.clear();
+    this.reported.add(error.message);
+    this.deps.host.notify({ level: 'warning', source: 'permissions', message: `${error.message}. Every tool call is asked until this is fixed.` });
+  }
+
   /** The workspace file's rules (re-read when it changes), or its typed error. */
   workspaceRules(): { rules: PermissionRule[]; error: PermissionRulesError | null } {
+    const r = this.readWorkspaceRules();
+    this.report(r.error);
+    return r;
+  }
+
+  private readWorkspaceRules(): { rules: PermissionRule[]; error: PermissionRulesError | null } {
     const root = this.deps.workspaceRoot;
     const fail = (reason: string) => ({ rules: [], error: new PermissionRulesError('unreadableRules', WORKSPACE_RULES_FILE, '$', reason) });
     let dirStat: fs.Stats;
@@ -96,6 +116,7 @@ export class PermissionService {
       return { ...set, error: null };
     } catch (e) {
       if (!(e instanceof PermissionRulesError)) throw e;
+      this.report(e);
       return { mode: null, rules: [], error: e };
     }
   }

@@ -103,6 +103,7 @@ export class Controller {
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
         m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
         this.resubscribe();
         return;
       case 'result':
