@@ -11,6 +11,9 @@
  *   activation          require + activate(), what VS Code waits for (the eager row adds engine start)
  *   first token         from the end of activation to the first streamed text of `local:demo`:
  *                       engine start (SQLite, migrations), node-llama-cpp import, model load, decode
+ *   Send → first token  what the user waits for after pressing Send: cold (the model loads on the
+ *                       first prompt: the baseline, and Vox before prepareModel) next to prepared
+ *                       (the chat view sent `prepareModel` when it opened; the third probe kind)
  *   bundles             dist/*.js and .css sizes (production build)
  *   VSIXs               size, files, JavaScript files and native files of each vox-<v>-<t>.vsix in
  *                       the project root (`--pack`: packs linux-x64, darwin-arm64 and win32-x64 first)
@@ -50,14 +53,16 @@ interface Sample {
   activationMs: number;
   engineMs: number;
   firstTokenMs: number;
+  prepareMs: number;
+  sendToFirstMs: number;
   modulesAtActivation: number;
 }
-function probe(i: number, eager: boolean): Sample {
-  const ws = path.join(tmp, `ws-${i}-${eager ? 'e' : 'l'}`);
+function probe(i: number, eager: boolean, prepare = false): Sample {
+  const ws = path.join(tmp, `ws-${i}-${eager ? 'e' : 'l'}${prepare ? 'p' : ''}`);
   fs.mkdirSync(ws, { recursive: true });
   fs.writeFileSync(path.join(ws, 'README.md'), '# bench\n');
   execFileSync('git', ['init', '-q'], { cwd: ws });
-  const r = spawnSync(process.execPath, ['--import=tsx', path.join(__dirname, 'activation', 'probe.ts'), ROOT, ws, path.join(ws, '.storage'), ...(eager ? ['--eager'] : [])], {
+  const r = spawnSync(process.execPath, ['--import=tsx', path.join(__dirname, 'activation', 'probe.ts'), ROOT, ws, path.join(ws, '.storage'), ...(eager ? ['--eager'] : []), ...(prepare ? ['--prepare'] : [])], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 120_000,
@@ -69,13 +74,16 @@ function probe(i: number, eager: boolean): Sample {
 try {
   const lazy: Sample[] = [];
   const eager: Sample[] = [];
+  const prepared: Sample[] = [];
   // Interleaved, so load from other processes hits both alike; sample 0 of each is the warm-up.
   for (let i = 0; i <= samples; i++) {
     const l = probe(i, false);
     const e = probe(i, true);
+    const p = probe(i, false, true);
     if (i > 0) {
       lazy.push(l);
       eager.push(e);
+      prepared.push(p);
     }
   }
   const col = (xs: Sample[], k: keyof Sample) => median(xs.map((s) => s[k]));
@@ -93,6 +101,15 @@ try {
   }
   console.log(`  ${'modules loaded during activation'.padEnd(34)} ${String(col(lazy, 'modulesAtActivation')).padStart(18)} ${String(col(eager, 'modulesAtActivation')).padStart(18)}`);
   console.log(`  goal: activation < 100 ms: ${col(lazy, 'activationMs') < 100 ? 'met' : 'NOT met'}`);
+
+  const cold = col(lazy, 'sendToFirstMs');
+  const warm = col(prepared, 'sendToFirstMs');
+  console.log('\nFirst token of local:demo from Send (what the user waits for)\n');
+  console.log(`  ${'cold: the model loads on the first prompt (baseline)'.padEnd(58)} ${ms(cold).padStart(10)}`);
+  console.log(`  ${'prepared: prepareModel when the chat view opened (Vox)'.padEnd(58)} ${ms(warm).padStart(10)}`);
+  console.log(`  ${'  prepareModel itself (while the user types)'.padEnd(58)} ${ms(col(prepared, 'prepareMs')).padStart(10)}`);
+  console.log(`  ratio prepared / cold: ${(warm / cold).toFixed(3)}×`);
+  console.log(`  goal: first token < 500 ms after Send: ${warm < 500 ? 'met' : 'NOT met'}`);
 
   console.log('\nBundles (production build)\n');
   for (const f of fs.readdirSync(path.join(ROOT, 'dist')).filter((f) => /\.(js|css)$/.test(f)).sort()) {

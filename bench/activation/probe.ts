@@ -3,9 +3,11 @@
  * `vscode` stand-in), calls activate(), then — as the chat view does on the first prompt — asks
  * the EngineHost for its client, sends a prompt to the demo model and waits for the first
  * streamed text. `--eager` starts the engine inside the activation instead (the baseline: an
- * extension that starts its engine on activation). Prints one JSON line of milliseconds.
+ * extension that starts its engine on activation). `--prepare` sends `prepareModel` first and
+ * waits for it, as the chat view does when it opens (the user is still typing), so the prompt
+ * finds the model loaded. Prints one JSON line of milliseconds.
  *
- *   node --import=tsx bench/activation/probe.ts <extension dir> <workspace> <storage> [--eager]
+ *   node --import=tsx bench/activation/probe.ts <extension dir> <workspace> <storage> [--eager] [--prepare]
  */
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +19,7 @@ interface Api {
   host: {
     get(): Promise<unknown>;
     client(): Promise<{
-      call(type: string, params: Record<string, unknown>): Promise<Record<string, string>>;
+      call(type: string, params: Record<string, unknown>): Promise<Record<string, string | boolean>>;
       on(type: string, fn: (u: { turnId: string; chunks?: { kind: string; data: string }[]; status?: string }) => void): void;
     }>;
   };
@@ -25,6 +27,7 @@ interface Api {
 
 const [extensionDir, workspace, storage] = process.argv.slice(2) as [string, string, string];
 const eager = process.argv.includes('--eager');
+const prepare = process.argv.includes('--prepare');
 const root = path.resolve(__dirname, '..', '..');
 installVscodeStub(root, workspace);
 
@@ -42,7 +45,12 @@ async function main(): Promise<void> {
 
   const client = await api.host.client();
   const tEngine = performance.now();
-  const { runId } = await client.call('sendPrompt', { threadId: null, prompt: 'Say hello.', model: 'local:demo' });
+  if (prepare) {
+    const prepared = await client.call('prepareModel', { model: 'local:demo' });
+    if (!prepared.prepared) throw new Error(`prepareModel failed: ${prepared.reason}`);
+  }
+  const tSend = performance.now();
+  const { runId } = (await client.call('sendPrompt', { threadId: null, prompt: 'Say hello.', model: 'local:demo' })) as { runId: string };
   let tFirst = 0;
   const ended = new Promise<string>((resolve) => {
     client.on('turnChunks', (u) => {
@@ -62,6 +70,8 @@ async function main(): Promise<void> {
       activationMs: tActivated - t0,
       engineMs: tEngine - tActivated,
       firstTokenMs: tFirst - tActivated,
+      prepareMs: tSend - tEngine,
+      sendToFirstMs: tFirst - tSend,
       modulesAtActivation,
     }) + '\n',
   );

@@ -144,6 +144,8 @@ export function installVscodeStub(root: string, workspace: string): void {
       executeCommand: async () => undefined,
     },
     lm: { selectChatModels: async () => [] },
+    // No VS Code install behind the stand-in: ripgrep is found on PATH (Debian's), as for the CLI.
+    env: { appRoot: path.join(root, '.no-vscode-app-root'), language: 'en', machineId: 'bench' },
   };
   const mod = Module as unknown as { _load: (req: string, parent: unknown, isMain: boolean) => unknown };
   const load = mod._load;

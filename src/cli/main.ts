@@ -15,12 +15,14 @@ import { packageRoot } from './connect';
 import { ModelUsageError, runModelCommand } from './model-command';
 import { show, threads } from './thread-commands';
 import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-commands';
+import { registerReviewCommands } from './review-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
+import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 
-const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME';
+const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
 /** `StoreError (notSqlite)` from a domain and a code: the same words for engine and wire errors. */
 export function errorLabel(domain: string, code: string): string {
@@ -56,10 +58,12 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .argument('<what>').argument('[which]').option('--dest <dir>', 'download directory').option('--json', 'print JSON')
     .action((what: string, which: string | undefined, o) => run(runModelCommand(what, which, o, packageRoot())));
   registerCheckpointCommands(program, run);
+  registerReviewCommands(program, run);
   registerWorktreeCommands(program, run);
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
+  registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   return program;
 }

@@ -28,7 +28,7 @@ async function ensureThread(client: EngineClient, threadId: string): Promise<voi
 /** An ordinal of the thread becomes its ref; anything else is taken as a ref. */
 async function refOf(client: EngineClient, threadId: string, v: string): Promise<string> {
   if (!/^\d+$/.test(v)) return v;
-  const { checkpoints: rows } = await client.call('listCheckpoints', { threadId });
+  const { checkpoints: rows } = await client.call('listCheckpoints', { threadId, includeEmpty: true });
   return rows.find((c) => c.ordinal === Number(v))?.ref ?? `refs/vox/checkpoints/unknown/${v}`;
 }
 
@@ -80,6 +80,19 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
       print(flags, `restored #${n} (${flags.mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
     })(o)),
   );
+  common(cp.command('orphans').description('deleted threads that still have checkpoint refs (prune them with: vox checkpoint prune --thread <id>)')).action((o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, _t, flags) => {
+      const r = await client.call('listOrphanedCheckpoints', {});
+      print(flags, r.threads.map((t) => `${t.threadId}\t${t.refs} ref(s)`).join('\n') || '(none)', r);
+    })(o)),
+  );
+  common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
+    run(checkpoints<CpFlags>(async (client, threadId, flags) => {
+      const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(program, ordinal) });
+      const lines = [...r.deleted.map((p) => `delete\t${p.path}`), ...r.overwritten.map((p) => `overwrite\t${p.path}`), ...r.recreated.map((p) => `bring back\t${p.path}`)];
+      print(flags, lines.join('\n') || '(the files already match it)', r);
+    })(o)),
+  );
   common(cp.command('undo').description('undo a restore (default: the newest restore point)').argument('[restore-point]')).action((point: string | undefined, o: CpFlags) =>
     run(checkpoints<CpFlags>(async (client, _t, flags) => {
       const r = await client.call('undoRestore', point ? { restorePoint: point } : {});
@@ -89,7 +102,7 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
   common(cp.command('restore-points').description('restore points, newest first')).action((o: CpFlags) =>
     run(checkpoints<CpFlags>(async (client, _t, flags) => {
       const { restorePoints } = await client.call('listRestorePoints', {});
-      print(flags, restorePoints.map((p) => `${new Date(p.timeMs).toISOString()}\t${p.ref}`).join('\n') || '(no restore points)', restorePoints);
+      print(flags, restorePoints.map((p) => `${new Date(p.timeMs).toISOString()}\t${p.label}\t${p.ref}`).join('\n') || '(no restore points)', restorePoints);
     })(o)),
   );
   common(cp.command('prune').description('delete old checkpoint refs (git\'s gc reclaims the space)').option('--keep-last <n>', 'keep the newest N per thread').option('--older-than-days <d>', 'only checkpoints older than this')).action(

@@ -17,13 +17,14 @@ import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
+import { ReviewService } from './review/service';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
 import { BackgroundWork } from './runs/background';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
-import type { Host } from './host';
+import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
@@ -37,6 +38,7 @@ function bindHost(h: Host): Host {
     ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto') => h.setPermissionMode!(m) } : {}),
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
+    memento: h.memento ?? memoryMemento(),
   };
 }
 import type { EngineServices } from './services';
@@ -234,6 +236,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
   install('variants', () => variants.cancelAll());
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, permissions, plans };
+  const review = new ReviewService({ store, checkpoints });
+
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, permissions, plans };
   return { engine: new Engine(services, teardown, recovered), services };
 }

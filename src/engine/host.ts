@@ -7,6 +7,27 @@
 import type { ModelChoice } from '../protocol/commands/settings';
 import type { ProviderSecret, ProviderSettings } from './providers/registry';
 
+/** The environment variable of each provider secret (the CLI's keys). */
+export const SECRET_ENV: Record<ProviderSecret, string> = {
+  openaiApiKey: 'OPENAI_API_KEY', anthropicApiKey: 'ANTHROPIC_API_KEY', openrouterApiKey: 'OPENROUTER_API_KEY', compatApiKey: 'VOX_COMPAT_API_KEY',
+};
+
+/**
+ * Small durable values of the user's (VS Code: the extension's globalState): the recent models
+ * and UI choices such as a dismissed banner. Not in SQLite: they are per-user preferences like
+ * `vox.model`, not workspace history, and need no schema.
+ */
+export interface HostMemento {
+  get(key: string): unknown;
+  update(key: string, value: unknown): Promise<void>;
+}
+
+/** A memento in memory (tests, and hosts that keep nothing). */
+export function memoryMemento(): HostMemento {
+  const values = new Map<string, unknown>();
+  return { get: (k) => values.get(k), update: async (k, v) => void values.set(k, v) };
+}
+
 export interface HostNotice {
   level: 'info' | 'warning' | 'error';
   /** Which part of the engine speaks ("checkpoints", "runs", …). */
@@ -40,6 +61,8 @@ export interface Host {
   onExternalChange(listener: () => void): () => void;
   /** Calls `listener` when `model()` or `modelChoices()` may have changed. */
   onSettingsChange(listener: () => void): () => void;
+  /** Durable small values (recent models, UI choices); the engine keeps them in memory when absent. */
+  memento?: HostMemento;
 }
 
 /** A Host for processes without an editor: settings fixed at start, keys from the environment. */
@@ -50,6 +73,7 @@ export function environmentHost(opts: {
   modelChoices?: ModelChoice[];
   /** Permission settings `{mode?, rules?}` (the CLI's `--mode`); validated by the engine. */
   permissions?: { mode?: string; rules?: unknown };
+  memento?: HostMemento;
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
@@ -67,8 +91,12 @@ export function environmentHost(opts: {
     async setPermissionMode(mode) {
       permissions = { ...permissions, mode };
     },
-    providerSettings: () => ({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL }),
-    secret: async (name) => (name === 'openaiApiKey' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY) || undefined,
+    providerSettings: () => ({
+      openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL,
+      openrouterBaseUrl: env.OPENROUTER_BASE_URL, lmstudioBaseUrl: env.LMSTUDIO_BASE_URL, compatBaseUrl: env.VOX_COMPAT_BASE_URL,
+    }),
+    secret: async (name) => env[SECRET_ENV[name]] || undefined,
+    ...(opts.memento ? { memento: opts.memento } : {}),
     notify: opts.notify ?? ((n) => process.stderr.write(`[vox] ${n.source}: ${n.message}\n`)),
     onExternalChange: () => () => undefined,
     onSettingsChange(l) {

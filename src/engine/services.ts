@@ -17,6 +17,7 @@ import type { ToolRegistry } from './tools/registry';
 import type { VariantPool } from './variants/pool';
 import type { PermissionService } from './permissions/service';
 import type { PlanService } from './plans/service';
+import type { ReviewService } from './review/service';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -38,4 +39,6 @@ export interface EngineServices {
   readonly permissions: PermissionService;
   /** Plan / Act per thread and the thread's plan (./plans/). */
   readonly plans: PlanService;
+  /** What a turn changed, per file and hunk, and Keep / Undo of each (review/). */
+  readonly review: ReviewService;
 }

@@ -13,13 +13,15 @@ import type { EngineHost } from './engine-host';
 export const CHAT_VIEW_ID = 'vox.chatView';
 export const CHAT_PANEL_TYPE = 'vox.chatPanel';
 
-/** The VS Code command behind each webview button (the actions are declared in src/protocol/host.ts). */
-const HOST_ACTIONS: Record<HostAction, string> = {
-  setApiKey: 'vox.setApiKey',
-  chooseGguf: 'vox.chooseGguf',
-  useOllama: 'vox.useOllama',
-  downloadModel: 'vox.downloadModel',
-  useVsCodeLm: 'vox.selectModel',
+/** The VS Code command (and its arguments) behind each webview button (the actions are declared in src/protocol/host.ts). */
+const HOST_ACTIONS: Record<HostAction, [string, ...unknown[]]> = {
+  setApiKey: ['vox.setApiKey'],
+  chooseGguf: ['vox.chooseGguf'],
+  useOllama: ['vox.useOllama'],
+  downloadModel: ['vox.downloadModel'],
+  useVsCodeLm: ['vox.connectModel', 'vscode-lm'],
+  connectModel: ['vox.connectModel'],
+  reviewChanges: ['vox.review.changes'],
 };
 
 export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
@@ -87,7 +89,7 @@ class ChatConnection implements vscode.Disposable {
   private receive(msg: unknown): void {
     if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'hostAction') {
       try {
-        void vscode.commands.executeCommand(HOST_ACTIONS[hostActionMessage(msg).action]);
+        void vscode.commands.executeCommand(...HOST_ACTIONS[hostActionMessage(msg).action]);
       } catch (e) {
         this.log.warn(`unknown host action from webview: ${(e as Error).message}`);
       }
@@ -109,6 +111,11 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   private readonly connections = new Set<ChatConnection>();
   private sidebar: vscode.WebviewView | undefined;
   private sidebarConnection: ChatConnection | undefined;
+  private readonly panels = new Set<vscode.WebviewPanel>();
+  private readonly visibility = new vscode.EventEmitter<boolean>();
+  /** Fires with `isVisible()` when a chat (side bar or tab) is shown or hidden. */
+  readonly onDidChangeVisibility = this.visibility.event;
+  private badge: vscode.ViewBadge | undefined;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {}
 
@@ -123,6 +130,10 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     this.connections.add(conn);
     this.sidebar = view;
     this.sidebarConnection = conn;
+    view.badge = this.badge;
+    view.onDidChangeVisibility(() => this.visibility.fire(this.isVisible()));
+    // A view (re)created by being shown: it is seen now (listeners clear what they counted).
+    if (view.visible) setTimeout(() => this.visibility.fire(this.isVisible()), 0);
     view.onDidDispose(() => {
       conn.dispose();
       this.connections.delete(conn);
@@ -139,9 +150,12 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     panel.webview.html = chatHtml(panel.webview, this.ctx.extensionUri);
     const conn = new ChatConnection(panel.webview, this.host, this.log);
     this.connections.add(conn);
+    this.panels.add(panel);
+    panel.onDidChangeViewState(() => this.visibility.fire(this.isVisible()));
     panel.onDidDispose(() => {
       conn.dispose();
       this.connections.delete(conn);
+      this.panels.delete(panel);
     });
     return panel;
   }
@@ -153,6 +167,21 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     this.sidebarConnection?.post(u);
   }
 
+  /** True while the user can see a Vox chat (the side bar view, or a chat tab in front). */
+  isVisible(): boolean {
+    return !!this.sidebar?.visible || [...this.panels].some((p) => p.visible);
+  }
+
+  /**
+   * The badge on the Vox view (0 clears it); kept for a view resolved later. Cleared with value 0,
+   * not `undefined`: VS Code 1.100's webview view pane ignores an undefined badge (the old one
+   * stays), while a 0 badge replaces it and shows nothing.
+   */
+  setBadge(value: number, tooltip: string): void {
+    this.badge = value > 0 ? { value, tooltip } : { value: 0, tooltip: '' };
+    if (this.sidebar) this.sidebar.badge = this.badge;
+  }
+
   get openCount(): number {
     return this.connections.size;
   }
@@ -160,5 +189,6 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   dispose(): void {
     for (const c of this.connections) c.dispose();
     this.connections.clear();
+    this.visibility.dispose();
   }
 }

@@ -16,6 +16,8 @@ import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
 export const CHECKPOINTS_VIEW_ID = 'vox.checkpoints';
 /** Days offered by "Prune old checkpoints" as the age limit. */
 const PRUNE_AGE_CHOICES_DAYS = [1, 7, 30];
+/** How often the view refreshes by itself (relative times; checkpoints taken by other processes such as the CLI). */
+const CHECKPOINTS_REFRESH_MS = 30_000;
 /** Threads offered by "Capture Checkpoint Now" (the most recent ones). */
 const CAPTURE_PICK_THREADS = 100;
 
@@ -43,6 +45,11 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   readonly onDidChangeTreeData = this.changed.event;
   private watching: Promise<void> | undefined;
   private stop: (() => void) | undefined;
+
+  /** Refreshes while the view has been shown: relative times move on, and checkpoints other processes (the CLI) took appear. */
+  private readonly ticker = setInterval(() => {
+    if (this.watching) this.refresh();
+  }, CHECKPOINTS_REFRESH_MS);
 
   constructor(private readonly host: EngineHost) {}
 
@@ -109,6 +116,7 @@ export class CheckpointsView implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 
   dispose(): void {
+    clearInterval(this.ticker);
     this.stop?.();
     this.changed.dispose();
   }
@@ -128,6 +136,21 @@ async function pickCheckpoint(host: EngineHost, node: unknown): Promise<{ row: C
   return vscode.window.showQuickPick(items.reverse(), { placeHolder: 'Checkpoint' });
 }
 
+/** Paths named in a restore's summary per kind (the rest are counted). */
+const RESTORE_EFFECT_NAMED = 5;
+
+/** "Deletes 1 file created since: x.txt. Overwrites 2: a.txt, b.txt." — from `previewRestore`. */
+async function restoreEffect(client: EngineClient, threadId: string, ordinal: number): Promise<string> {
+  const r = await client.call('previewRestore', { threadId, ordinal });
+  const names = (ps: Array<{ path: string }>) => `${ps.slice(0, RESTORE_EFFECT_NAMED).map((p) => p.path).join(', ')}${ps.length > RESTORE_EFFECT_NAMED ? `, and ${ps.length - RESTORE_EFFECT_NAMED} more` : ''}`;
+  const parts = [
+    r.deleted.length ? `Deletes ${r.deleted.length} file${r.deleted.length === 1 ? '' : 's'} created since: ${names(r.deleted)}.` : 'Deletes nothing.',
+    ...(r.overwritten.length ? [`Overwrites ${r.overwritten.length}: ${names(r.overwritten)}.`] : []),
+    ...(r.recreated.length ? [`Brings back ${r.recreated.length}: ${names(r.recreated)}.`] : []),
+  ];
+  return r.deleted.length + r.overwritten.length + r.recreated.length === 0 ? 'The files already match it.' : parts.join(' ');
+}
+
 export function registerCheckpointCommands(host: EngineHost, view: CheckpointsView): vscode.Disposable[] {
   const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node));
   return [
@@ -135,9 +158,11 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
     cmd('vox.checkpoint.restore', async (node) => {
       const cp = await pickCheckpoint(host, node);
       if (!cp) return;
+      // What the files part of the restore will do, named before it runs.
+      const effect = await restoreEffect(await host.client(), cp.row.threadId, cp.row.ordinal);
       const modes: (vscode.QuickPickItem & { mode: RestoreMode })[] = [
-        { label: 'Files and conversation', description: 'both', detail: 'Working tree back to this checkpoint, and the thread rewinds to that point (later messages stay as a branch).', mode: 'both' },
-        { label: 'Files only', description: 'files', detail: 'Working tree back to this checkpoint; the conversation is unchanged.', mode: 'files' },
+        { label: 'Files and conversation', description: 'both', detail: `Working tree back to this checkpoint, and the thread rewinds to that point (later messages stay as a branch). ${effect}`, mode: 'both' },
+        { label: 'Files only', description: 'files', detail: `Working tree back to this checkpoint; the conversation is unchanged. ${effect}`, mode: 'files' },
         { label: 'Conversation only', description: 'thread', detail: 'Rewind the thread; files are unchanged.', mode: 'thread' },
       ];
       const pick = await vscode.window.showQuickPick(modes, { placeHolder: `Restore checkpoint #${cp.row.ordinal}` });
@@ -183,7 +208,7 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
       const { restorePoints } = await client.call('listRestorePoints', {});
       if (restorePoints.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
       const pick = await vscode.window.showQuickPick(
-        restorePoints.map((p) => ({ label: new Date(p.timeMs).toLocaleString(), description: p.ref, p })),
+        restorePoints.map((p) => ({ label: p.label, description: ago(p.timeMs), detail: new Date(p.timeMs).toLocaleString(), p })),
         { placeHolder: 'Undo which restore? (the files go back to how they were just before it)' },
       );
       if (!pick) return;
@@ -192,15 +217,39 @@ export function registerCheckpointCommands(host: EngineHost, view: CheckpointsVi
     }),
     cmd('vox.checkpoint.prune', async () => {
       const client = await host.client();
-      const pick = await vscode.window.showQuickPick(
-        [
-          { label: 'Keep the last 10 per thread', opts: { keepLast: 10 } },
-          ...PRUNE_AGE_CHOICES_DAYS.map((d) => ({ label: `Delete checkpoints older than ${d} day${d === 1 ? '' : 's'}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 } })),
-        ],
-        { placeHolder: 'Prune old checkpoints' },
-      );
+      // A deleted thread's checkpoints are offered first when there are any.
+      const { threads: orphans } = await client.call('listOrphanedCheckpoints', {});
+      const orphanRefs = orphans.reduce((n, t) => n + t.refs, 0);
+      type PruneChoice = vscode.QuickPickItem & { opts?: { keepLast?: number; olderThanMs?: number; restorePointsOlderThanMs?: number }; what: string };
+      const choices: PruneChoice[] = [
+        ...(orphans.length
+          ? [{ label: `Delete the checkpoints of ${orphans.length} deleted thread${orphans.length === 1 ? '' : 's'}`, description: `${orphanRefs} ref${orphanRefs === 1 ? '' : 's'}`, what: `the ${orphanRefs} checkpoint ref(s) of ${orphans.length} deleted thread(s)` }]
+          : []),
+        { label: 'Keep the last 10 per thread', opts: { keepLast: 10 }, what: 'every checkpoint except the newest 10 of each thread' },
+        ...PRUNE_AGE_CHOICES_DAYS.map((d) => {
+          const age = `${d} day${d === 1 ? '' : 's'}`;
+          return { label: `Delete checkpoints older than ${age}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 }, what: `every checkpoint and restore point older than ${age}` };
+        }),
+      ];
+      const pick = await vscode.window.showQuickPick(choices, { placeHolder: 'Prune old checkpoints' });
       if (!pick) return;
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, () => client.call('pruneCheckpoints', pick.opts));
+      // Ask first, saying what goes: refs only; files, HEAD, branches and the index are never touched.
+      const sure = await vscode.window.showWarningMessage(
+        `Vox: delete ${pick.what}? Only Vox's hidden refs are deleted (your files, HEAD, branches and index stay as they are); those checkpoints can no longer be restored.`,
+        { modal: true },
+        'Delete',
+      );
+      if (sure !== 'Delete') return;
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, async () => {
+        if (pick.opts) return client.call('pruneCheckpoints', pick.opts);
+        const all = { deletedRefs: [] as string[], reclaimableBytes: 0 };
+        for (const t of orphans) {
+          const one = await client.call('pruneCheckpoints', { threadId: t.threadId });
+          all.deletedRefs.push(...one.deletedRefs);
+          all.reclaimableBytes += one.reclaimableBytes;
+        }
+        return all;
+      });
       view.refresh();
       const mb = (r.reclaimableBytes / 1_048_576).toFixed(1);
       void vscode.window.showInformationMessage(`Vox: deleted ${r.deletedRefs.length} checkpoint ref(s); ${mb} MB can be reclaimed by git's next garbage collection.`);

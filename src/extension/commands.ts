@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
 import type { ChatViews } from './chat-view';
+import { CONNECT_COMMAND, ConnectModelFlow } from './connect-model';
 import { guardedCommand } from './guarded-command';
 import type { EngineHost, SecretProvider } from './engine-host';
 
@@ -14,9 +15,11 @@ const MAX_SELECTION_CHARS = 100_000;
 
 export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost, chats: ChatViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => guardedCommand(id, fn, { log });
+  const connect = new ConnectModelFlow(host, log);
 
   return [
     reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' })),
+    reg('vox.focusChat', () => chats.toSidebar({ type: 'hostCommand', command: 'focusComposer' })),
     reg('vox.openChatInEditor', () => chats.openInEditor()),
     reg('vox.sendSelection', async () => {
       const ed = vscode.window.activeTextEditor;
@@ -32,6 +35,8 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       const { cancelled } = await (await host.client()).call('cancelAllRuns', {});
       if (cancelled === 0) void vscode.window.showInformationMessage('Vox: nothing is running.');
     }),
+    // One flow from provider to a tested model; the banner's buttons, Set API Key and Use Ollama lead into it.
+    reg(CONNECT_COMMAND, (preset?: unknown) => connect.run(typeof preset === 'string' ? (preset as Parameters<ConnectModelFlow['run']>[0]) : undefined)),
     reg('vox.selectModel', async () => {
       const items: (vscode.QuickPickItem & { ref?: string })[] = host.modelChoices().map((m) => ({ label: m.label, description: m.ref, ref: m.ref }));
       try {
@@ -39,28 +44,31 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       } catch (e) {
         log.warn(`listing VS Code language models failed: ${(e as Error).message}`);
       }
+      items.push({ label: '$(plug) Connect a model…', description: 'list a provider\'s models from its API', ref: CONNECT_COMMAND });
       items.push({ label: 'Other…', description: 'type provider:model, e.g. openai:gpt-4o-mini' });
       const pick = await vscode.window.showQuickPick(items, { placeHolder: `Current: ${host.model()}` });
       if (!pick) return;
+      if (pick.ref === CONNECT_COMMAND) return connect.run();
       const ref = pick.ref ?? (await vscode.window.showInputBox({ prompt: 'Model as provider:model', placeHolder: 'openai:gpt-4o-mini · anthropic:claude-sonnet-4-5 · ollama:qwen2.5-coder · local:/path/model.gguf' }));
       if (ref) await host.setModel(ref);
     }),
     reg('vox.setApiKey', async () => {
-      const which = (await vscode.window.showQuickPick(['openai', 'anthropic'], { placeHolder: 'Which provider?' })) as SecretProvider | undefined;
+      const which = (await vscode.window.showQuickPick(['openai', 'anthropic', 'openrouter'], { placeHolder: 'Which provider?' })) as SecretProvider | undefined;
       if (!which) return;
       const key = await vscode.window.showInputBox({ prompt: `${which} API key (stored in VS Code SecretStorage; empty removes it)`, password: true, ignoreFocusOut: true });
       if (key === undefined) return;
       await host.setSecret(which, key.trim() || undefined);
-      void vscode.window.showInformationMessage(key.trim() ? `Vox: ${which} key saved.` : `Vox: ${which} key removed.`);
+      if (!key.trim()) return void vscode.window.showInformationMessage(`Vox: ${which} key removed.`);
+      // The saved key leads on to the provider's models (listed from its API) and the connection test.
+      void vscode.window.showInformationMessage(`Vox: ${which} key saved.`, 'Pick a Model…').then((b) => {
+        if (b) void connect.run(which as 'openai' | 'anthropic' | 'openrouter', { keySaved: true }).catch((e: unknown) => log.error(`connect: ${(e as Error).message}`));
+      });
     }),
     reg('vox.chooseGguf', async () => {
       const uris = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'GGUF models': ['gguf'] }, openLabel: 'Use this model' });
       if (uris?.[0]) await host.setModel(`local:${uris[0].fsPath}`);
     }),
-    reg('vox.useOllama', async () => {
-      const name = await vscode.window.showInputBox({ prompt: 'Ollama model name (Ollama must be running on this machine)', value: 'qwen2.5-coder' });
-      if (name) await host.setModel(`ollama:${name.trim()}`);
-    }),
+    reg('vox.useOllama', () => connect.run('ollama')),
     reg('vox.downloadModel', async () => {
       const pick = await vscode.window.showQuickPick(
         RECOMMENDED_MODELS.map((m) => ({ label: m.name, detail: m.description, description: `~${Math.round(m.approxBytes / 1e6)} MB`, m })),

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
-import type { Host, HostNotice } from '../engine/host';
+import type { Host, HostMemento, HostNotice } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
@@ -22,9 +22,9 @@ import type { ModelChoice } from '../protocol/commands/settings';
 import type { EngineUpdate } from '../protocol/updates';
 import { vscodeLmFactory } from './vscode-lm-provider';
 
-export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey' } as const;
+export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey', openrouter: 'vox.openrouterApiKey', compat: 'vox.compatApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
-const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic' };
+const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
 /** Most kinds of warning shown as notifications per window (the rest, and repeats, go to the log only). */
 const MAX_WARNING_NOTIFICATIONS = 20;
 
@@ -37,6 +37,9 @@ export class EngineHost implements Host, vscode.Disposable {
   private readonly warned = new Set<string>();
   /** Fires when the default model or the offered models may have changed. */
   readonly onDidChange = this.changed.event;
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Fires once the engine has started (views that must not start it themselves wait for this). */
+  readonly onDidStart = this.started.event;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     const external = () => this.externalChange.fire();
@@ -92,8 +95,21 @@ export class EngineHost implements Host, vscode.Disposable {
 
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
-    return { openaiBaseUrl: cfg.get<string>('openaiBaseUrl') || undefined, anthropicBaseUrl: cfg.get<string>('anthropicBaseUrl') || undefined, ollamaBaseUrl: cfg.get<string>('ollamaBaseUrl') || undefined };
+    const get = (k: keyof ProviderSettings) => cfg.get<string>(k) || undefined;
+    return {
+      openaiBaseUrl: get('openaiBaseUrl'), anthropicBaseUrl: get('anthropicBaseUrl'), ollamaBaseUrl: get('ollamaBaseUrl'),
+      openrouterBaseUrl: get('openrouterBaseUrl'), lmstudioBaseUrl: get('lmstudioBaseUrl'), compatBaseUrl: get('compatBaseUrl'),
+    };
   }
+
+  /** Recent models and kept UI choices, in globalState (per user, every workspace); a change re-sends the settings. */
+  readonly memento: HostMemento = {
+    get: (key) => this.ctx.globalState.get(key),
+    update: async (key, value) => {
+      await this.ctx.globalState.update(key, value);
+      this.changed.fire();
+    },
+  };
 
   async secret(name: ProviderSecret): Promise<string | undefined> {
     return (await this.ctx.secrets.get(SECRET_KEYS[SECRET_OF[name]])) || undefined;
@@ -172,6 +188,7 @@ export class EngineHost implements Host, vscode.Disposable {
     );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);
     this.engine = engine;
+    this.started.fire();
     return engine;
   }
 
@@ -191,6 +208,7 @@ export class EngineHost implements Host, vscode.Disposable {
     void this.engine?.dispose();
     this.engine = undefined;
     this.changed.dispose();
+    this.started.dispose();
     this.externalChange.dispose();
   }
 }

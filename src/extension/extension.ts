@@ -4,6 +4,7 @@
  * fast. Exports a small API for tests and other extensions (no secret values ever leave it).
  */
 import * as vscode from 'vscode';
+import { AttentionNotifier } from './attention/notifier';
 import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
@@ -11,6 +12,7 @@ import { registerRunControlCommands } from './run-control-commands';
 import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
+import { registerReview, type ReviewApi } from './review/register';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -29,6 +31,8 @@ export interface VoxApi {
   readonly chats: ChatViews;
   readonly checkpointsView: CheckpointsView;
   readonly variantsView: VariantsView;
+  /** Edit review: waiting edits in the diff editor, the turn review and its Explorer decorations. */
+  readonly review: ReviewApi;
   /**
    * This window's log folder for Vox (`ExtensionContext.logUri`): the "Vox" output channel
    * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
@@ -57,12 +61,14 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   status.show();
   const checkpointsView = new CheckpointsView(host);
   const variantsView = new VariantsView(host);
+  const review = registerReview(ctx, host, log);
   ctx.subscriptions.push(
     log,
     host,
     chats,
     status,
     host.onDidChange(refreshStatus),
+    new AttentionNotifier(host, chats, log),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
     ...registerRunControlCommands(host, log),
@@ -77,7 +83,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, logUri: ctx.logUri };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, review, logUri: ctx.logUri };
 }
 
 export function deactivate(): void {

@@ -17,6 +17,8 @@ export const VARIANTS_VIEW_ID = 'vox.variants';
 
 type Node = { kind: 'group'; pool: VariantPoolView } | { kind: 'variant'; pool: VariantPoolView; info: VariantView };
 
+/** Characters of a failed variant's reason shown in its row (the tooltip has all of it). */
+const FAILURE_REASON_MAX_CHARS = 120;
 const STATUS_ICON: Record<string, string> = {
   creating: 'loading~spin', running: 'sync~spin', completed: 'pass', failed: 'error', cancelled: 'circle-slash', adopted: 'check-all', discarded: 'trash',
 };
@@ -59,14 +61,18 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     if (node.kind === 'group') {
       const item = new vscode.TreeItem(node.pool.prompt.slice(0, 80), vscode.TreeItemCollapsibleState.Expanded);
       item.description = `${node.pool.variants.length} variants${node.pool.adopted !== null ? ` · adopted #${node.pool.adopted}` : ''}`;
-      item.contextValue = 'voxVariantGroup';
+      const finished = node.pool.variants.every((v) => ['completed', 'failed', 'cancelled', 'adopted', 'discarded'].includes(v.status));
+      item.contextValue = finished ? 'voxVariantGroup.finished' : 'voxVariantGroup';
       item.iconPath = new vscode.ThemeIcon('git-compare');
       return item;
     }
     const v = node.info;
     const item = new vscode.TreeItem(`#${v.index} ${v.model}`, vscode.TreeItemCollapsibleState.None);
     const files = v.stats.files.length;
-    item.description = `${v.status} · ${files} file${files === 1 ? '' : 's'} +${v.stats.additions} −${v.stats.deletions}`;
+    // A failure's reason is in the row itself, not only in the tooltip.
+    item.description = v.status === 'failed'
+      ? `failed: ${(v.error ?? 'no reason recorded').slice(0, FAILURE_REASON_MAX_CHARS)}`
+      : `${v.status} · ${files} file${files === 1 ? '' : 's'} +${v.stats.additions} −${v.stats.deletions}`;
     item.tooltip = `${v.worktreePath}${v.error ? `\n${v.error}` : ''}`;
     item.iconPath = new vscode.ThemeIcon(STATUS_ICON[v.status] ?? 'circle-outline');
     item.contextValue = `voxVariant.${v.status}`;
@@ -141,6 +147,14 @@ export function registerVariantCommands(host: EngineHost, view: VariantsView): v
     cmd('vox.variants.discard', async (node) => {
       const v = await pickVariant(host, view, node);
       if (v) await (await host.client()).call('discardVariant', { poolId: v.poolId, index: v.index });
+    }),
+    cmd('vox.variants.clear', async (node) => {
+      const n = node as Node | undefined;
+      const pools = n?.kind === 'group' ? [n.pool] : view.current;
+      const pick = pools.length === 1 ? pools[0] : (await vscode.window.showQuickPick(pools.map((p) => ({ label: p.prompt.slice(0, 80), p })), { placeHolder: 'Clear which variant group?' }))?.p;
+      if (!pick) return;
+      const r = await (await host.client()).call('clearVariants', { poolId: pick.poolId });
+      void vscode.window.showInformationMessage(`Vox: cleared the variant group (${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'} removed).`);
     }),
     cmd('vox.variants.cancelAll', async () => {
       await (await host.client()).call('cancelVariants', {});

@@ -5,7 +5,7 @@
  */
 import { literal, object, optional, str, type Infer } from './wire/validators';
 
-export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm'] as const;
+export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm', 'connectModel', 'reviewChanges'] as const;
 export type HostAction = (typeof HOST_ACTIONS)[number];
 
 /** Webview → host: run the VS Code command behind a button. */

@@ -29,3 +29,8 @@ export function loadCheckpointsUi() {
 export function loadVariantsUi() {
   return loadTs('./ui-variants.ts', 'runVariantChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-connect.ts')>} */
+export function loadConnectUi() {
+  return loadTs('./ui-connect.ts', 'runConnectChecks');
+}

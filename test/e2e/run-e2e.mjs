@@ -2,7 +2,8 @@
 //
 //   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--release-vsix path] [--no-ui] [--no-host]
 //                             [--no-chat] [--chat-only] [--run-control-only] [--no-checkpoints]
-//                             [--no-variants] [--no-fallback] [--fallback-only] [--update-screenshot]
+//                             [--no-variants] [--no-connect] [--connect-only] [--no-fallback]
+//                             [--fallback-only] [--update-screenshot]
 //                             [--verbose]
 //
 //   (default)   build + pack the test VSIX and the release VSIX, install each with
@@ -15,7 +16,9 @@
 //   --chat-only only the chat UI checks (skip 1.–3.)
 //   --run-control-only  pass 1 only, and of it only the run-control checks (8.) with the two chat
 //               checks they build on (the view; API key and model)
-//   --no-checkpoints / --no-variants  skip the checkpoints (6.) / variants (7.) UI checks
+//   --no-checkpoints / --no-variants / --no-connect  skip the checkpoints (6.) / variants (7.) /
+//               connect (9.) UI checks
+//   --connect-only  pass 1 only, and of it only the connect UI checks (9.)
 //   --no-fallback   only pass 1;  --fallback-only  only passes 2 and 3
 //   --update-screenshot  copy the README pictures to docs/screenshot-{chat,queue,rate-limit,
 //               checkpoints,variants}.png (else test-results/ only; pass 1's)
@@ -66,6 +69,11 @@
 //      call the model asked for does not run, the next request carries the steer, the transcript
 //      shows where it landed, the other prompt runs as the next turn; a 429 with retry-after
 //      shows the countdown, "Don't auto-resume", "Resume now" retries; screenshots of both.
+//   9. connect a model (test/e2e/ui-connect.ts), own code-server session, pass 1 only: the demo
+//      banner is one line; its "Connect a model" leads into the flow, where Ollama on a closed
+//      port shows the exact failure; "Vox: Connect a Model…" with a scripted OpenAI-compatible
+//      server lists its models from GET /v1/models, tests one and uses it (the picker groups it
+//      by provider); the dismissed banner stays dismissed after "Developer: Reload Window".
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 900000). Exit 1 on failure.
@@ -81,7 +89,8 @@ const h = await loadHarness();
 const { flag, opt } = parseArgs();
 const verbose = flag('--verbose');
 const runControlOnly = flag('--run-control-only');
-const chatOnly = flag('--chat-only') || runControlOnly;
+const connectOnly = flag('--connect-only');
+const chatOnly = flag('--chat-only') || runControlOnly || connectOnly;
 const run = createRun(h, { timeoutMs: Number(process.env.VOX_E2E_TIMEOUT_MS ?? 900_000), verbose });
 const { timed, record } = run;
 
@@ -120,7 +129,7 @@ const PASSES = [
     env: { [SIMULATE]: undefined, VOX_SQLITE_DRIVER: undefined },
     ui: { sets: [['chat', ['view', 'demo', 'reload']], ['checkpoints', ['agent', 'view', 'restore', 'undo']]] },
   },
-].filter((p) => (flag('--no-fallback') || runControlOnly ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
+].filter((p) => (flag('--no-fallback') || runControlOnly || connectOnly ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-e2e-run-'));
 /** Profile and extension folders of the test VSIX (passes 1 and 2) and of the release VSIX (pass 3). */
@@ -338,9 +347,10 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
   const sets = runControlOnly
-    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput']]]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly };
+    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention']]]
+    : connectOnly ? [['connect']]
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly) };
   for (const [name, only] of sets) {
     if (skipped[name]) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadChatUi, loadCheckpointsUi, loadVariantsUi } from './load-harness.mjs';
+import { loadChatUi, loadCheckpointsUi, loadConnectUi, loadVariantsUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -28,6 +28,7 @@ const UI_SETS = {
   chat: { label: 'chat UI', load: async () => { const m = await loadChatUi(); return { run: m.runChatUiChecks, names: m.CHAT_CHECKS }; } },
   checkpoints: { label: 'checkpoints UI', load: async () => { const m = await loadCheckpointsUi(); return { run: m.runCheckpointChecks, names: m.CHECKPOINT_CHECKS }; } },
   variants: { label: 'variants UI', load: async () => { const m = await loadVariantsUi(); return { run: m.runVariantChecks, names: m.VARIANT_CHECKS }; } },
+  connect: { label: 'connect UI', load: async () => { const m = await loadConnectUi(); return { run: m.runConnectChecks, names: m.CONNECT_CHECKS }; } },
 };
 
 /**
@@ -189,7 +190,9 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
         record(failureLabel, false, (e && e.stack) || String(e));
       } finally {
         await h.cleanupAll();
-        fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
+        // VOX_E2E_KEEP=1 keeps the profiles and logs of the run for a post-mortem.
+        if (process.env.VOX_E2E_KEEP) h.log(`kept ${runRoot} (VOX_E2E_KEEP)`);
+        else fs.rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
       }
       finish();
     },

@@ -1,7 +1,8 @@
 /**
  * The store with several processes on one database file, as VS Code windows and `vox` commands
  * share ~/.vox/vox.db: four processes opening a new database at the same instant all get a
- * migrated database (the schema is created once), and typed errors for databases that cannot be
+ * migrated database (the schema is created once), an open waits out another writer of a new file
+ * (SQLite answers busy at once there), and typed errors for databases that cannot be
  * used (a directory in its place, a read-only file or folder, a writer holding the lock).
  */
 import { strict as assert } from 'node:assert';
@@ -116,6 +117,35 @@ forEachDriver('store: several processes on one database file', () => {
       assert.match(chat.err, /StoreError \(readOnly\)/);
     } finally {
       undo();
+    }
+  });
+
+  it('a new database another process is writing (not yet WAL): opening waits for it instead of failing at once', async () => {
+    // SQLite answers SQLITE_BUSY at once, skipping its busy handler, when switching a file to WAL
+    // would have to wait on another writer (it could deadlock); the CI saw this with four processes
+    // opening a new database together. Here the other writer is held open on purpose.
+    const file = path.join(dir, 'fresh.db');
+    new Database(file).exec('CREATE TABLE other_app (x)'); // a rollback-journal database, as SQLite creates it
+    const holder = spawn(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new Database(${JSON.stringify(file)});
+      db.exec('BEGIN IMMEDIATE');
+      db.exec('INSERT INTO other_app VALUES (1)');
+      console.log('writing');
+      setTimeout(() => { db.exec('COMMIT'); db.close(); }, 1500);
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('writing') && resolve()));
+      const s = VoxStore.open(file);
+      s.append({ type: 'thread.created', threadId: 'thread:after-wait', title: 'after the wait' });
+      s.close();
+      const db = new Database(file, { readonly: true });
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal((db.prepare('SELECT COUNT(*) AS n FROM other_app').get() as { n: number }).n, 1, "the other writer's row is kept");
+      assert.equal(db.pragma('user_version', { simple: true }), LATEST_SCHEMA_VERSION);
+      db.close();
+    } finally {
+      holder.kill();
     }
   });
 

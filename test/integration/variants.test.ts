@@ -17,8 +17,9 @@ import { ProviderRegistry } from '../../src/engine/providers/registry';
 import { registerBuiltinProviders } from '../../src/engine/providers/builtins';
 import { TestHost } from '../support/test-engine';
 import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
+import { childThreads } from '../../src/engine/store/family-reads';
 import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
-import { startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
+import { httpError, startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 
 /** a.txt has 20 lines so edits near its top and bottom are separate hunks. */
@@ -232,6 +233,32 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.deepEqual(await listManagedWorktrees(repo), []);
   });
 
+  it('a failed variant shows its reason and cannot be adopted (typed error, nothing changed)', async () => {
+    await startPool([
+      [toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: A_V0 } }]), httpError(400, { message: 'model refused the request' })],
+      [SLOW_DONE('variant 1')],
+    ]);
+    const g = await start(['openai:v0', 'openai:v1']);
+    await g.done;
+    // Started without a parent (the palette, the CLI): one thread made for the group holds them.
+    const top = services.store.listThreadsPage({ limit: 50 }).threads;
+    assert.equal(top.length, 1, `top-level threads: ${JSON.stringify(top.map((t) => t.title))}`);
+    assert.match(top[0]!.title, /^Variants \(2\): /);
+    assert.deepEqual(childThreads(services.store.db, top[0]!.id).map((t) => t.id).sort(), g.variants.map((v) => v.threadId).sort());
+    assert.equal(g.variants[0]!.status, 'failed');
+    assert.ok(g.variants[0]!.error && g.variants[0]!.error.length > 0, 'the failure keeps its reason');
+    const filesBefore = treeFiles(repo);
+    const err = await rejectsWith(g.adoptVariant(0), 'failed');
+    assert.match(err.message, /variant 0 failed/);
+    assertSameTree(treeFiles(repo), filesBefore);
+    assert.deepEqual(g.variants.map((v) => v.status), ['failed', 'completed']);
+    // A finished pool is cleared: every worktree goes, and the pool leaves the list.
+    assert.equal((await listManagedWorktrees(repo)).length, 2);
+    assert.deepEqual(await g.clear(), [0, 1]);
+    assert.deepEqual(await listManagedWorktrees(repo), []);
+    assert.deepEqual(pool.list(), []);
+  });
+
   it('cancelAll stops every running variant promptly; discardAll removes the worktrees', async () => {
     const stall = (): FakeResponse[] => [
       toolCallTurn([{ name: 'write_file', args: { path: 'wip.txt', content: 'half done\n' } }]),
@@ -244,6 +271,11 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     groups.push(g);
     assert.equal(g.variants[1]!.threadId, deriveSubagentFromTask(parentThreadId, `${g.poolId}/variant-1`));
     assert.equal(path.basename(path.dirname(g.variants[1]!.worktreePath)), 'thread-parent-of-variants');
+    // The variants' threads nest under their parent: not in the top-level list, listed as its children.
+    const top = services.store.listThreadsPage({ limit: 50 }).threads.map((t) => t.id);
+    assert.deepEqual(top.filter((id) => g.variants.some((v) => v.threadId === id)), [], 'variant threads are not top-level');
+    assert.ok(top.includes(parentThreadId));
+    assert.deepEqual(childThreads(services.store.db, parentThreadId).map((t) => t.id).sort(), g.variants.map((v) => v.threadId).sort());
     // One pool per thread at a time.
     await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'again', models: ['openai:v0'], parentThreadId }), 'alreadyExists');
     const deadline = Date.now() + 10_000;

@@ -64,6 +64,12 @@ export function anthropicEvent(type: string, data: Record<string, unknown>): str
 export const anthropicWire: WireFormat = {
   path: '/v1/messages',
   basePath: '',
+  modelsPath: '/v1/models',
+  encodeModels: (models) => ({
+    data: models.map((m) => ({ type: 'model', id: m.id, display_name: m.name ?? m.id, created_at: '2025-01-01T00:00:00Z' })),
+    has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null,
+  }),
+  keyOf: (h) => (typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined),
   responseHeaders: (seq) => ({ 'request-id': `req_fake${seq}`, 'anthropic-organization-id': 'org-fake' }),
   errorBody(status, message) {
     const known = ERROR_TYPES[status] ?? ERROR_TYPES[status >= 500 ? 500 : 400]!;

@@ -128,6 +128,19 @@ export interface FakeServerOptions {
    * undefined falls through to the queue. For concurrent callers whose order is not fixed.
    */
   route?: (request: RecordedRequest) => FakeResponse | undefined;
+  /** Models served at the wire's model-list route (`GET /v1/models`, OpenAI- or Anthropic-shaped). */
+  models?: FakeModel[];
+  /** Model names served at Ollama's `GET /api/tags` (an Ollama-shaped server). */
+  ollamaTags?: string[];
+  /** When set, every request must carry this key (Bearer, or x-api-key) or gets the provider's 401. */
+  apiKey?: string;
+}
+
+export interface FakeModel {
+  id: string;
+  /** OpenRouter's `name` / Anthropic's `display_name`. */
+  name?: string;
+  contextLength?: number;
 }
 
 export type TurnOptions = Omit<FakeTurn, 'kind' | 'text' | 'toolCalls'>;
@@ -194,6 +207,11 @@ export interface WireFormat {
   errorBody(status: number, message: string | undefined): unknown;
   /** Headers every response carries (request ids, …). */
   responseHeaders(seq: number): Record<string, string>;
+  /** The model-list route and its body. */
+  modelsPath: string;
+  encodeModels(models: FakeModel[]): unknown;
+  /** The key a request carries (Bearer token or x-api-key). */
+  keyOf(headers: IncomingHttpHeaders): string | undefined;
 }
 
 export async function startScriptedServer(format: WireFormat, opts: FakeServerOptions): Promise<FakeServer> {
@@ -252,6 +270,16 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     requests.push(rec);
     seq++;
     const common = format.responseHeaders(seq);
+    if (opts.apiKey !== undefined && format.keyOf(req.headers) !== opts.apiKey) {
+      return sendJson(res, 401, format.errorBody(401, undefined), common);
+    }
+    if (req.method === 'GET' && opts.models && url.pathname === format.modelsPath) {
+      return sendJson(res, 200, format.encodeModels(opts.models), common);
+    }
+    if (req.method === 'GET' && opts.ollamaTags && url.pathname === '/api/tags') {
+      const models = opts.ollamaTags.map((name) => ({ name, model: name, modified_at: '2025-01-01T00:00:00Z', size: 1, digest: 'fake', details: { format: 'gguf', family: 'fake', parameter_size: '7B' } }));
+      return sendJson(res, 200, { models }, common);
+    }
     if (req.method !== 'POST' || url.pathname !== format.path) {
       return sendJson(res, 404, format.errorBody(404, `fake server: no route ${req.method} ${url.pathname}`), common);
     }
@@ -326,6 +354,12 @@ const OPENAI_ERROR_TYPES: Record<number, { type: string; code: string | null; me
 export const openAIWire: WireFormat = {
   path: '/v1/chat/completions',
   basePath: '/v1',
+  modelsPath: '/v1/models',
+  encodeModels: (models) => ({
+    object: 'list',
+    data: models.map((m) => ({ id: m.id, object: 'model', created: FIXED_CREATED_S, owned_by: 'fake', ...(m.name ? { name: m.name } : {}), ...(m.contextLength ? { context_length: m.contextLength } : {}) })),
+  }),
+  keyOf: (h) => /^Bearer (.+)$/.exec(String(h.authorization ?? ''))?.[1],
   responseHeaders: (seq) => ({ 'x-request-id': `req_fake_${seq}`, 'openai-processing-ms': '1' }),
   errorBody(status, message) {
     const known = OPENAI_ERROR_TYPES[status] ?? OPENAI_ERROR_TYPES[status >= 500 ? 500 : 400]!;

@@ -19,9 +19,9 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans'],
-  ['agent'],
+  ['agent', 'connect'],
   ['checkpoints', 'worktrees', 'runs'],
-  ['variants'],
+  ['variants', 'review'],
   ['session', 'services.ts'],
   ['engine.ts'],
 ];

@@ -39,14 +39,20 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   respondToApproval: { callId: 'item:run:1:n:0', decision: 'denied' },
   getSettings: {},
   setModel: { model: 'anthropic:claude-sonnet-4-5' },
+  listModels: { provider: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
+  testModel: { ref: 'openai:gpt-4o-mini' },
+  setUiPreference: { key: 'demoBannerDismissed', value: true },
+  prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },
-  listCheckpoints: { threadId: 'thread:1' },
+  listCheckpoints: { threadId: 'thread:1', includeEmpty: true },
   listCheckpointFiles: { threadId: 'thread:1', ordinal: 2 },
   diffCheckpoints: { from: 'refs/vox/checkpoints/thread%3A1/1', to: 'working' },
   readCheckpointFile: { ref: 'refs/vox/checkpoints/thread%3A1/1', path: 'src/a.ts', rawBase64: 'c3JjL2EudHM=' },
   restoreCheckpoint: { threadId: 'thread:1', ordinal: 1, mode: 'both' },
   undoRestore: { restorePoint: 'refs/vox/restore-points/1700000000000-0-abcd' },
-  listRestorePoints: {},
+  listRestorePoints: { all: true },
+  previewRestore: { threadId: 'thread:1', ordinal: 2 },
+  listOrphanedCheckpoints: {},
   pruneCheckpoints: { keepLast: 10, olderThanMs: 86_400_000 },
   createWorktree: { slug: 'feature-x', base: 'HEAD', branch: 'vox/feature-x' },
   listWorktrees: {},
@@ -58,6 +64,13 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   adoptVariant: { poolId: 'variants:1', index: 1 },
   discardVariant: { poolId: 'variants:1', index: 1 },
   cancelVariants: { poolId: 'variants:1' },
+  clearVariants: { poolId: 'variants:1' },
+  previewToolCall: { callId: 'call_1' },
+  listTurnChanges: { threadId: 'thread:1' },
+  listFileHunks: { threadId: 'thread:1', runId: 'run:1', path: 'src/a.ts' },
+  undoHunk: { threadId: 'thread:1', path: 'src/a.ts', hunkIndex: 0 },
+  undoFile: { threadId: 'thread:1', path: 'src/a.ts' },
+  keepFile: { threadId: 'thread:1' },
   getPermissions: { threadId: 'thread:1' },
   setPermissionMode: { scope: 'thread', threadId: 'thread:1', mode: 'autoEdits' },
   setWorkMode: { threadId: 'thread:1', mode: 'plan' },
@@ -107,7 +120,7 @@ describe('protocol: every command', () => {
   });
 
   it('decisions about the user\'s machine are the owner\'s: approvals, restores, adoption, settings, worktrees, prune', () => {
-    for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
+    for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'listModels', 'testModel', 'setUiPreference', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
       assert.deepEqual(requiredCapabilities(COMMANDS[type] as never, SAMPLES[type] as never), ['owner'], type);
     }
   });

@@ -21,7 +21,7 @@ describe('secrets: redaction and child environments', () => {
 
   it('child environments keep the user\'s variables but no provider key, by name or by value', () => {
     rememberSecret('value-of-some-gateway-key');
-    const env = childEnv({ PATH: '/bin', HOME: '/h', OPENAI_API_KEY: 'sk-x-1234567890', ANTHROPIC_API_KEY: 'a', MY_GATEWAY: 'value-of-some-gateway-key' }, { EXTRA: '1', HOME: undefined });
+    const env = childEnv({ PATH: '/bin', HOME: '/h', OPENAI_API_KEY: 'sk-x-1234567890', ANTHROPIC_API_KEY: 'a', OPENROUTER_API_KEY: 'or', VOX_COMPAT_API_KEY: 'c', MY_GATEWAY: 'value-of-some-gateway-key' }, { EXTRA: '1', HOME: undefined });
     assert.deepEqual(env, { PATH: '/bin', EXTRA: '1' });
   });
 });

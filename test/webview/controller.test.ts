@@ -194,6 +194,7 @@ describe('webview controller', () => {
     assert.deepEqual(cmds, [
       { type: 'renameThread', threadId: T, title: 'New name', requestId: undefined },
       { type: 'deleteThread', threadId: 'thread:9', requestId: undefined },
+      { type: 'prepareModel', model: 'local:demo', requestId: undefined }, // the first settings: load it before the first prompt
       { type: 'setModel', model: 'openai:gpt-4o-mini', requestId: undefined },
     ]);
     assert.deepEqual(host.actions, ['setApiKey']);
@@ -299,12 +300,45 @@ describe('webview controller', () => {
     host.take();
     const settings = { type: 'settings', model: 'm', models: [], demoNotice: null };
     host.post({ type: 'result', inReplyTo: 'w1', value: { model: 'm', models: [], demoNotice: null } }); // the answer to our getSettings: nothing to redo
-    assert.deepEqual(host.take(), []);
+    assert.deepEqual(host.take().map((x) => x.type), ['prepareModel']);
     host.post(settings);
     assert.deepEqual(host.take().map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
+      'prepareModel', // a new engine session: its model may not be loaded
       ['subscribeThread', 3],
       ['subscribeTurn', 2],
     ]);
+  });
+
+  it('prepares the model before the first prompt: on the first settings, on a new session, and when the model changes', () => {
+    const { host } = setup();
+    host.take();
+    const prepared = () => host.take().flatMap((x) => (x.type === 'prepareModel' ? [x.model] : []));
+    host.post({ type: 'result', inReplyTo: 'w1', value: { model: 'local:demo', models: [], demoNotice: 'd' } });
+    assert.deepEqual(prepared(), ['local:demo']);
+    host.post({ type: 'result', inReplyTo: 'w3', value: { model: 'local:demo', models: [], demoNotice: 'd' } }); // an unknown request: ignored
+    host.post({ type: 'settings', model: 'local:demo', models: [], demoNotice: 'd' }); // a new engine session
+    assert.deepEqual(prepared(), ['local:demo']);
+    host.post({ type: 'settings', model: 'openai:gpt-4o-mini', models: [], demoNotice: null }); // the model changed
+    assert.deepEqual(prepared(), ['openai:gpt-4o-mini']);
+  });
+
+  it('ArrowUp recalls the thread\'s prompts and the ones sent from this view; typed text is kept', () => {
+    const { host, c, model } = setup();
+    c.openThread(T);
+    host.post({ type: 'events', threadId: T, events: [...startEvents(), ...endEvents('Hi there')] });
+    host.take();
+    assert.equal(c.recallPrompt('older'), true);
+    assert.equal(model.draft, 'hello');
+    assert.equal(c.recallPrompt('older'), false, 'nothing older');
+    assert.equal(c.recallPrompt('newer'), true);
+    assert.equal(model.draft, '');
+    model.draft = 'next one';
+    assert.equal(c.sendPrompt(), true);
+    assert.equal(c.recallPrompt('older'), true, 'sent from here, before its message event came back');
+    assert.equal(model.draft, 'next one');
+    model.draft = 'typed';
+    assert.equal(c.recallPrompt('older'), false);
+    assert.equal(model.draft, 'typed');
   });
 
   it('waiting approvals survive a reload; one whose tool completed meanwhile is dropped on replay', () => {

@@ -128,7 +128,7 @@ describe('chat webview in Chromium (fake host)', function () {
     await waitPosted('listThreads', (m) => m.type === 'listThreads');
   });
 
-  it('shows the demo banner while demoNotice is set; its buttons post hostAction; the picker posts setModel', async () => {
+  it('shows the demo banner as one line while demoNotice is set; Connect posts hostAction; the picker posts setModel', async () => {
     await host({
       type: 'settings', model: 'local:demo', demoNotice: 'The offline demo model is active. It writes nonsense.',
       models: [{ ref: 'local:demo', label: 'Demo model', isDemo: true }, { ref: 'openai:gpt-4o-mini', label: 'GPT-4o mini', isDemo: false }],
@@ -136,16 +136,63 @@ describe('chat webview in Chromium (fake host)', function () {
     const banner = page.locator('.demo-banner');
     await banner.waitFor();
     assert.match(await banner.innerText(), /writes nonsense/);
-    await banner.locator('vscode-button[data-action="setApiKey"]').click();
-    await waitPosted('hostAction setApiKey', (m) => m.type === 'hostAction' && m.action === 'setApiKey');
-    await banner.locator('vscode-button[data-action="useOllama"]').press('Enter'); // keyboard works too
-    await waitPosted('hostAction useOllama', (m) => m.type === 'hostAction' && m.action === 'useOllama');
+    const box = await banner.boundingBox();
+    assert.ok(box && box.height < 40, `the banner is one line (${box?.height} px high)`);
+    await banner.locator('button[data-action="connectModel"]').click();
+    await waitPosted('hostAction connectModel', (m) => m.type === 'hostAction' && m.action === 'connectModel');
+    await banner.locator('button[data-action="connectModel"]').press('Enter'); // keyboard works too
     await page.locator('select.select').selectOption('openai:gpt-4o-mini');
     await waitPosted('setModel', (m) => m.type === 'setModel' && m.model === 'openai:gpt-4o-mini');
     assert.equal(await page.locator('select.select').inputValue(), 'local:demo', 'the picker shows the engine\'s model until it confirms');
     await host({ type: 'settings', model: 'openai:gpt-4o-mini', demoNotice: 'The offline demo model is active. It writes nonsense.',
       models: [{ ref: 'local:demo', label: 'Demo model', isDemo: true }, { ref: 'openai:gpt-4o-mini', label: 'GPT-4o mini', isDemo: false }] });
     await eventually('the confirmed model', async () => (await page.locator('select.select').inputValue()) === 'openai:gpt-4o-mini');
+  });
+
+  it('the picker groups recent models by provider and offers Connect a model…', async () => {
+    await host({
+      type: 'settings', model: 'openai:gpt-4.1', demoNotice: null,
+      models: [{ ref: 'local:demo', label: 'Demo model', isDemo: true }, { ref: 'openai:gpt-4.1', label: 'openai:gpt-4.1', isDemo: false }],
+      recent: [
+        { provider: 'openai', label: 'OpenAI', models: [{ ref: 'openai:gpt-4.1', label: 'gpt-4.1', isDemo: false }, { ref: 'openai:gpt-4o-mini', label: 'gpt-4o-mini', isDemo: false }] },
+        { provider: 'ollama', label: 'Ollama', models: [{ ref: 'ollama:qwen2.5-coder', label: 'qwen2.5-coder', isDemo: false }] },
+      ],
+    });
+    await eventually('the grouped picker', async () => (await page.locator('select.select optgroup').count()) === 3);
+    const groups = await page.locator('select.select optgroup').evaluateAll((els) =>
+      els.map((g) => ({ label: g.getAttribute('label'), options: [...g.querySelectorAll('option')].map((o) => o.getAttribute('value')) })));
+    assert.deepEqual(groups, [
+      { label: 'OpenAI', options: ['openai:gpt-4.1', 'openai:gpt-4o-mini'] },
+      { label: 'Ollama', options: ['ollama:qwen2.5-coder'] },
+      { label: 'Other models', options: ['local:demo'] },
+    ]);
+    assert.equal(await page.locator('select.select').inputValue(), 'openai:gpt-4.1');
+    await page.locator('select.select').selectOption({ label: 'Connect a model…' });
+    await waitPosted('hostAction connectModel from the picker', (m) => m.type === 'hostAction' && m.action === 'connectModel');
+    assert.equal(await page.locator('select.select').inputValue(), 'openai:gpt-4.1', 'Connect a model… is not a model choice');
+  });
+
+  it('dismissing the demo banner posts setUiPreference and hides it; settings with it dismissed keep it hidden', async () => {
+    const demo = { type: 'settings', model: 'local:demo', demoNotice: 'The offline demo model is active. It writes nonsense.', models: [{ ref: 'local:demo', label: 'Demo model', isDemo: true }] };
+    await host({ ...demo, ui: { demoBannerDismissed: false, threadListCollapsed: false } });
+    const banner = page.locator('.demo-banner');
+    await banner.waitFor();
+    await banner.locator('button.dismiss').click();
+    await waitPosted('setUiPreference', (m) => m.type === 'setUiPreference' && m.key === 'demoBannerDismissed' && m.value === true);
+    await banner.waitFor({ state: 'detached' });
+    // What the host answers after a reload: the choice it kept.
+    await host({ ...demo, ui: { demoBannerDismissed: true, threadListCollapsed: false } });
+    await page.locator('.model-row select').waitFor();
+    assert.equal(await banner.count(), 0, 'the dismissed banner stays hidden');
+    await host({ ...demo, ui: { demoBannerDismissed: false, threadListCollapsed: false } });
+    await banner.waitFor();
+    // The empty state's thread list folds away the same way (and comes back from the kept choice).
+    await page.locator('#vox-recent-threads').waitFor();
+    await page.locator('button.recent-toggle').click();
+    await waitPosted('setUiPreference threadListCollapsed', (m) => m.type === 'setUiPreference' && m.key === 'threadListCollapsed' && m.value === true);
+    await page.locator('#vox-recent-threads').waitFor({ state: 'detached' });
+    await host({ ...demo, ui: { demoBannerDismissed: false, threadListCollapsed: false } });
+    await page.locator('#vox-recent-threads').waitFor();
   });
 
   it('lists threads and opens one, subscribing from seq 0', async () => {

@@ -31,13 +31,14 @@ import { canonicalPath, workspaceLeases, type WorkspaceLeaseMap } from '../platf
 import { emptyTree, resolveCommit, resolveRepo, run, type RepoInfo } from './repo';
 import { checkpointRef, parseCheckpointRef, parseCommitMessage, restorePointRef, threadRefPrefix, validateOrdinal, validateThreadId, type CommitMeta } from './refs';
 import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
-import { captureWorktree, prepareWarmState } from './capture/pipeline';
+import { captureRestorePoint, captureWorktree, prepareWarmState } from './capture/pipeline';
 import { LastCheckpoints } from './capture/target';
 import { restoreWorktree } from './restore';
 import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
 import {
+  CHECKPOINT_REF_PREFIX,
   CheckpointError,
   DEFAULT_CAPTURE_BUDGET_MS,
   DEFAULT_MAX_UNTRACKED_FILE_BYTES,
@@ -191,6 +192,27 @@ export class GitPlumbingCheckpointStore {
     }
   }
 
+  /**
+   * Saves the current state as a new restore point (labelled `label`, kept as its `target`) and
+   * then runs `change` under the same workspace lease, so no capture or restore comes between:
+   * whatever `change` writes is undone exactly by `undoRestore(restorePoint)`. Used for the
+   * review's per-file and per-hunk undo (../review/service.ts).
+   */
+  async withRestorePoint<T>(worktree: string, label: string, change: (repoRoot: string) => Promise<T>): Promise<{ restorePoint: string; value: T }> {
+    const repo = await this.repoOf(worktree);
+    return this.leases.withWorkspaceLease(repo.root, async () => {
+      const timeMs = this.now();
+      const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+      await captureRestorePoint(repo, { ref: rpRef, target: label, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+      return { restorePoint: rpRef, value: await change(repo.root) };
+    });
+  }
+
+  /** The top level of the repository `worktree` is in (paths the store reports are relative to it). */
+  async repoRoot(worktree: string): Promise<string> {
+    return (await this.repoOf(worktree)).root;
+  }
+
   /** Checkpoints of a thread, oldest first, from commit metadata. */
   async listCheckpoints(worktree: string, threadId: string): Promise<CheckpointInfo[]> {
     validateThreadId(threadId);
@@ -203,6 +225,17 @@ export class GitPlumbingCheckpointStore {
       out.push({ ref: e.ref, commit: e.commit, threadId: m.threadId ?? threadId, ordinal: parsed.ordinal, trigger: m.trigger ?? { kind: 'manual' }, timeMs: m.timeMs, changedCount: m.changedCount, changed: m.changed, skipped: m.skipped, nested: m.nested });
     }
     return out.sort((a, b) => a.ordinal - b.ordinal);
+  }
+
+  /** Every thread that has checkpoint refs in this repository, with how many (e.g. to find a deleted thread's). */
+  async listCheckpointThreads(worktree: string): Promise<Array<{ threadId: string; refs: number }>> {
+    const repo = await this.repoOf(worktree);
+    const counts = new Map<string, number>();
+    for (const e of await this.refsWithMeta(repo, CHECKPOINT_REF_PREFIX)) {
+      if (e.meta?.kind !== 'checkpoint' || !e.meta.threadId || !parseCheckpointRef(e.ref)) continue;
+      counts.set(e.meta.threadId, (counts.get(e.meta.threadId) ?? 0) + 1);
+    }
+    return [...counts].map(([threadId, refs]) => ({ threadId, refs })).sort((a, b) => (a.threadId < b.threadId ? -1 : 1));
   }
 
   /** Restore points, oldest first. */

@@ -11,7 +11,7 @@
 /** Environment variables that hold provider keys (never passed to a child process). */
 export const SECRET_ENV_NAMES: readonly string[] = [
   'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENROUTER_API_KEY', 'AZURE_OPENAI_API_KEY',
-  'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'MISTRAL_API_KEY', 'GROQ_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY',
+  'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'MISTRAL_API_KEY', 'GROQ_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY', 'VOX_COMPAT_API_KEY',
 ];
 /** Shortest value remembered as a secret (shorter strings would redact ordinary words). */
 export const MIN_SECRET_LENGTH = 8;

@@ -54,13 +54,15 @@ export class AnthropicProvider implements ModelProvider {
   private readonly client: Anthropic;
   private readonly defaultMaxTokens: number;
   private readonly promptCaching: boolean;
+  private readonly baseURL: string;
 
   constructor(opts: AnthropicProviderOptions) {
+    this.baseURL = opts.baseURL || DEFAULT_ANTHROPIC_BASE_URL;
     this.client = new Anthropic({
       apiKey: opts.apiKey,
       // Explicit null keeps ANTHROPIC_AUTH_TOKEN from the environment out of requests.
       authToken: null,
-      baseURL: opts.baseURL || DEFAULT_ANTHROPIC_BASE_URL,
+      baseURL: this.baseURL,
       maxRetries: opts.maxRetries ?? 0,
       timeout: opts.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
       // Failures reach the caller as ProviderError; the SDK must not print stream data to stdout.
@@ -73,7 +75,7 @@ export class AnthropicProvider implements ModelProvider {
 
   async *stream(req: StreamRequest): AsyncIterable<ProviderEvent> {
     const signal = req.signal;
-    const ctx = { provider: PROVIDER_LABEL, signal };
+    const ctx = { provider: PROVIDER_LABEL, signal, baseUrl: this.baseURL };
     if (signal?.aborted) throw cancelledError();
 
     const { system, messages } = toAnthropicMessages(req.messages, this.promptCaching);

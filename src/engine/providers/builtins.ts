@@ -1,7 +1,7 @@
 /**
  * The built-in provider factories: the local node-llama-cpp provider (one instance, so a model
- * loads once per process), OpenAI-compatible, Ollama (OpenAI-compatible at its local endpoint)
- * and Anthropic. `vscode-lm` is registered by the VS Code extension; outside VS Code a ref to it
+ * loads once per process), OpenAI-compatible, Ollama (OpenAI-compatible at its local endpoint),
+ * OpenRouter, LM Studio, any other OpenAI-compatible server (`compat:`) and Anthropic. `vscode-lm` is registered by the VS Code extension; outside VS Code a ref to it
  * gets a clear error.
  *
  * Each factory imports its provider module on its first resolve: the OpenAI and Anthropic SDKs
@@ -16,6 +16,10 @@ import { ProviderError } from './types';
 
 /** Ollama's default local OpenAI-compatible endpoint. */
 export const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
+/** OpenRouter's OpenAI-compatible API. */
+export const DEFAULT_OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1';
+/** LM Studio's default local server. */
+export const DEFAULT_LMSTUDIO_BASE_URL = 'http://127.0.0.1:1234/v1';
 /** Threads for in-process llama.cpp: 1 is fastest on small (2-core) machines under load. */
 export const DEFAULT_LOCAL_THREADS = 1;
 
@@ -65,7 +69,38 @@ const ollamaFactory: ProviderFactory = {
   async resolve(model, ref, ctx) {
     const baseURL = ctx.settings().ollamaBaseUrl || DEFAULT_OLLAMA_BASE_URL;
     const { OpenAICompatibleProvider } = await import('./openai');
-    return { provider: new OpenAICompatibleProvider({ apiKey: 'ollama', baseURL }), model, label: ref, toolsEnabled: true };
+    return { provider: new OpenAICompatibleProvider({ apiKey: 'ollama', baseURL, label: 'Ollama' }), model, label: ref, toolsEnabled: true };
+  },
+};
+
+const openrouterFactory: ProviderFactory = {
+  kind: 'openrouter',
+  async resolve(model, ref, ctx) {
+    const apiKey = await ctx.secret('openrouterApiKey');
+    if (!apiKey) throw new ProviderError('auth', 'No OpenRouter API key is set (VS Code: "Vox: Connect a Model…"; CLI: OPENROUTER_API_KEY).');
+    const baseURL = ctx.settings().openrouterBaseUrl || DEFAULT_OPENROUTER_BASE_URL;
+    const { OpenAICompatibleProvider } = await import('./openai');
+    return { provider: new OpenAICompatibleProvider({ apiKey, baseURL, label: 'OpenRouter', id: 'openrouter' }), model, label: ref, toolsEnabled: true };
+  },
+};
+
+const lmstudioFactory: ProviderFactory = {
+  kind: 'lmstudio',
+  async resolve(model, ref, ctx) {
+    const baseURL = ctx.settings().lmstudioBaseUrl || DEFAULT_LMSTUDIO_BASE_URL;
+    const { OpenAICompatibleProvider } = await import('./openai');
+    return { provider: new OpenAICompatibleProvider({ apiKey: 'lm-studio', baseURL, label: 'LM Studio', id: 'lmstudio' }), model, label: ref, toolsEnabled: true };
+  },
+};
+
+const compatFactory: ProviderFactory = {
+  kind: 'compat',
+  async resolve(model, ref, ctx) {
+    const baseURL = ctx.settings().compatBaseUrl;
+    if (!baseURL) throw new ProviderError('badRequest', 'No OpenAI-compatible base URL is set for compat: models (VS Code: "Vox: Connect a Model…" or the vox.compatBaseUrl setting; CLI: VOX_COMPAT_BASE_URL).');
+    const apiKey = (await ctx.secret('compatApiKey')) ?? 'not-needed';
+    const { OpenAICompatibleProvider } = await import('./openai');
+    return { provider: new OpenAICompatibleProvider({ apiKey, baseURL, label: 'OpenAI-compatible server', id: 'compat' }), model, label: ref, toolsEnabled: true };
   },
 };
 
@@ -88,5 +123,5 @@ const vscodeLmOutsideVsCode: ProviderFactory = {
 
 /** Registers the built-ins (kinds a host registered first keep the host's factory). */
 export function registerBuiltinProviders(registry: ProviderRegistry, opts: BuiltinProviderOptions): void {
-  for (const f of [localFactory(opts), openaiFactory, ollamaFactory, anthropicFactory, vscodeLmOutsideVsCode]) registry.register(f);
+  for (const f of [localFactory(opts), openaiFactory, ollamaFactory, anthropicFactory, openrouterFactory, lmstudioFactory, compatFactory, vscodeLmOutsideVsCode]) registry.register(f);
 }

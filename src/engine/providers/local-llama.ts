@@ -117,6 +117,14 @@ export class LocalLlamaProvider implements ModelProvider {
     return { path: modelPath, contextSize: entry.context.contextSize, trainContextSize: entry.model.trainContextSize };
   }
 
+  /** Loads the model ahead of its first request (`ModelProvider.prepare`); true when this call loaded it. */
+  async prepare(model: string): Promise<boolean> {
+    const modelPath = this.resolvePath(model);
+    const wasLoaded = this.models.has(modelPath);
+    await this.getModel(modelPath);
+    return !wasLoaded;
+  }
+
   /** Frees every loaded model and the llama.cpp backend after in-flight requests finish. */
   async dispose(): Promise<void> {
     const entries = [...this.models.values()];

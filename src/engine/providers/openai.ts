@@ -41,6 +41,8 @@ export interface OpenAICompatibleProviderOptions {
   maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
   /** Provider id reported to the engine (default `openai`). */
   id?: string;
+  /** Who the user thinks they are talking to, in failure messages (default `OpenAI-compatible`; `Ollama`, `LM Studio`, …). */
+  label?: string;
 }
 
 /** One tool call being assembled from deltas. */
@@ -55,10 +57,14 @@ export class OpenAICompatibleProvider implements ModelProvider {
   readonly isLocal = false;
   private readonly client: OpenAI;
   private readonly maxTokensParam: 'max_tokens' | 'max_completion_tokens';
+  private readonly label: string;
+  private readonly baseURL: string;
 
   constructor(opts: OpenAICompatibleProviderOptions) {
     this.id = opts.id ?? 'openai';
+    this.label = opts.label ?? PROVIDER_LABEL;
     const baseURL = opts.baseURL || DEFAULT_OPENAI_BASE_URL;
+    this.baseURL = baseURL;
     this.client = new OpenAI({
       apiKey: opts.apiKey,
       baseURL,
@@ -76,7 +82,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
 
   async *stream(req: StreamRequest): AsyncIterable<ProviderEvent> {
     const signal = req.signal;
-    const ctx = { provider: PROVIDER_LABEL, signal };
+    const ctx = { provider: this.label, signal, baseUrl: this.baseURL };
     if (signal?.aborted) throw cancelledError();
 
     const body: ChatCompletionCreateParamsStreaming = {
@@ -125,7 +131,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     // The SDK ends iteration quietly when its request is aborted.
     if (signal?.aborted) throw cancelledError();
     if (finishReason === null) {
-      throw new ProviderError('network', `${PROVIDER_LABEL} stream ended before a finish_reason (connection closed early)`);
+      throw new ProviderError('network', `${this.label} stream ended before a finish_reason (connection closed early)`);
     }
     const sawToolCalls = calls.emittedCount > 0;
     if (usage) yield { type: 'usage', usage };

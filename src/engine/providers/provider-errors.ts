@@ -7,6 +7,7 @@
  * Never puts request headers (which carry API keys) into messages.
  */
 import { ProviderError, type ProviderErrorCode } from './types';
+import { hostPort, networkCause } from './network-cause';
 
 /** A bare number in a reset header at or above this is a Unix time in milliseconds. */
 const EPOCH_MS_THRESHOLD = 1e12;
@@ -267,6 +268,8 @@ export interface ErrorContext {
   /** Human label used in messages, e.g. `OpenAI-compatible` or `Anthropic`. */
   provider: string;
   signal?: AbortSignal | undefined;
+  /** The endpoint the request went to: a transport failure names its host:port and cause. */
+  baseUrl?: string | undefined;
 }
 
 /** Error codes and message phrases of a quota that will not come back by waiting (billing, credit, a hard cap). */
@@ -324,7 +327,12 @@ export function toProviderError(err: unknown, ctx: ErrorContext): ProviderError 
     return new ProviderError('malformedStream', `${ctx.provider} sent unparseable stream data: ${err.message}`, { cause: err });
   }
   if (isNetworkLike(err)) {
-    return new ProviderError('network', `${ctx.provider} connection failed: ${describe(err)}`, { cause: err });
+    const cause = networkCause(err);
+    if (ctx.baseUrl && cause) {
+      return new ProviderError('network', `${ctx.provider} connection failed: ${hostPort(ctx.baseUrl)} (${ctx.baseUrl}): ${cause.text}`, { cause: err });
+    }
+    const where = ctx.baseUrl ? ` (${hostPort(ctx.baseUrl)})` : '';
+    return new ProviderError('network', `${ctx.provider} connection failed${where}: ${describe(err)}`, { cause: err });
   }
   return new ProviderError('network', `${ctx.provider} request failed unexpectedly: ${describe(err)}`, { cause: err });
 }

@@ -9,6 +9,9 @@
  *   local:/path/to/model.gguf  any GGUF, run in process by node-llama-cpp (tools via JSON grammar)
  *   openai:<model>             OpenAI or any OpenAI-compatible server (`openaiBaseUrl`)
  *   ollama:<model>             Ollama's OpenAI-compatible endpoint (`ollamaBaseUrl`)
+ *   openrouter:<model>         OpenRouter (`openrouterBaseUrl`, key `openrouterApiKey`)
+ *   lmstudio:<model>           LM Studio's local server (`lmstudioBaseUrl`)
+ *   compat:<model>             any other OpenAI-compatible server (`compatBaseUrl`, optional key `compatApiKey`)
  *   anthropic:<model>          Anthropic Messages API
  *   vscode-lm:<id or family>   VS Code's Language Model API (registered by the extension)
  */
@@ -19,13 +22,17 @@ export const DEFAULT_MODEL_REF = 'local:demo';
 export interface ModelRef { kind: string; model: string }
 
 /** Secrets a provider may ask the host for (never stored by the engine). */
-export type ProviderSecret = 'openaiApiKey' | 'anthropicApiKey';
+export type ProviderSecret = 'openaiApiKey' | 'anthropicApiKey' | 'openrouterApiKey' | 'compatApiKey';
 
 /** Endpoints from the host's settings; empty means the provider's default. */
 export interface ProviderSettings {
   openaiBaseUrl?: string;
   anthropicBaseUrl?: string;
   ollamaBaseUrl?: string;
+  openrouterBaseUrl?: string;
+  lmstudioBaseUrl?: string;
+  /** The server of `compat:` refs (no default: it must be set). */
+  compatBaseUrl?: string;
 }
 
 /** What a factory may ask while resolving. */

@@ -65,6 +65,12 @@ export interface ModelProvider {
   /** Local providers cost nothing and skip the battery gate. */
   readonly isLocal: boolean;
   stream(req: StreamRequest): AsyncIterable<ProviderEvent>;
+  /**
+   * Loads what the first request for `model` would (local: llama.cpp, the GGUF, its context), so
+   * that request streams at once; resolves to true when it did the work, false when it was ready.
+   * Throws ProviderError like `stream` would. Providers with nothing to load leave it out.
+   */
+  prepare?(model: string): Promise<boolean>;
 }
 
 /** A model ref resolved to the provider that serves it. */

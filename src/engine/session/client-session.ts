@@ -11,6 +11,8 @@ import { EnvelopeError } from '../../protocol/wire/envelope';
 import { COMMANDS, commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
 import { holds, missingCapabilities, type Grant } from '../../protocol/commands/grants';
 import type { SettingsView } from '../../protocol/commands/settings';
+import { groupRecent, recentModels, uiPreferences } from '../connect/recent';
+import { mementoOf } from './handlers/models';
 import type { EngineUpdate } from '../../protocol/updates';
 import { DEMO_MODEL_NOTICE, isDemoModel } from '../model/demo-model';
 import type { EngineServices } from '../services';
@@ -100,7 +102,13 @@ export class ClientSession {
   settings(): SettingsView {
     const { host } = this.services;
     const model = host.model();
-    return { model, models: host.modelChoices(), demoNotice: isDemoModel(model) ? DEMO_MODEL_NOTICE : null };
+    const memento = mementoOf(host);
+    const recent = recentModels(memento);
+    return {
+      model, models: host.modelChoices(), demoNotice: isDemoModel(model) ? DEMO_MODEL_NOTICE : null,
+      recent: groupRecent(recent.includes(model) ? recent : [model, ...recent]),
+      ui: uiPreferences(memento),
+    };
   }
 
   /** Registers a subscription under `key` (replacing one with the same key). */

@@ -20,6 +20,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
   worktree: ['path', 'dirtyFiles', 'lockReason', 'leftBehind'],
   provider: ['status', 'resetAtMs', 'retryAfterMs'],
   download: ['status'],
+  connect: ['provider', 'endpoint', 'status'],
 };
 
 const pickDetails: DetailsOf = (e) => {

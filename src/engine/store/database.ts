@@ -21,6 +21,15 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations';
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /** How long a writer waits for another process's lock before failing (ms). */
 export const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long opening keeps retrying when SQLite answers "busy" at once (ms). SQLite skips its busy
+ * handler where waiting could deadlock (a connection that must upgrade a lock while another
+ * process switches the file to WAL or migrates it), so several processes opening a new database
+ * at the same instant can see SQLITE_BUSY immediately; opening is idempotent, so it retries.
+ */
+const OPEN_RETRY_MS = 10_000;
+/** The longest pause between two open attempts (ms); the first ones are shorter, with jitter. */
+const OPEN_RETRY_MAX_PAUSE_MS = 250;
 
 export interface OpenOptions {
   /** Open without creating or migrating (inspection, and a database that cannot be written). */
@@ -137,8 +146,31 @@ function migrate(db: SqlDatabase, file: string): void {
   }, 'exclusive');
 }
 
-/** Opens (creating if needed) and migrates the database at `file`. */
+/** Blocks the thread for `ms` (opening is synchronous; there is no event loop turn to yield to). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Opens (creating if needed) and migrates the database at `file`. A `locked` failure that came
+ * at once (another process opening or migrating the same file, see OPEN_RETRY_MS) is retried; one
+ * that waited out BUSY_TIMEOUT_MS means a process really holds the file, and is reported.
+ */
 export function openDatabase(file: string, opts: OpenOptions = {}): SqlDatabase {
+  const deadline = Date.now() + OPEN_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
+    try {
+      return openOnce(file, opts);
+    } catch (e) {
+      const waitedOut = Date.now() - started >= BUSY_TIMEOUT_MS / 2;
+      if (!(e instanceof StoreError) || e.code !== 'locked' || waitedOut || Date.now() >= deadline) throw e;
+      pause(Math.min(OPEN_RETRY_MAX_PAUSE_MS, 10 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    }
+  }
+}
+
+function openOnce(file: string, opts: OpenOptions): SqlDatabase {
   checkIsFile(file);
   const exists = fs.existsSync(file);
   const dir = path.dirname(file);

@@ -112,7 +112,7 @@ function detectEol(text: string): Eol {
 }
 
 /** The file's bytes, read through one confined descriptor; a result when it cannot be edited as text. */
-async function readForEdit(ctx: ToolContext, userPath: string): Promise<{ rel: string; raw: Buffer } | ToolResult> {
+async function readForEdit(ctx: Pick<ToolContext, 'workspaceRoot'>, userPath: string): Promise<{ rel: string; raw: Buffer } | ToolResult> {
   const { resolved, entry } = await openInWorkspace(ctx.workspaceRoot, userPath);
   const rel = resolved.relative;
   if (entry.kind === 'missing') throw new ToolError('notFound', `File not found: ${rel}. Use write_file to create a new file.`);
@@ -131,7 +131,21 @@ async function readForEdit(ctx: ToolContext, userPath: string): Promise<{ rel: s
   }
 }
 
-async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolResult> {
+/** What an edit will write: the file's bytes now and its new text (a result instead when it cannot be edited). */
+export interface PlannedEdit {
+  rel: string;
+  before: Buffer;
+  after: string;
+  /** 1-based line of the first replacement, and how many there are. */
+  firstLine: number;
+  count: number;
+}
+
+/**
+ * Computes apply_edit's result without writing: the tool itself writes exactly `after`, so a
+ * preview built from this is what the file becomes (../review/preview.ts).
+ */
+export async function planApplyEdit(args: ApplyEditArgs, ctx: Pick<ToolContext, 'workspaceRoot'>): Promise<PlannedEdit | ToolResult> {
   // Refuse .git and other places no write may go before reading anything.
   await resolveInWorkspace(ctx.workspaceRoot, args.path, { forWrite: true });
   const read = await readForEdit(ctx, args.path);
@@ -176,8 +190,15 @@ async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolRes
   work = work.split(oldT).join(newT);
   let out = eol === 'crlf' ? work.replace(/\n/g, '\r\n') : work;
   if (bom) out = `\uFEFF${out}`;
-  const { resolved } = await writeInWorkspace(ctx.workspaceRoot, args.path, out);
-  const what = hits.length === 1 ? `1 occurrence at line ${firstLine}` : `${hits.length} occurrences`;
+  return { rel, before: raw, after: out, firstLine, count: hits.length };
+}
+
+async function applyEdit(args: ApplyEditArgs, ctx: ToolContext): Promise<ToolResult> {
+  const plan = await planApplyEdit(args, ctx);
+  if ('content' in plan) return plan;
+  const { firstLine, count } = plan;
+  const { resolved } = await writeInWorkspace(ctx.workspaceRoot, args.path, plan.after);
+  const what = count === 1 ? `1 occurrence at line ${firstLine}` : `${count} occurrences`;
   return { content: `Edited ${resolved.realRelative}: replaced ${what}.`, changedPaths: [resolved.realRelative] };
 }
 

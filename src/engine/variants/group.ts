@@ -171,6 +171,19 @@ export class VariantGroup {
     });
   }
 
+  /**
+   * Clears a finished pool: refuses while a variant is still creating or running
+   * (`notFinished`), else removes every worktree still there (the pool then leaves the list).
+   * Returns the indexes removed.
+   */
+  async clear(): Promise<number[]> {
+    const busy = this.slots.find((s) => !SETTLED_STATUSES.has(s.status) && !REMOVED_STATUSES.has(s.status));
+    if (busy) throw new VariantError('notFinished', `variant ${busy.index} is still ${busy.status}; cancel it or wait before clearing the pool`, { index: busy.index });
+    const left = this.slots.filter((s) => !REMOVED_STATUSES.has(s.status)).map((s) => s.index);
+    await this.discardAll();
+    return left;
+  }
+
   /** Stops and removes every variant that is still there (the pool ends without adoption). */
   discardAll(): Promise<void> {
     return this.serialised(async () => {
@@ -280,6 +293,9 @@ export class VariantGroup {
       throw new VariantError('alreadyAdopted', `variant ${this.adoptedIndex} of this pool was already adopted; the pool has ended`, { index });
     }
     if (slot.status === 'discarded') throw new VariantError('discarded', `variant ${index} was discarded`, { index });
+    if (slot.status === 'failed') {
+      throw new VariantError('failed', `variant ${index} failed (${slot.error ?? 'no reason recorded'}); a failed variant cannot be adopted`, { index });
+    }
     if (!SETTLED_STATUSES.has(slot.status)) {
       throw new VariantError('notFinished', `variant ${index} is still ${slot.status}; wait for it to finish or cancel it before adopting`, { index });
     }

@@ -124,7 +124,15 @@ export class VariantPool {
 
     const n = plans.length;
     const title = (p: VariantPlan) => `Variant ${p.index + 1}/${n} (${p.model}): ${cutPrompt(opts.prompt)}`;
-    this.deps.store.append(...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p) })));
+    // The variants' threads are children (listed under their parent, not in the top-level list):
+    // of the thread they were started from, or else of a thread made for the group, so a pool
+    // started from the palette or the CLI is one row in the thread list, not n.
+    const groupThread = opts.parentThreadId === undefined ? allocate('thread') : undefined;
+    const parentThreadId = opts.parentThreadId ?? groupThread!;
+    this.deps.store.append(
+      ...(groupThread ? [{ type: 'thread.created' as const, threadId: groupThread, title: `Variants (${n}): ${cutPrompt(opts.prompt)}` }] : []),
+      ...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p), parentThreadId })),
+    );
 
     const group = new VariantGroup({ poolId, repoRoot, base, prompt: opts.prompt, plans, deps: this.deps });
     this.groups.set(poolId, group);

@@ -47,9 +47,9 @@ export const checkpointCommands = {
     result: captureReceipt,
   }),
   listCheckpoints: defineCommand('listCheckpoints', {
-    summary: 'Checkpoints recorded in the store, oldest first: of one thread, or of every thread (with their titles).',
+    summary: 'Checkpoints recorded in the store, oldest first: of one thread, or of every thread (with their titles). Turn-end checkpoints that changed nothing are left out unless `includeEmpty`.',
     requires: ['read'],
-    params: { threadId: optional(name) },
+    params: { threadId: optional(name), includeEmpty: optional(bool) },
     result: object({ checkpoints: arrayOf(checkpointView), threads: arrayOf(threadTitle) }),
   }),
   listCheckpointFiles: defineCommand('listCheckpointFiles', {
@@ -83,10 +83,22 @@ export const checkpointCommands = {
     result: object({ undone: str, files: restoredFiles }),
   }),
   listRestorePoints: defineCommand('listRestorePoints', {
-    summary: 'Restore points, newest first.',
+    summary: 'Restore points, newest first, with readable labels ("before restoring #3 of "…" — 2 files"); points already undone are left out unless `all`.',
+    requires: ['read'],
+    params: { all: optional(bool) },
+    result: object({ restorePoints: arrayOf(object({ ref: str, timeMs: int, target: str, label: str, files: nullable(int), undone: bool })) }),
+  }),
+  previewRestore: defineCommand('previewRestore', {
+    summary: 'What restoring a checkpoint would do to the files, before it runs: what it deletes (created since), overwrites and brings back.',
+    requires: ['read'],
+    params: { threadId: name, ordinal: positive },
+    result: object({ ref: str, deleted: arrayOf(object(pathFields)), overwritten: arrayOf(object(pathFields)), recreated: arrayOf(object(pathFields)) }),
+  }),
+  listOrphanedCheckpoints: defineCommand('listOrphanedCheckpoints', {
+    summary: 'Threads that still have checkpoint refs in the repository but are deleted (or unknown to this store), with how many: candidates for `pruneCheckpoints {threadId}`.',
     requires: ['read'],
     params: {},
-    result: object({ restorePoints: arrayOf(object({ ref: str, timeMs: int })) }),
+    result: object({ threads: arrayOf(object({ threadId: str, refs: int })) }),
   }),
   pruneCheckpoints: defineCommand('pruneCheckpoints', {
     summary: 'Deletes old checkpoint refs (keep the last N per thread, or older than an age); git\'s gc reclaims the space.',

@@ -8,12 +8,15 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
+import { reviewCommands } from './review';
 import { runCommands } from './runs';
 import { settingsCommands } from './settings';
 import { threadCommands } from './threads';
 import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
+import { modelCommands } from './models';
 import { permissionCommands } from './permissions';
 
 export const COMMANDS = {
@@ -22,9 +25,12 @@ export const COMMANDS = {
   ...queueCommands,
   ...approvalCommands,
   ...settingsCommands,
+  ...prepareCommands,
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
+  ...modelCommands,
+  ...reviewCommands,
   ...permissionCommands,
 };
 
@@ -34,10 +40,12 @@ export const COMMAND_AREAS = {
   runs: Object.keys(runCommands),
   queue: Object.keys(queueCommands),
   approvals: Object.keys(approvalCommands),
-  settings: Object.keys(settingsCommands),
+  settings: [...Object.keys(settingsCommands), ...Object.keys(prepareCommands)],
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
+  models: Object.keys(modelCommands),
+  review: Object.keys(reviewCommands),
   permissions: Object.keys(permissionCommands),
 } as const;
 
@@ -68,8 +76,11 @@ export { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, type MessageView, type RunSummary
 export type { ActiveRun } from './runs';
 export type { QueuedPromptView } from './queue';
 export type { ApprovalRequestView } from './approvals';
-export type { ModelChoice, SettingsView } from './settings';
+export type { ModelChoice, RecentGroup, SettingsView, UiPreferencesView } from './settings';
+export { CONNECT_PROVIDER_IDS, UI_PREFERENCE_KEYS, type ConnectionTestView, type ConnectProviderId, type ModelListView, type UiPreferenceKey } from './models';
+export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
 export type { PermissionsView, PlanView } from './permissions';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
+export type { ReviewFileView, ReviewHunkView } from './review';

@@ -63,6 +63,12 @@ export const variantCommands = {
     params: target,
     result: ack,
   }),
+  clearVariants: defineCommand('clearVariants', {
+    summary: 'Clears a finished pool (no variant running): removes every remaining worktree and drops the pool from the list.',
+    requires: ['write'],
+    params: { poolId: name },
+    result: object({ removed: arrayOf(int) }),
+  }),
   cancelVariants: defineCommand('cancelVariants', {
     summary: 'Stops the agent loops of a pool (or of every pool); worktrees stay for inspection.',
     requires: ['write'],

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   run: ['threadBusy', 'unknownRun', 'unknownThread', 'shuttingDown', 'queueFull', 'unknownEntry', 'queueEntryGone', 'notWaiting'],
   /** Model providers. */
   provider: ['rateLimited', 'quotaExhausted', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
+  /** Connecting a model: listing a provider's models and the connection test (engine/connect/). */
+  connect: ['badUrl', 'unknownProvider', 'noKey', 'dnsFailed', 'refused', 'unauthorized', 'modelNotFound', 'timeout', 'httpStatus', 'badResponse', 'network', 'notSupported'],
   /** Model downloads. */
   download: ['network', 'httpStatus', 'checksum', 'cancelled', 'notGguf'],
   /** The agent's tools. */
@@ -45,8 +47,10 @@ export const ERROR_CODES = {
   /** Variants (SPEC 4.3). */
   variant: [
     'invalidModels', 'tooManyVariants', 'invalidPrompt', 'notARepository', 'noCommits', 'alreadyExists', 'conflict', 'notFinished',
-    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed',
+    'alreadyAdopted', 'discarded', 'unknownVariant', 'unknownPool', 'noWorktree', 'unknownThread', 'gitFailed', 'removeFailed', 'failed',
   ],
+  /** Reviewing the agent's edits: previews of waiting calls, a turn's changes, per-hunk keep/undo. */
+  review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */

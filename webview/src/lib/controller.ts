@@ -22,6 +22,9 @@ import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
+import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
+import { NO_UI_PREFERENCES, toSettings } from './settings-state';
+import type { UiPreferenceKey } from '../../../src/protocol/commands/index';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -40,6 +43,10 @@ export class Controller {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
+  /** Prompts sent from this view, oldest first (recall also offers them before their thread shows them). */
+  private readonly sentHere: string[] = [];
+  /** The model last sent to `prepareModel`. */
+  private preparedModel: string | null = null;
   private dirty = false;
   private stopListening: (() => void) | null = null;
 
@@ -102,7 +109,8 @@ export class Controller {
         return;
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
-        m.settings = { model: u.model, models: u.models, demoNotice: u.demoNotice };
+        m.settings = toSettings(u);
+        this.prepareModel(u.model, true);
         if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
         this.resubscribe();
         return;
@@ -175,9 +183,10 @@ export class Controller {
       return;
     }
     const m = this.model;
-    if (req.type === 'getSettings' || req.type === 'setModel') {
-      const st = value as CommandResult<'getSettings'>;
-      m.settings = { model: st.model, models: st.models, demoNotice: st.demoNotice };
+    if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
+      const st = toSettings(value as CommandResult<'getSettings'>);
+      m.settings = st;
+      this.prepareModel(st.model, false);
     } else if (req.type === 'listThreads') {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
@@ -280,6 +289,21 @@ export class Controller {
     const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}) }, { prompt });
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
+    this.sentHere.push(prompt);
+    if (this.sentHere.length > MAX_RECALLED_PROMPTS) this.sentHere.shift();
+    return true;
+  }
+
+  /**
+   * ArrowUp/ArrowDown in the composer (./prompt-recall.ts): replaces an empty or recalled draft
+   * with the previous or next prompt; false when the key should act as usual.
+   */
+  recallPrompt(direction: 'older' | 'newer'): boolean {
+    const thread = this.model.thread;
+    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [e.content] : [])) : [];
+    const next = recall(promptHistory(threadPrompts, this.sentHere), this.model.draft, direction);
+    if (next === null) return false;
+    this.model.draft = next;
     return true;
   }
 
@@ -411,6 +435,13 @@ export class Controller {
     this.bridge.sendHostAction(action);
   }
 
+  /** Keeps a UI choice across reloads (in the host, through the engine); shown at once. */
+  setUiPreference(key: UiPreferenceKey, value: boolean): void {
+    const s = this.model.settings;
+    if (s) s.ui = { ...(s.ui ?? NO_UI_PREFERENCES), [key]: value };
+    this.send({ type: 'setUiPreference', key, value });
+  }
+
   dismissNotice(id: number): void {
     this.model.notices = this.model.notices.filter((n) => n.id !== id);
   }
@@ -478,6 +509,17 @@ export class Controller {
     this.model.draft = saved.draft;
     this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
     this.model.thread = saved.thread;
+  }
+
+  /**
+   * Asks the engine to load `model` ahead of the first prompt (a local model takes seconds to
+   * load, a prompt after that milliseconds). Sent when an engine session appears (`fresh`) and when
+   * the model changes; its answer needs nothing from us (a failure shows on the first prompt).
+   */
+  private prepareModel(model: string, fresh: boolean): void {
+    if (!fresh && model === this.preparedModel) return;
+    this.preparedModel = model;
+    this.send({ type: 'prepareModel', model });
   }
 
   // ---- plumbing -------------------------------------------------------------------------------

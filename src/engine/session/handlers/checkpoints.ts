@@ -4,12 +4,14 @@
  * plus their exact bytes (base64) when those are not the text's UTF-8, and come back the same way.
  */
 import type { ChangedFileView, FileDiffView, RestoredFilesView } from '../../../protocol/commands/checkpoints';
+import { labelRestorePoints } from '../../checkpoints/restore-labels';
+import { previewRestore } from '../../checkpoints/restore-preview';
 import { CheckpointError, type ChangedFile, type FileDiffStat, type RepoPath, type RestoreResult, type SkippedFile } from '../../checkpoints/git-checkpoints';
 import type { HandlerTable } from './types';
 
 type CheckpointCommand =
   | 'captureCheckpoint' | 'listCheckpoints' | 'listCheckpointFiles' | 'diffCheckpoints' | 'readCheckpointFile'
-  | 'restoreCheckpoint' | 'undoRestore' | 'listRestorePoints' | 'pruneCheckpoints';
+  | 'restoreCheckpoint' | 'undoRestore' | 'listRestorePoints' | 'previewRestore' | 'listOrphanedCheckpoints' | 'pruneCheckpoints';
 
 export function pathView(p: RepoPath): { path: string; rawBase64?: string } {
   return Buffer.from(p.path, 'utf8').equals(p.raw) ? { path: p.path } : { path: p.path, rawBase64: p.raw.toString('base64') };
@@ -36,7 +38,9 @@ export const checkpointHandlers: HandlerTable<CheckpointCommand> = {
     };
   },
   listCheckpoints({ services: { store } }, cmd) {
-    const checkpoints = cmd.threadId !== undefined ? (store.getThread(cmd.threadId), store.checkpoints(cmd.threadId)) : store.allCheckpoints();
+    const all = cmd.threadId !== undefined ? (store.getThread(cmd.threadId), store.checkpoints(cmd.threadId)) : store.allCheckpoints();
+    // A turn that changed nothing adds no row (its checkpoint equals the one before it).
+    const checkpoints = cmd.includeEmpty ? all : all.filter((c) => !(c.trigger === 'turnEnd' && c.changedCount === 0));
     // Threads most recently active first, as the thread list orders them.
     const threads = [...new Set(checkpoints.map((c) => c.threadId))].map((id) => store.getThread(id)).sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
     return { checkpoints, threads: threads.map((t) => ({ threadId: t.id, title: t.title })) };
@@ -62,8 +66,24 @@ export const checkpointHandlers: HandlerTable<CheckpointCommand> = {
     if (!point) throw new CheckpointError('unknownCheckpoint', 'there is no restore point to undo');
     return { undone: point, files: restoredView(await checkpoints.undo(point)) };
   },
-  async listRestorePoints({ services: { checkpoints } }) {
-    return { restorePoints: (await checkpoints.listRestorePoints()).map((p) => ({ ref: p.ref, timeMs: p.timeMs })) };
+  async listRestorePoints({ services: { checkpoints, store } }, cmd) {
+    const title = (id: string): string | null => {
+      try {
+        return store.getThread(id).title;
+      } catch {
+        return null;
+      }
+    };
+    const labelled = await labelRestorePoints(await checkpoints.listRestorePoints(), { title, diff: (a, b) => checkpoints.diff(a, b) });
+    return { restorePoints: cmd.all ? labelled : labelled.filter((p) => !p.undone) };
+  },
+  async previewRestore({ services: { checkpoints } }, cmd) {
+    const r = await previewRestore(checkpoints, cmd.threadId, cmd.ordinal);
+    return { ref: r.ref, deleted: r.deleted.map(pathView), overwritten: r.overwritten.map(pathView), recreated: r.recreated.map(pathView) };
+  },
+  async listOrphanedCheckpoints({ services: { checkpoints, store } }) {
+    const live = new Set(store.listThreads().map((t) => t.id));
+    return { threads: (await checkpoints.git.listCheckpointThreads(checkpoints.workspaceRoot)).filter((t) => !live.has(t.threadId)) };
   },
   async pruneCheckpoints({ services: { checkpoints } }, cmd) {
     const r = await checkpoints.prune({

@@ -5,13 +5,16 @@
 import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
+import { prepareHandlers } from './prepare';
 import { queueHandlers } from './queue';
+import { reviewHandlers } from './review';
 import { runHandlers } from './runs';
 import { settingsHandlers } from './settings';
 import { threadHandlers } from './threads';
 import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
+import { modelHandlers } from './models';
 import { permissionHandlers } from './permissions';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
@@ -22,8 +25,11 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...queueHandlers,
   ...approvalHandlers,
   ...settingsHandlers,
+  ...prepareHandlers,
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...modelHandlers,
+  ...reviewHandlers,
   ...permissionHandlers,
 };

@@ -5,7 +5,7 @@ import type { VariantGroup } from '../../variants/group';
 import type { VariantPool } from '../../variants/pool';
 import type { HandlerTable } from './types';
 
-type VariantCommand = 'startVariants' | 'listVariants' | 'watchVariants' | 'diffVariant' | 'adoptVariant' | 'discardVariant' | 'cancelVariants';
+type VariantCommand = 'startVariants' | 'listVariants' | 'watchVariants' | 'diffVariant' | 'adoptVariant' | 'discardVariant' | 'clearVariants' | 'cancelVariants';
 
 export function poolView(g: VariantGroup): VariantPoolView {
   return { poolId: g.poolId, prompt: g.prompt, base: g.base, adopted: g.adopted, variants: g.variants };
@@ -44,6 +44,9 @@ export const variantHandlers: HandlerTable<VariantCommand> = {
   async discardVariant({ services: { variants } }, cmd) {
     await group(variants, cmd.poolId).discardVariant(cmd.index);
     return {};
+  },
+  async clearVariants({ services: { variants } }, cmd) {
+    return { removed: await group(variants, cmd.poolId).clear() };
   },
   async cancelVariants({ services: { variants } }, cmd) {
     if (cmd.poolId !== undefined) await group(variants, cmd.poolId).cancelAll();

@@ -1,0 +1,197 @@
+/**
+ * UI end to end of "Connect a model" in a real VS Code (code-server + Chromium, own session with a
+ * fresh profile on the sample workspace), against a scripted OpenAI-compatible server on
+ * 127.0.0.1 that lists two models at `GET /v1/models` and answers the connection test. Called by
+ * test/e2e/run-e2e.mjs (pass 1); each check is one named, counted check there:
+ *   1. the chat view shows the demo banner as ONE line with "Connect a model" and a dismiss button;
+ *   2. the banner's "Connect a model" opens the flow's provider pick; "Ollama" with a base URL
+ *      on a closed port shows the exact failure (Ollama, 127.0.0.1:PORT, refused) with Retry;
+ *   2b. "VS Code language models" lists vscode.lm's models, or (code-server has none) says so with Retry;
+ *   3. "Vox: Connect a Model…" → "OpenAI-compatible URL…" → the server's base URL → no key → the
+ *      models listed from the server's API (both shown; screenshot, the README picture) → one
+ *      picked → the connection test (the server gets the tiny request) → "connected" → the
+ *      webview's picker shows `compat:beta-chat` in an "OpenAI-compatible server" group and
+ *      settings.json holds the base URL (and no key);
+ *   4. back on the demo model (picker), the banner is dismissed; after "Developer: Reload
+ *      Window" it stays dismissed (the picker still shows the demo model);
+ *   5. screenshots (docs/screenshot-connect.png with --update-screenshot).
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import * as h from './harness';
+import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
+import { SIDEBAR } from './ui-chat-context';
+import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { exactly, toast, widenSideBar } from './ui-workbench';
+
+export const CONNECT_CHECKS = {
+  banner: 'connect UI: the demo banner is one line with "Connect a model" and a dismiss button',
+  failure: 'connect UI: the banner leads into Connect a Model; Ollama on a closed port shows the exact failure (host:port, refused) with Retry',
+  vscodeLm: 'connect UI: "VS Code language models" says clearly that none are available (code-server has none), with Retry',
+  connect: 'connect UI: "Vox: Connect a Model…" lists the OpenAI-compatible server\'s models from its API, tests one and uses it (picker grouped by provider)',
+  dismissed: 'connect UI: the dismissed demo banner stays dismissed after "Developer: Reload Window"',
+  screenshots: 'connect UI: screenshots in test-results/ and the README picture',
+} as const;
+
+const MODELS = ['alpha-coder', 'beta-chat'];
+const PICKED = 'beta-chat';
+const README = readmePicture('screenshot-connect', 250 * 1024);
+
+const widget = (p: Page) => p.locator('.quick-input-widget');
+
+/** Waits for a quick pick row labelled exactly `label`, then picks it by typing the label. */
+async function pickRow(p: Page, label: string, choose = true): Promise<void> {
+  await widget(p).locator('.quick-input-list .label-name', { hasText: exactly(label) }).first().waitFor({ timeout: 20_000 });
+  if (choose) await h.answerQuickInput(p, label);
+}
+
+/** Waits for an input box whose prompt contains `prompt`, then answers `text`. */
+async function answerInput(p: Page, prompt: string, text: string): Promise<void> {
+  await widget(p).locator('.quick-input-message', { hasText: prompt }).first().waitFor({ timeout: 20_000 });
+  await h.answerQuickInput(p, text);
+}
+
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export async function runConnectChecks(o: UiCheckOptions): Promise<void> {
+  const timed = timedOf(o);
+  const dirs = uiDirs(o, 'connect');
+  const state = { banner: false, connected: false };
+  const requireState = stateGuard(state, (k) => String(k));
+  let fake: FakeServer | undefined;
+  let session: UiSession | undefined;
+  try {
+    try {
+      fake = await startFakeOpenAI({ responses: [], models: MODELS.map((id) => ({ id })) });
+      h.createSampleWorkspace(dirs.workspace);
+      session = await startUiSession(o, { label: 'connect UI', dirs, settings: { 'vox.model': 'local:demo' } });
+    } catch (e) {
+      const why = `the connect UI session did not start: ${(e as Error).message}`;
+      for (const name of Object.values(CONNECT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
+      return;
+    }
+    const { page: p, shots, openWorkbench } = session;
+    const fk = fake;
+    const shot = (name: string) => session!.shot(name);
+    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+    const settingsJson = () => fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8');
+
+    // ---- 1. One line
+    await o.check(CONNECT_CHECKS.banner, () =>
+      timed(CONNECT_CHECKS.banner, async () => {
+        await openWorkbench();
+        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+        await widenSideBar(p, 520);
+        const view = await sidebar();
+        const banner = view.locator('.demo-banner');
+        await banner.waitFor({ state: 'visible', timeout: 30_000 });
+        const box = await banner.boundingBox();
+        assert(box && box.height <= 32, `the demo banner is ${box?.height} px high, not one line`);
+        await banner.locator('button[data-action="connectModel"]', { hasText: 'Connect a model' }).waitFor({ timeout: 5_000 });
+        await banner.locator('button.dismiss').waitFor({ timeout: 5_000 });
+        await shot('e2e-connect-banner');
+        state.banner = true;
+      }), p);
+
+    // ---- 2. The banner's button; a failure named exactly
+    await o.check(CONNECT_CHECKS.failure, () =>
+      timed(CONNECT_CHECKS.failure, async () => {
+        requireState('banner');
+        const port = await closedPort();
+        const view = await sidebar();
+        await view.locator('.demo-banner button[data-action="connectModel"]').click({ timeout: 10_000 });
+        await pickRow(p, 'OpenAI', false);
+        for (const other of ['Anthropic', 'OpenRouter', 'LM Studio', 'OpenAI-compatible URL…', 'GGUF file…', 'VS Code language models']) await pickRow(p, other, false);
+        await pickRow(p, 'Ollama');
+        await answerInput(p, 'base URL', `http://127.0.0.1:${port}/v1`);
+        const t = toast(p, `Ollama at 127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
+        await t.waitFor({ state: 'visible', timeout: 30_000 });
+        await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
+        await shot('e2e-connect-failure');
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      }), p);
+
+    // ---- 2b. VS Code language models: listed, or a clear "none"
+    await o.check(CONNECT_CHECKS.vscodeLm, () =>
+      timed(CONNECT_CHECKS.vscodeLm, async () => {
+        requireState('banner');
+        await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
+        await pickRow(p, 'VS Code language models');
+        const t = toast(p, 'Vox: no VS Code language models are available');
+        await t.waitFor({ state: 'visible', timeout: 20_000 });
+        await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      }), p);
+
+    // ---- 3. List from the API, test, use
+    await o.check(CONNECT_CHECKS.connect, () =>
+      timed(CONNECT_CHECKS.connect, async () => {
+        requireState('banner');
+        const before = fk.requests.length;
+        fk.push(textTurn('OK'));
+        await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
+        await pickRow(p, 'OpenAI-compatible URL…');
+        await answerInput(p, 'base URL', fk.baseUrl);
+        await answerInput(p, 'API key', '');
+        for (const m of MODELS) await pickRow(p, m, false);
+        const placeholder = await widget(p).locator('.quick-input-box input').getAttribute('placeholder');
+        assert(placeholder?.includes(`2 models at ${new URL(fk.baseUrl).host}`), `the model pick says ${JSON.stringify(placeholder)}`);
+        await shot(README.shot);
+        await shot('e2e-connect-models');
+        await h.answerQuickInput(p, PICKED);
+        await toast(p, `Vox: connected — now using compat:${PICKED}`).waitFor({ state: 'visible', timeout: 30_000 });
+        const reqs = fk.requests.slice(before);
+        assert(reqs.some((r) => r.method === 'GET' && r.path === '/v1/models'), `no GET /v1/models reached the server (${reqs.map((r) => `${r.method} ${r.path}`).join(', ')})`);
+        const test = reqs.find((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+        assert(test?.body?.model === PICKED && test.body.max_tokens === 16, `the connection test sent ${JSON.stringify(test?.body)}`);
+        const view = await sidebar();
+        await h.waitFor('the picker to show the connected model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === `compat:${PICKED}`);
+        const groups = await view.locator('.model-row select optgroup').evaluateAll((els) => els.map((g) => g.getAttribute('label')));
+        assert(groups.includes('OpenAI-compatible server'), `the picker's groups are ${JSON.stringify(groups)}`);
+        await view.locator('.demo-banner').waitFor({ state: 'detached', timeout: 10_000 });
+        const settings = JSON.parse(settingsJson()) as Record<string, unknown>;
+        assert(settings['vox.compatBaseUrl'] === fk.baseUrl && settings['vox.model'] === `compat:${PICKED}`, `settings.json: ${settingsJson()}`);
+        await shot('e2e-connect-connected');
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+        state.connected = true;
+      }), p);
+
+    // ---- 4. Dismissed stays dismissed
+    await o.check(CONNECT_CHECKS.dismissed, () =>
+      timed(CONNECT_CHECKS.dismissed, async () => {
+        requireState('banner');
+        let view = await sidebar();
+        if ((await view.locator('.model-row select').inputValue()) !== 'local:demo') await view.locator('.model-row select').selectOption('local:demo', { timeout: 10_000 });
+        const banner = view.locator('.demo-banner');
+        await banner.waitFor({ state: 'visible', timeout: 15_000 });
+        await banner.locator('button.dismiss').click({ timeout: 10_000 });
+        await banner.waitFor({ state: 'detached', timeout: 10_000 });
+        await p.evaluate('window.__voxBeforeReload = true');
+        await h.runCommand(p, 'Developer: Reload Window');
+        await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
+        await h.waitForWorkbench(p);
+        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+        view = await sidebar();
+        await h.waitFor('the reloaded view to show the demo model', 30_000, async () => (await view.locator('.model-row select').inputValue().catch(() => '')) === 'local:demo');
+        // The settings (with the kept choice) arrive with the picker: a banner would be there now.
+        assert((await view.locator('.demo-banner').count()) === 0, 'the dismissed demo banner is back after the reload');
+        await shot('e2e-connect-dismissed-after-reload');
+      }), p);
+
+    await o.check(CONNECT_CHECKS.screenshots, async () => {
+      checkScreenshots(o, shots, ['e2e-connect-banner', 'e2e-connect-failure', 'e2e-connect-models', 'e2e-connect-connected', 'e2e-connect-dismissed-after-reload'], README);
+    }, p);
+  } finally {
+    if (session) await session.close();
+    if (fake) await fake.close().catch(() => {});
+  }
+}
