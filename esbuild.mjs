@@ -62,6 +62,9 @@ const all = {
     footer: { js: '__voxBundleEnd = performance.now();' },
   },
   cli: { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
+  // gpt-tokenizer's encodings (~3.6 MB of BPE ranks) apart from extension.js and cli.js, which load
+  // this file by path on the first OpenAI-family token count (src/engine/providers/token-count.ts).
+  tokenizer: { ...common, entryPoints: ['src/engine/providers/gpt-tokenizer-entry.ts'], outfile: 'dist/tokenizer.js', sourcemap: false },
   webview,
 };
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);

@@ -14,6 +14,7 @@ import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
 import { waitForTurn } from './queue-commands';
+import { overflowMessage, parseMention, runEndNotes } from './context-commands';
 
 /** What decided a call, after its name: `· allowed by <rule>`, `· denied: <reason>`; nothing for an ask (the prompt follows). */
 export function permissionNote(p: PermissionInfo | undefined): string {
@@ -25,16 +26,32 @@ export function permissionNote(p: PermissionInfo | undefined): string {
 /** Exit code when the thread is busy (EX_TEMPFAIL: try again later). */
 export const EXIT_THREAD_BUSY = 75;
 
-export interface ChatFlags { model?: string; thread?: string; cwd?: string; yes?: boolean; json?: boolean; queue?: boolean; steer?: boolean; mode?: string }
+export interface ChatFlags {
+  model?: string; thread?: string; cwd?: string; yes?: boolean; json?: boolean; queue?: boolean; steer?: boolean;
+  /** @-mentions (`file:PATH`, `git`, …; ./context-commands.ts). */
+  mention?: string[];
+  /** Send even when the estimate says the prompt does not fit the model's context window. */
+  allowOverflow?: boolean;
+  /** The permission mode of this run's engine (ask | autoEdits | fullAuto). */
+  mode?: string;
+}
 
 export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
   return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}), ...(flags.mode ? { permissionMode: flags.mode } : {}), queuePolicy: 'own' }, async ({ client }) => {
     const settings = await client.call('getSettings', {});
     if (isDemoModel(settings.model) && !flags.json) process.stderr.write(`[vox] ${DEMO_MODEL_NOTICE}\n`);
+    const mentions = (flags.mention ?? []).map(parseMention);
+    if (!flags.allowOverflow) {
+      const overflow = await overflowMessage(client, { threadId: flags.thread ?? null, draft: prompt, mentions, ...(flags.model ? { model: flags.model } : {}) });
+      if (overflow) {
+        process.stderr.write(`vox: ${overflow}\n`);
+        return 1;
+      }
+    }
     let sent;
     try {
       sent = await client.call('sendPrompt', {
-        threadId: flags.thread ?? null, prompt, ...(flags.model ? { model: flags.model } : {}),
+        threadId: flags.thread ?? null, prompt, ...(flags.model ? { model: flags.model } : {}), ...(mentions.length > 0 ? { mentions } : {}),
         ifBusy: flags.queue === false ? 'refuse' : 'queue', ...(flags.steer ? { steer: true } : {}),
       });
     } catch (e) {
@@ -104,10 +121,14 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
     rl?.close();
     const run = (await client.call('getThread', { threadId })).runs.find((r) => r.id === runId);
     const error = end.error ?? run?.error ?? null;
-    if (flags.json) process.stdout.write(JSON.stringify({ type: 'result', threadId, runId, status: end.status, text, error, usage: run?.usage ?? null }) + '\n');
+    const notes = await runEndNotes(client, threadId, runId);
+    const usage = notes.usage ?? run?.usage ?? null;
+    if (flags.json) process.stdout.write(JSON.stringify({ type: 'result', threadId, runId, status: end.status, text, error, usage: usage && { ...usage, ...(notes.estimated ? { estimated: true } : {}) }, stopReason: notes.stopReason }) + '\n');
     else {
       process.stdout.write('\n');
-      process.stderr.write(`[vox] thread ${threadId} · ${end.status}${error ? ` · ${error}` : ''}\n`);
+      const tokens = usage && (usage.inputTokens > 0 || usage.outputTokens > 0) ? ` · ${usage.inputTokens} in / ${usage.outputTokens} out${notes.estimated ? ' (estimated)' : ''}` : '';
+      process.stderr.write(`[vox] thread ${threadId} · ${end.status}${tokens}${error ? ` · ${error}` : ''}\n`);
+      if (notes.stopReason === 'length') process.stderr.write(`[vox] Stopped at the output-token limit: the reply is cut short. Continue with: vox chat --thread ${threadId} "Continue exactly where you stopped."\n`);
     }
     return end.status === 'completed' ? 0 : end.status === 'cancelled' ? 130 : 1;
   });

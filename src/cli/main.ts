@@ -19,6 +19,7 @@ import { registerReviewCommands } from './review-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
+import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 
@@ -47,6 +48,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--model <ref>', 'model (default $VOX_MODEL or local:demo)').option('--thread <id>', 'continue this thread')
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--yes', 'approve every tool call').option('--json', 'print chunks and the result as JSON lines')
     .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
+    .option('--mention <spec>', 'attach context: file:PATH, folder:PATH, git, git:COMMIT, thread:ID (repeatable)', collectMention)
+    .option('--allow-overflow', 'send even when the prompt does not fit the model\'s context window')
     .option('--mode <mode>', 'permission mode: ask (default) | autoEdits | fullAuto; rules in .vox/permissions.json still apply')
     .action((words: string[], o) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode) ? { mode: o.mode } : {}) }))()));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
@@ -63,6 +66,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
+  registerContextCommands(program, run);
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   return program;
@@ -80,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     return pending ? await pending : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError || e instanceof PermissionUsageError) {
+    if (e instanceof ModelUsageError || e instanceof MentionUsageError || e instanceof PermissionUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
     }

@@ -24,6 +24,7 @@ import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit
 import { BackgroundWork } from './runs/background';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
+import { ContextService } from './context/service';
 import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 import { PermissionService } from './permissions/service';
@@ -38,6 +39,7 @@ function bindHost(h: Host): Host {
     ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto') => h.setPermissionMode!(m) } : {}),
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
+    ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     memento: h.memento ?? memoryMemento(),
   };
 }
@@ -237,7 +239,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, permissions, plans };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans };
   return { engine: new Engine(services, teardown, recovered), services };
 }

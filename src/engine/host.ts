@@ -35,6 +35,19 @@ export interface HostNotice {
   message: string;
 }
 
+/**
+ * What only the editor knows, for @-mentions (../engine/context/): VS Code supplies each; a host
+ * without one (the CLI) leaves it out, and a mention of it is then a visible warning.
+ */
+export interface MentionSources {
+  /** The workspace diagnostics, one per line (`path:line:col severity source: message`); '' when there are none. */
+  problems?(): Promise<string>;
+  /** The active terminal's recent output (null: no terminal, or its shell integration reported nothing yet). */
+  terminal?(): Promise<{ name: string; text: string } | null>;
+  /** The active editor's selection (null: nothing selected). `path` is workspace-relative where it can be. */
+  selection?(): Promise<{ path: string; startLine: number; endLine: number; text: string } | null>;
+}
+
 export interface Host {
   /** The default model ref (VS Code: the `vox.model` setting). */
   model(): string;
@@ -61,6 +74,8 @@ export interface Host {
   onExternalChange(listener: () => void): () => void;
   /** Calls `listener` when `model()` or `modelChoices()` may have changed. */
   onSettingsChange(listener: () => void): () => void;
+  /** Editor facts @-mentions attach (diagnostics, terminal output, the selection); absent outside an editor. */
+  mentionSources?: MentionSources;
   /** Durable small values (recent models, UI choices); the engine keeps them in memory when absent. */
   memento?: HostMemento;
 }

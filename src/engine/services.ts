@@ -6,6 +6,7 @@
 import type { ApprovalGate, ApprovalPolicy } from './approvals/approval';
 import type { HookBus } from './agent/hooks';
 import type { CheckpointService } from './checkpoints/service';
+import type { ContextService } from './context/service';
 import type { Host } from './host';
 import type { ProviderRegistry } from './providers/registry';
 import type { RunRegistry } from './runs/registry';
@@ -41,4 +42,6 @@ export interface EngineServices {
   readonly plans: PlanService;
   /** What a turn changed, per file and hunk, and Keep / Undo of each (review/). */
   readonly review: ReviewService;
+  /** @-mentions and the context meter (context/). */
+  readonly context: ContextService;
 }

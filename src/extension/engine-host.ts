@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
 import type { Host, HostMemento, HostNotice } from '../engine/host';
@@ -37,6 +38,8 @@ export class EngineHost implements Host, vscode.Disposable {
   private readonly warned = new Set<string>();
   /** Fires when the default model or the offered models may have changed. */
   readonly onDidChange = this.changed.event;
+  /** Diagnostics, terminal output and the selection for @-mentions (./mention-sources.ts). */
+  readonly mentionSources = new VsCodeMentionSources();
   private readonly started = new vscode.EventEmitter<void>();
   /** Fires once the engine has started (views that must not start it themselves wait for this). */
   readonly onDidStart = this.started.event;
@@ -44,6 +47,7 @@ export class EngineHost implements Host, vscode.Disposable {
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     const external = () => this.externalChange.fire();
     ctx.subscriptions.push(
+      this.mentionSources,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('vox.model') || e.affectsConfiguration('vox.models')) this.changed.fire();
         // The chat's mode bar shows the workspace's permission mode and rules: tell the views.

@@ -44,9 +44,27 @@ function mapError(e: unknown, model: string): ProviderError {
   return new ProviderError('network', (e as Error)?.message ?? String(e), { cause: e });
 }
 
+async function findModel(model: string): Promise<vscode.LanguageModelChat | undefined> {
+  return (await vscode.lm.selectChatModels({ id: model }))[0] ?? (await vscode.lm.selectChatModels({ family: model }))[0];
+}
+
 export class VsCodeLmProvider implements ModelProvider {
   readonly id = 'vscode-lm';
   readonly isLocal = false;
+
+  /** The context meter: the window VS Code reports for the model (`maxInputTokens`). */
+  async contextWindow(model: string): Promise<number | null> {
+    return (await findModel(model))?.maxInputTokens ?? null;
+  }
+
+  /** The context meter: the model's own count (`countTokens`) of each message. */
+  async countPromptTokens(req: { model: string; messages: StreamRequest['messages'] }): Promise<number> {
+    const m = await findModel(req.model);
+    if (!m) throw new ProviderError('notSupported', `No VS Code language model matches "${req.model}".`);
+    let n = 0;
+    for (const msg of toLmMessages(req.messages)) n += await m.countTokens(msg);
+    return n;
+  }
 
   async *stream(req: StreamRequest): AsyncIterable<ProviderEvent> {
     const models = [...(await vscode.lm.selectChatModels({ id: req.model })), ...(await vscode.lm.selectChatModels({ family: req.model }))];

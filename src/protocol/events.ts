@@ -59,6 +59,8 @@ export const usageTotals = object({
   cacheWriteTokens: optional(int),
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens: optional(int),
+  /** True when some of it was counted by Vox's tokenizer, not reported by the provider (a run stopped mid-stream). */
+  estimated: optional(bool),
 });
 export type UsageTotals = Infer<typeof usageTotals>;
 
@@ -102,7 +104,11 @@ const SHAPES = {
   'checkpoint.pruned': { threadId: str, refs: arrayOf(str) },
   /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
   'thread.rewound': { threadId: str, toMessageId: nullable(str) },
-  'run.ended': { threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals },
+  'run.ended': {
+    threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals,
+    /** `length`: the last reply stopped at the output-token limit (OpenAI `finish_reason: length`, Anthropic `max_tokens`, llama.cpp `maxTokens`). */
+    stopReason: optional(literal('end', 'length')),
+  },
   /** A prompt sent while the thread ran: it waits in the thread's queue (SPEC 2.4). */
   'queue.added': {
     threadId: str, entryId: str, prompt: str, model: nullable(str),

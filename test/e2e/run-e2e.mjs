@@ -347,7 +347,7 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
   const sets = runControlOnly
-    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention']]]
+    ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
     : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly) };

@@ -50,6 +50,7 @@ import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
+import { MENTION_CHECKS, runMentionsCheck } from './ui-mentions';
 import { ATTENTION_CHECKS, runAttentionCheck } from './ui-attention';
 import { REVIEW_CHECKS, runReviewChecks } from './ui-review';
 import { PLAN_CHECKS, runPlanCheck } from './ui-plan';
@@ -109,6 +110,7 @@ export const CHAT_CHECKS = {
   hideShow: 'chat UI: sidebar hidden + shown mid-stream, final text = stored message byte for byte',
   ...RUN_CONTROL_CHECKS,
   ...COMMAND_OUTPUT_CHECKS,
+  ...MENTION_CHECKS,
   ...ATTENTION_CHECKS,
   ...REVIEW_CHECKS,
   ...PLAN_CHECKS,
@@ -309,6 +311,8 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
     // ---- 8b. A command's progress bar, live in its tool call
     await runCommandOutputCheck(c);
 
+    // ---- 8c. @-mentions: a workspace file from the popup becomes a chip and goes with the prompt
+    await runMentionsCheck(c, session);
     // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
     await runAttentionCheck(c, session);
 

@@ -128,6 +128,8 @@ export interface FakeServerOptions {
    * undefined falls through to the queue. For concurrent callers whose order is not fixed.
    */
   route?: (request: RecordedRequest) => FakeResponse | undefined;
+  /** JSON answers (status 200) for other POST paths, e.g. Anthropic's `/v1/messages/count_tokens`. */
+  routes?: Record<string, (request: RecordedRequest) => unknown>;
   /** Models served at the wire's model-list route (`GET /v1/models`, OpenAI- or Anthropic-shaped). */
   models?: FakeModel[];
   /** Model names served at Ollama's `GET /api/tags` (an Ollama-shaped server). */
@@ -280,6 +282,8 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
       const models = opts.ollamaTags.map((name) => ({ name, model: name, modified_at: '2025-01-01T00:00:00Z', size: 1, digest: 'fake', details: { format: 'gguf', family: 'fake', parameter_size: '7B' } }));
       return sendJson(res, 200, { models }, common);
     }
+    const extra = req.method === 'POST' ? opts.routes?.[url.pathname] : undefined;
+    if (extra) return sendJson(res, 200, extra(rec), common);
     if (req.method !== 'POST' || url.pathname !== format.path) {
       return sendJson(res, 404, format.errorBody(404, `fake server: no route ${req.method} ${url.pathname}`), common);
     }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../../src/client/engine-client';
 import { createEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
-import type { Host, HostNotice } from '../../src/engine/host';
+import type { Host, HostNotice, MentionSources } from '../../src/engine/host';
 import type { ProviderSecret, ProviderSettings } from '../../src/engine/providers/registry';
 import { ownerGrant, type Grant } from '../../src/protocol/commands/grants';
 import type { ModelChoice } from '../../src/protocol/commands/settings';
@@ -22,6 +22,8 @@ export class TestHost implements Host {
   choices: ModelChoice[] | undefined;
   /** The permission settings `{mode?, rules?}` (VS Code: vox.permissionMode / vox.permissionRules). */
   permissions: { mode?: string; rules?: unknown } | undefined;
+  /** Editor facts for @-mentions (@problems, @terminal, @selection); tests set what they need. */
+  mentionSources?: MentionSources;
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();
 

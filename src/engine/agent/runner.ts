@@ -27,6 +27,8 @@ import type { HookBus, RunInfo } from './hooks';
 import type { PermissionDecision } from '../permissions/decide';
 import type { PlanService } from '../plans/service';
 import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
+import { countPrompt, countSourceOf, countText } from '../providers/token-count';
+import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 
@@ -117,6 +119,19 @@ function addUsage(total: Usage, u: Usage): void {
   for (const k of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
     if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
   }
+  if (u.estimated) total.estimated = true;
+}
+
+/**
+ * The usage of a model call stopped mid-stream, which the provider never reported: the prompt and
+ * what streamed so far, counted with the model's tokenizer (../providers/token-count.ts) and
+ * marked estimated. A count that fails falls back to the approximation; it never fails the stop.
+ */
+async function estimateStoppedCall(model: ResolvedModel, messages: ChatMessage[], specs: ToolSpec[], streamed: string): Promise<Usage> {
+  const source = countSourceOf(model);
+  const input = await countPrompt(model, messages, specs).then((c) => c.tokens, () => countText('approximation', messages.map((m) => m.content).join('')));
+  const output = await countText(source, streamed).catch(() => countText('approximation', streamed));
+  return { inputTokens: input, outputTokens: output, estimated: true };
 }
 
 export class AgentRunner {
@@ -151,6 +166,7 @@ export class AgentRunner {
     };
     let status: EndedRunStatus = 'completed';
     let error: string | null = null;
+    let lastStop: StopReason = 'end';
     try {
       if (t.resume) await t.resume.waitOut();
       else await hooks.run('turnStart', info);
@@ -159,8 +175,9 @@ export class AgentRunner {
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
         for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
         await hooks.run('beforeModelCall', { ...info, step, messages });
-        const { stepText, calls, stepUsage } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
+        const { stepText, calls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
+        lastStop = stopReason;
         await hooks.run('afterModelCall', { ...info, step, text: stepText, toolCalls: calls, usage: stepUsage });
         if (stepText.length > 0) {
           const id = itemId();
@@ -206,7 +223,8 @@ export class AgentRunner {
       ...(finalText.length > 0 || status === 'completed'
         ? [{ type: 'message.added' as const, threadId, messageId: allocate('msg'), parentId: t.userMessageId, role: 'assistant' as const, content: finalText, runId, status: msgStatus as 'complete' }]
         : []),
-      { type: 'run.ended', threadId, runId, status, error, usage: { ...usage } },
+      // `length`: the reply stopped at the output-token limit; clients offer Continue.
+      { type: 'run.ended', threadId, runId, status, error, usage: { ...usage }, ...(status === 'completed' ? { stopReason: lastStop === 'length' ? 'length' as const : 'end' as const } : {}) },
     );
     streams.end(runId, error ? { status, error } : { status });
     await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended
@@ -217,6 +235,9 @@ export class AgentRunner {
   private async callModel(t: TurnSpec, info: RunInfo, messages: ChatMessage[], specs: ToolSpec[], usage: Usage, onText: (delta: string) => void) {
     for (let attempt = 0; ; attempt++) {
       let stepText = '';
+      let streamed = '';
+      let stopReason: StopReason = 'end';
+      let reported = false;
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
@@ -227,13 +248,24 @@ export class AgentRunner {
               stepText += ev.delta;
               onText(ev.delta);
             }
+            streamed += ev.delta;
             this.deps.streams.append(t.runId, ev.type, ev.delta);
-          } else if (ev.type === 'toolCall') calls.push(ev.call);
-          else if (ev.type === 'usage') addUsage(stepUsage, ev.usage);
+          } else if (ev.type === 'toolCall') {
+            calls.push(ev.call);
+            streamed += ev.call.argumentsJson;
+          } else if (ev.type === 'usage') {
+            addUsage(stepUsage, ev.usage);
+            reported = true;
+          } else if (ev.type === 'done') stopReason = ev.stopReason;
         }
-        return { stepText, calls, stepUsage };
+        return { stepText, calls, stepUsage, stopReason };
       } catch (e) {
-        if (t.signal.aborted || !t.recover) throw e;
+        if (t.signal.aborted) {
+          // Stop keeps the tokens used: what the provider reported, else an estimate of this call.
+          addUsage(usage, reported ? stepUsage : await estimateStoppedCall(t.model, messages, specs, streamed));
+          throw e;
+        }
+        if (!t.recover) throw e;
         addUsage(usage, stepUsage);
         if (!(await t.recover(e, attempt, { ...usage }))) throw e;
       }

@@ -28,6 +28,8 @@ const DEFAULT_HEADERS_TIMEOUT_MS = 300_000;
 /** The API accepts at most 4 `cache_control` breakpoints; we use system + the last 2 user turns. */
 const CACHED_USER_TURNS = 2;
 const PROVIDER_LABEL = 'Anthropic';
+/** How long the context meter waits for the count_tokens endpoint (it falls back to the approximation). */
+const COUNT_TOKENS_TIMEOUT_MS = 5_000;
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -71,6 +73,20 @@ export class AnthropicProvider implements ModelProvider {
     });
     this.defaultMaxTokens = opts.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
     this.promptCaching = opts.promptCaching ?? true;
+  }
+
+  /** The context meter: the API's own count of a request (`POST /v1/messages/count_tokens`). */
+  async countPromptTokens(req: { model: string; messages: ChatMessage[]; tools: ToolSpec[] }): Promise<number> {
+    const { system, messages } = toAnthropicMessages(req.messages, false);
+    try {
+      const r = await this.client.messages.countTokens(
+        { model: req.model, messages, ...(system ? { system } : {}), ...(req.tools.length > 0 ? { tools: toAnthropicTools(req.tools) } : {}) },
+        { timeout: COUNT_TOKENS_TIMEOUT_MS, maxRetries: 0 },
+      );
+      return r.input_tokens;
+    } catch (e) {
+      throw toProviderError(e, { provider: PROVIDER_LABEL, signal: undefined });
+    }
   }
 
   async *stream(req: StreamRequest): AsyncIterable<ProviderEvent> {

@@ -24,6 +24,7 @@ import { EventChannel, SerialQueue } from './local-llama-queue';
 import { MessageTextStreamer, parseToolReply, toChatHistory, toolResponseSchema } from './local-llama-tools';
 import {
   ProviderError,
+  type ChatMessage,
   type ModelProvider,
   type ProviderEvent,
   type StopReason,
@@ -115,6 +116,18 @@ export class LocalLlamaProvider implements ModelProvider {
     const modelPath = this.resolvePath(model);
     const entry = await this.getModel(modelPath);
     return { path: modelPath, contextSize: entry.context.contextSize, trainContextSize: entry.model.trainContextSize };
+  }
+
+  /** The prompt tokens of a request, by the model's own tokenizer and chat template (loads the model). */
+  async countPromptTokens(req: { model: string; messages: ChatMessage[]; tools: ToolSpec[] }): Promise<number> {
+    const entry = await this.getModel(this.resolvePath(req.model));
+    const history = toChatHistory(req.messages, req.tools.length > 0 ? req.tools : undefined);
+    return entry.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(entry.model.tokenizer).length;
+  }
+
+  /** The loaded context's size in tokens (loads the model). */
+  async contextWindow(model: string): Promise<number> {
+    return (await this.getModel(this.resolvePath(model))).context.contextSize;
   }
 
   /** Loads the model ahead of its first request (`ModelProvider.prepare`); true when this call loaded it. */

@@ -36,6 +36,8 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens), when reported. */
   reasoningTokens?: number;
+  /** Counted by Vox (a call stopped before the provider reported its usage), not reported. */
+  estimated?: boolean;
 }
 
 export type StopReason = 'end' | 'toolCalls' | 'length' | 'cancelled';
@@ -65,6 +67,10 @@ export interface ModelProvider {
   /** Local providers cost nothing and skip the battery gate. */
   readonly isLocal: boolean;
   stream(req: StreamRequest): AsyncIterable<ProviderEvent>;
+  /** Exact prompt tokens of a request, where the provider can count them itself (local llama.cpp: its own tokenizer). */
+  countPromptTokens?(req: { model: string; messages: ChatMessage[]; tools: ToolSpec[] }): Promise<number>;
+  /** The context window the provider reports for a model (local llama.cpp: the loaded context's size), or null when it cannot say. */
+  contextWindow?(model: string): Promise<number | null>;
   /**
    * Loads what the first request for `model` would (local: llama.cpp, the GGUF, its context), so
    * that request streams at once; resolves to true when it did the work, false when it was ready.

@@ -8,6 +8,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from '../wire/envel
 import type { Infer } from '../wire/validators';
 import { approvalCommands } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { contextCommands } from './context';
 import { prepareCommands } from './prepare';
 import { queueCommands } from './queue';
 import { reviewCommands } from './review';
@@ -29,6 +30,7 @@ export const COMMANDS = {
   ...checkpointCommands,
   ...worktreeCommands,
   ...variantCommands,
+  ...contextCommands,
   ...modelCommands,
   ...reviewCommands,
   ...permissionCommands,
@@ -44,6 +46,7 @@ export const COMMAND_AREAS = {
   checkpoints: Object.keys(checkpointCommands),
   worktrees: Object.keys(worktreeCommands),
   variants: Object.keys(variantCommands),
+  context: Object.keys(contextCommands),
   models: Object.keys(modelCommands),
   review: Object.keys(reviewCommands),
   permissions: Object.keys(permissionCommands),

@@ -7,6 +7,7 @@ import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, t
 import { MAX_PROMPT_CHARS, name, nonEmpty, seq } from './common';
 import { defineCommand } from './define';
 import { rateLimitWaitView, subscribed } from './threads';
+import { mentionList } from './context';
 
 /** Longest batching delay a client may ask of `subscribeTurn`. */
 export const MAX_TURN_BATCH_DELAY_MS = 1_000;
@@ -35,6 +36,8 @@ export const runCommands = {
       ifBusy: optional(literal('queue', 'refuse')),
       /** Queued: promote it at once, so the running turn takes it at its next boundary. */
       steer: optional(bool),
+      /** @-mentions the engine resolves into the prompt (files, folders, problems, terminal, git, selection, threads; ../mentions.ts). */
+      mentions: optional(mentionList),
     },
     /** `runId` when it started; `queued` when it waits (`runId` null). */
     result: object({ threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })) }),

@@ -56,6 +56,8 @@ function expectedSqlite(): { driver: string; reason: string } | undefined {
 const DEMO_ATTEMPTS = 3;
 /** The file the checkpoint test captures and restores, in the workspace root (removed after). */
 const CHECKPOINT_FILE = 'vox-e2e-checkpoint.txt';
+/** The file the mention test opens and selects in (removed after). */
+const MENTION_FILE = 'vox-e2e-mention.txt';
 
 /** The activated extension's API, or a clear error naming what is missing. */
 async function voxApi(): Promise<VoxApi> {
@@ -291,6 +293,31 @@ function defineTests(root: Mocha.Suite, note: (line: string) => void): void {
     } finally {
       fs.rmSync(file, { force: true });
       await client.call('deleteThread', { threadId }).catch(() => undefined);
+    }
+  }, 60_000);
+
+  test('@selection and @problems come from VS Code itself (the editor\'s selection, languages.getDiagnostics) into estimateContext', async () => {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert(root, 'no workspace folder open');
+    const file = path.join(root, MENTION_FILE);
+    fs.writeFileSync(file, 'first line\nselected line for the mention\nlast line\n');
+    const uri = vscode.Uri.file(file);
+    const problems = vscode.languages.createDiagnosticCollection('vox-e2e');
+    try {
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      editor.selection = new vscode.Selection(1, 0, 1, 'selected line for the mention'.length);
+      problems.set(uri, [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 5), 'vox e2e problem', vscode.DiagnosticSeverity.Error)]);
+      const client = await (await voxApi()).host.client();
+      const e = await client.call('estimateContext', { threadId: null, draft: 'explain', model: 'local:demo', mentions: [{ kind: 'selection' }, { kind: 'problems' }, { kind: 'file', target: 'no-such-file.txt' }] });
+      const [sel, prob, missing] = e.mentions;
+      assert(sel?.status === 'ok' && sel.label === `${MENTION_FILE}:2-2` && sel.tokens > 0, `@selection resolved to ${JSON.stringify(sel)}`);
+      assert(prob?.status === 'ok' && prob.tokens > 0, `@problems resolved to ${JSON.stringify(prob)}`);
+      assert(missing?.status === 'warning' && missing.warning === 'File not found: no-such-file.txt', `the missing file resolved to ${JSON.stringify(missing)}`);
+      note(`  @selection ${sel.tokens} tokens, @problems ${prob.tokens} tokens; the request would be ${e.tokens} tokens of ${e.window ?? '?'}`);
+    } finally {
+      problems.dispose();
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      fs.rmSync(file, { force: true });
     }
   }, 60_000);
 }

@@ -8,6 +8,7 @@ import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/pr
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
 import type { PermissionsView } from '../../../src/protocol/commands/permissions';
+import { createContextModel, type ContextModel } from './context-state';
 
 export type { SettingsView, ThreadSummary };
 
@@ -39,12 +40,14 @@ export interface AppModel {
   permissions?: PermissionsView | null;
   /** Plan / Act for the first prompt of a new thread (an open thread carries its own). */
   nextWorkMode?: 'plan' | 'act';
+  /** The composer's @-mentions, chips and context meter (./context-state.ts). */
+  context: ContextModel;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }
 
 export function createModel(): AppModel {
-  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0, childThreads: {} };
+  return { settings: null, threads: [], threadsLoaded: false, threadsCursor: null, thread: null, approvals: [], notices: [], draft: '', sending: null, focusRequests: 0, childThreads: {}, context: createContextModel() };
 }
 
 /** The approvals of one thread (null: those of no open thread, for the empty screen). */

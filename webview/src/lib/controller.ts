@@ -22,6 +22,8 @@ import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
+import { ContextController } from './context-state';
+import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 import { NO_UI_PREFERENCES, toSettings } from './settings-state';
 import type { UiPreferenceKey } from '../../../src/protocol/commands/index';
@@ -33,6 +35,8 @@ export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView
 
 /** Title of a thread created for a first prompt in Plan mode: the prompt's first line, cut. */
 const PLAN_THREAD_TITLE_CHARS = 60;
+/** What Continue sends after a reply that stopped at the output-token limit. */
+export const CONTINUE_PROMPT = 'Your last reply stopped at the output-token limit. Continue exactly where you stopped, without repeating what you already wrote.';
 
 const consoleLogger: Logger = {
   warn: (m) => console.warn(`[vox] ${m}`),
@@ -49,8 +53,21 @@ export class Controller {
   private preparedModel: string | null = null;
   private dirty = false;
   private stopListening: (() => void) | null = null;
+  /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
+  readonly context: ContextController;
 
-  constructor(readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger = consoleLogger) {}
+  constructor(readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger = consoleLogger) {
+    this.context = new ContextController(model.context, {
+      send: (c) => this.send(c),
+      threadId: () => this.model.thread?.threadId ?? null,
+      draft: () => this.model.draft,
+      setDraft: (t) => (this.model.draft = t),
+      schedule: (fn, ms) => {
+        const h = setTimeout(fn, ms);
+        return { cancel: () => clearTimeout(h) };
+      },
+    });
+  }
 
   start(): void {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
@@ -154,7 +171,7 @@ export class Controller {
     for (const id of res.completedItems) this.dropApproval(id);
     const sending = this.model.sending;
     if (sending && res.userMessages.length > 0) {
-      const contents = thread.entries.flatMap((e) => (e.kind === 'message' && res.userMessages.includes(e.messageId) ? [e.content] : []));
+      const contents = thread.entries.flatMap((e) => (e.kind === 'message' && res.userMessages.includes(e.messageId) ? [splitContext(e.content).prompt] : []));
       if (contents.includes(sending.prompt)) this.model.sending = null;
     }
     if (thread.deleted) {
@@ -166,6 +183,7 @@ export class Controller {
     }
     this.ensureTurnSubscriptions();
     if (res.endedRuns.length > 0) {
+      this.context.refresh(); // the history grew: the meter counts it
       this.loadThreads(); // updatedAt moved
       this.persistNow();
     } else if (res.applied > 0) this.schedulePersist();
@@ -182,6 +200,7 @@ export class Controller {
       this.log.warn(`ignoring a broken answer to ${req.type}: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
+    if (this.context.onResult(inReplyTo, req.type, value)) return;
     const m = this.model;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
       const st = toSettings(value as CommandResult<'getSettings'>);
@@ -213,6 +232,7 @@ export class Controller {
 
   private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
     const req = this.take(u.inReplyTo);
+    if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.
@@ -228,6 +248,7 @@ export class Controller {
     }
     if (req?.type === 'sendPrompt' && this.model.sending?.requestId === u.inReplyTo) {
       if (this.model.draft.length === 0 && req.prompt) this.model.draft = req.prompt; // give the text back
+      this.context.restoreAfterFailedSend(); // and its mentions
       this.model.sending = null;
     }
     if (req?.type === 'respondToApproval' && req.callId) this.dropApproval(req.callId);
@@ -244,6 +265,7 @@ export class Controller {
     this.model.thread = state;
     this.resubscribe();
     this.persistNow();
+    this.context.refresh();
   }
 
   newThread(): void {
@@ -251,6 +273,7 @@ export class Controller {
     this.model.thread = null;
     this.model.focusRequests++;
     this.persistNow();
+    this.context.refresh();
   }
 
   /** Reloads the first page of the thread list (the rows already shown beyond it stay until replaced). */
@@ -276,21 +299,34 @@ export class Controller {
    * `steer`, handed to the running turn at its next step (SPEC 2.4). False when there is nothing
    * to send or a send is still on its way.
    */
-  sendPrompt(opts: { steer?: boolean } = {}): boolean {
+  sendPrompt(opts: { steer?: boolean; /** Send although the meter says it does not fit (the user confirmed). */ force?: boolean } = {}): boolean {
     const prompt = this.model.draft;
     if (prompt.trim().length === 0 || this.model.sending) return false;
     if (prompt.length > MAX_PROMPT_CHARS) {
       this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
       return false;
     }
+    if (!opts.force && !this.context.checkFits()) return false; // the composer asks to confirm
     let threadId = this.model.thread?.threadId ?? null;
     const running = !!this.model.thread && !!activeRun(this.model.thread);
+    const mentions = this.context.mentions();
     if (threadId === null && this.model.nextWorkMode === 'plan') threadId = this.createPlanThread(prompt);
-    const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}) }, { prompt });
+    const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions } : {}) }, { prompt });
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
+    this.context.clearAfterSend();
     this.sentHere.push(prompt);
     if (this.sentHere.length > MAX_RECALLED_PROMPTS) this.sentHere.shift();
+    return true;
+  }
+
+  /** Continue after a reply that stopped at the output-token limit: a prompt asking the model to go on. */
+  continueReply(): boolean {
+    const thread = this.model.thread;
+    if (!thread || this.model.sending) return false;
+    const prompt = CONTINUE_PROMPT;
+    const requestId = this.send({ type: 'sendPrompt', threadId: thread.threadId, prompt, ifBusy: 'queue' }, { prompt });
+    this.model.sending = { requestId, prompt };
     return true;
   }
 
@@ -300,7 +336,8 @@ export class Controller {
    */
   recallPrompt(direction: 'older' | 'newer'): boolean {
     const thread = this.model.thread;
-    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [e.content] : [])) : [];
+    // The prompt as typed: a message's attached context (its @-mentions) is not recalled as text.
+    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [splitContext(e.content).prompt] : [])) : [];
     const next = recall(promptHistory(threadPrompts, this.sentHere), this.model.draft, direction);
     if (next === null) return false;
     this.model.draft = next;

@@ -87,6 +87,8 @@ export interface RunView {
   background?: BackgroundView[];
   /** The model answered; the run waits for its awaited background work (run.settling) before it goes on. */
   settling?: boolean;
+  /** `length`: the reply stopped at the output-token limit (run.ended); the run offers Continue. */
+  stopReason?: 'end' | 'length';
 }
 
 export interface BackgroundView {
@@ -285,7 +287,8 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       run.settling = false;
       run.status = ev.status;
       run.error = ev.error;
-      run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens };
+      run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens, ...(ev.usage.estimated ? { estimated: true } : {}) };
+      if (ev.stopReason) run.stopReason = ev.stopReason;
       result.endedRuns.push(ev.runId);
       return;
     }

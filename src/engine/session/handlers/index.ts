@@ -5,6 +5,7 @@
 import type { CommandType } from '../../../protocol/commands/index';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
+import { contextHandlers } from './context';
 import { prepareHandlers } from './prepare';
 import { queueHandlers } from './queue';
 import { reviewHandlers } from './review';
@@ -29,6 +30,7 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...checkpointHandlers,
   ...worktreeHandlers,
   ...variantHandlers,
+  ...contextHandlers,
   ...modelHandlers,
   ...reviewHandlers,
   ...permissionHandlers,

@@ -9,18 +9,20 @@ import type { HandlerTable } from './types';
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
-  async sendPrompt({ services: { providers, host, runs, queue, store } }, cmd) {
+  async sendPrompt({ services: { providers, host, runs, queue, store, context } }, cmd) {
     const model = await providers.resolve(cmd.model ?? host.model());
+    // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
+    const prompt = await context.promptWithMentions(cmd.prompt, cmd.mentions, model);
     // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
     const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
     const enqueue = (threadId: string) => {
-      const q = queue.enqueue(threadId, cmd.prompt, cmd.model ?? null, cmd.steer === true);
+      const q = queue.enqueue(threadId, prompt, cmd.model ?? null, cmd.steer === true);
       return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position } };
     };
     if (queueable && store.queue(cmd.threadId!).length > 0) return enqueue(cmd.threadId!);
     try {
       const h = runs.start({
-        prompt: cmd.prompt, model,
+        prompt, model,
         ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
         ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
       });

@@ -1,0 +1,91 @@
+/**
+ * ContextService: the engine's context capability — @-mention suggestions (./suggest.ts), their
+ * resolution into a prompt (./resolve.ts, ../../protocol/mentions.ts) and the estimate of how
+ * much of the model's context window the next request would use (the composer's meter): the
+ * same system prompt, history (../agent/history.ts) and tool definitions the runner will send,
+ * plus the draft and its mentions, counted per provider family (../providers/token-count.ts)
+ * against the model's window (../providers/context-windows.ts).
+ */
+import type { Mention, ResolvedMention } from '../../protocol/mentions';
+import { formatContext } from '../../protocol/mentions';
+import type { CommandResult } from '../../protocol/commands/index';
+import { buildHistory } from '../agent/history';
+import type { Host } from '../host';
+import { contextWindowOf } from '../providers/context-windows';
+import type { ProviderRegistry } from '../providers/registry';
+import { countPrompt, countSourceOf, countText } from '../providers/token-count';
+import type { ChatMessage, ResolvedModel } from '../providers/types';
+import type { VoxStore } from '../store/store';
+import type { ToolRegistry } from '../tools/registry';
+import { resolveMentions } from './resolve';
+import { suggestMentions } from './suggest';
+import { WorkspaceFiles } from './workspace-files';
+
+export interface ContextServiceDeps {
+  workspaceRoot: string;
+  ripgrepPath?: string | undefined;
+  store: VoxStore;
+  providers: ProviderRegistry;
+  tools: ToolRegistry;
+  host: Host;
+  systemPrompt?: string | undefined;
+}
+
+export type ContextEstimate = CommandResult<'estimateContext'>;
+
+export class ContextService {
+  readonly files: WorkspaceFiles;
+
+  constructor(private readonly deps: ContextServiceDeps) {
+    this.files = new WorkspaceFiles(deps.workspaceRoot, deps.ripgrepPath);
+  }
+
+  suggest(query: string, limit?: number) {
+    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot }, query, limit);
+  }
+
+  /** Resolves mentions, sizing each with `model`'s counter (the approximation when no model is given). */
+  resolve(mentions: readonly Mention[], model?: ResolvedModel): Promise<ResolvedMention[]> {
+    const source = model ? countSourceOf(model) : 'approximation';
+    return resolveMentions(
+      { workspaceRoot: this.deps.workspaceRoot, files: this.files, store: this.deps.store, sources: this.deps.host.mentionSources, count: (t) => countText(source, t) },
+      mentions,
+    );
+  }
+
+  /** The user message a prompt with mentions becomes (the prompt itself without any). */
+  async promptWithMentions(prompt: string, mentions: readonly Mention[] | undefined, model?: ResolvedModel): Promise<string> {
+    if (!mentions || mentions.length === 0) return prompt;
+    return formatContext(prompt, await this.resolve(mentions, model));
+  }
+
+  async estimate(p: { threadId: string | null; draft: string; mentions?: readonly Mention[] | undefined; model?: string | undefined }): Promise<ContextEstimate> {
+    const { store, providers, host, tools } = this.deps;
+    const ref = p.model ?? host.model();
+    const model = await providers.resolve(ref);
+    const source = countSourceOf(model);
+    const history: ChatMessage[] = p.threadId !== null && store.hasThread(p.threadId)
+      ? buildHistory(store.activePath(p.threadId), this.deps.systemPrompt)
+      : buildHistory([], this.deps.systemPrompt);
+    const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
+    const content = formatContext(p.draft, resolved);
+    const specs = model.toolsEnabled ? tools.specs() : [];
+    const messages: ChatMessage[] = p.draft.length > 0 || resolved.length > 0 ? [...history, { role: 'user', content }] : history;
+    const [total, window] = await Promise.all([countPrompt(model, messages, specs), contextWindowOf(model)]);
+    const system = history[0]?.content ?? '';
+    const historyText = history.slice(1).map((m) => m.content).join('');
+    const [systemTokens, historyTokens, toolTokens, promptTokens] = await Promise.all([
+      countText(source, system), countText(source, historyText), specs.length > 0 ? countText(source, JSON.stringify(specs)) : 0, countText(source, p.draft),
+    ]);
+    return {
+      tokens: total.tokens,
+      window: window.tokens,
+      windowSource: window.source,
+      source: total.source,
+      fits: window.tokens === null || total.tokens <= window.tokens,
+      model: ref,
+      parts: { system: systemTokens, history: historyTokens, tools: toolTokens, prompt: promptTokens, mentions: resolved.reduce((n, r) => n + r.chip.tokens, 0) },
+      mentions: resolved.map((r) => r.chip),
+    };
+  }
+}
