@@ -239,7 +239,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
-  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans });
 
   const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans };
   return { engine: new Engine(services, teardown, recovered), services };

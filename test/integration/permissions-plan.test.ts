@@ -126,7 +126,12 @@ describe('permissions and plan mode in the agent loop', function () {
     const first = await c.call('sendPrompt', { threadId: null, prompt: 'hi' });
     await finish(first.threadId);
     const threadId = first.threadId;
+    const actEstimate = await c.call('estimateContext', { threadId, draft: 'plan a greeting' });
     assert.deepEqual(await c.call('setWorkMode', { threadId, mode: 'plan' }), { threadId, workMode: 'plan' });
+    // The composer's meter counts what a Plan turn sends: fewer tools, the Plan-mode instructions.
+    const planEstimate = await c.call('estimateContext', { threadId, draft: 'plan a greeting' });
+    assert.ok(planEstimate.parts.tools < actEstimate.parts.tools, `tools: plan ${planEstimate.parts.tools} vs act ${actEstimate.parts.tools}`);
+    assert.ok(planEstimate.parts.system > actEstimate.parts.system, `system: plan ${planEstimate.parts.system} vs act ${actEstimate.parts.system}`);
     await c.call('sendPrompt', { threadId, prompt: 'plan a greeting' });
     await finish(threadId);
     const planReq = server.requests[1]!.body;
