@@ -10,10 +10,18 @@ import * as readline from 'node:readline/promises';
 import { ClientError } from '../client/engine-client';
 import { DEMO_MODEL_NOTICE, isDemoModel } from '../engine/model/demo-model';
 import { toolCallData } from '../protocol/chunks';
+import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
 import { waitForTurn } from './queue-commands';
 import { overflowMessage, parseMention, runEndNotes } from './context-commands';
+
+/** What decided a call, after its name: `· allowed by <rule>`, `· denied: <reason>`; nothing for an ask (the prompt follows). */
+export function permissionNote(p: PermissionInfo | undefined): string {
+  if (!p || p.decision === 'ask') return '';
+  if (p.decision === 'deny') return ` · not run: ${p.reason}`;
+  return p.rule ? ` · allowed by ${p.rule}` : ` · ${p.reason}`;
+}
 
 /** Exit code when the thread is busy (EX_TEMPFAIL: try again later). */
 export const EXIT_THREAD_BUSY = 75;
@@ -24,10 +32,12 @@ export interface ChatFlags {
   mention?: string[];
   /** Send even when the estimate says the prompt does not fit the model's context window. */
   allowOverflow?: boolean;
+  /** The permission mode of this run's engine (ask | autoEdits | fullAuto). */
+  mode?: string;
 }
 
 export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
-  return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}), queuePolicy: 'own' }, async ({ client }) => {
+  return withClient({ cwd: flags.cwd ?? process.cwd(), ...(flags.model ? { model: flags.model } : {}), ...(flags.mode ? { permissionMode: flags.mode } : {}), queuePolicy: 'own' }, async ({ client }) => {
     const settings = await client.call('getSettings', {});
     if (isDemoModel(settings.model) && !flags.json) process.stderr.write(`[vox] ${DEMO_MODEL_NOTICE}\n`);
     const mentions = (flags.mention ?? []).map(parseMention);
@@ -83,7 +93,8 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
             process.stderr.write(`\n[vox] ${c.data}\n`); // e.g. rate limited, and when it retries
           } else if (c.kind === 'toolCall' && !flags.json) {
             try {
-              process.stderr.write(`\n[tool] ${toolCallData(JSON.parse(c.data)).name}\n`);
+              const call = toolCallData(JSON.parse(c.data));
+              process.stderr.write(`\n[tool] ${call.name}${permissionNote(call.permission)}\n`);
             } catch {
               process.stderr.write('\n[tool] (unreadable call)\n');
             }

@@ -40,11 +40,14 @@ export interface ConnectOptions {
   queuePolicy?: 'all' | 'own';
   /** A reading command: when the database cannot be written, open it read-only (with a note) instead of failing. */
   reading?: boolean;
+  /** The permission mode of this process (`vox chat --mode`, else $VOX_PERMISSION_MODE); the engine validates it. */
+  permissionMode?: string;
 }
 
 export function connect(opts: ConnectOptions): Connected {
   const env = process.env;
-  const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF });
+  const mode = opts.permissionMode ?? (env.VOX_PERMISSION_MODE || undefined);
+  const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF, ...(mode ? { permissions: { mode } } : {}) });
   // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.
   const ripgrepPath = findRipgrep({ env });
   const config: EngineConfig = {

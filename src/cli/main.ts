@@ -21,6 +21,7 @@ import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
+import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -49,7 +50,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--no-queue', 'when the thread is running a turn, fail (exit 75) instead of queueing').option('--steer', 'when queued, let the running turn take the prompt at its next step')
     .option('--mention <spec>', 'attach context: file:PATH, folder:PATH, git, git:COMMIT, thread:ID (repeatable)', collectMention)
     .option('--allow-overflow', 'send even when the prompt does not fit the model\'s context window')
-    .action((words: string[], o) => run(chat(words.join(' '), o)));
+    .option('--mode <mode>', 'permission mode: ask (default) | autoEdits | fullAuto; rules in .vox/permissions.json still apply')
+    .action((words: string[], o) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode) ? { mode: o.mode } : {}) }))()));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--of <threadId>', 'the subagent threads of this thread, with their status')
     .option('--cwd <dir>').option('--json', 'print JSON').action((o) => run(threads(o)));
@@ -66,6 +68,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerRunCommands(program, run);
   registerContextCommands(program, run);
   registerModelsCommand(program, run);
+  registerPermissionCommands(program, run);
   return program;
 }
 
@@ -81,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     return pending ? await pending : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError || e instanceof MentionUsageError) {
+    if (e instanceof ModelUsageError || e instanceof MentionUsageError || e instanceof PermissionUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
     }

@@ -27,12 +27,17 @@ import { VariantPool } from './variants/pool';
 import { ContextService } from './context/service';
 import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
+import { PermissionService } from './permissions/service';
+import { PlanService } from './plans/service';
+import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
 function bindHost(h: Host): Host {
   return {
     model: () => h.model(), setModel: (r) => h.setModel(r), modelChoices: () => h.modelChoices(), approvalSettings: () => h.approvalSettings(),
-    providerSettings: () => h.providerSettings(), secret: (n) => h.secret(n), notify: (n) => h.notify(n),
+    providerSettings: () => h.providerSettings(), permissionSettings: () => h.permissionSettings?.(),
+    ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto') => h.setPermissionMode!(m) } : {}),
+    secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     memento: h.memento ?? memoryMemento(),
@@ -169,10 +174,17 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     }
   };
 
+  // Permission modes and rules (settings and .vox/permissions.json), Plan / Act and plans (issue 12, items 3–4).
+  const permissions = new PermissionService({ workspaceRoot: config.workspaceRoot, host, store, policy });
+  const plans = new PlanService(store);
+  tools.register(submitPlanTool as never);
+  tools.register(updatePlanStepTool as never);
+
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
   const runner = new AgentRunner({
-    store, streams, tools, policy, gate, terminals,
+    store, streams, tools, policy, gate, terminals, plans,
+    permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });
@@ -227,8 +239,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
-  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans };
   return { engine: new Engine(services, teardown, recovered), services };
 }

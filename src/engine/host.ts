@@ -59,6 +59,13 @@ export interface Host {
   approvalSettings(): unknown;
   /** Provider endpoints. */
   providerSettings(): ProviderSettings;
+  /**
+   * The permission settings `{mode?, rules?}` (VS Code: `vox.permissionMode`, `vox.permissionRules`),
+   * validated by the engine (../engine/permissions/); undefined for none.
+   */
+  permissionSettings?(): unknown;
+  /** Persists the workspace's default permission mode (VS Code: the workspace setting). */
+  setPermissionMode?(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void>;
   /** A provider key, or undefined when none is set. Never logged, never stored by the engine. */
   secret(name: ProviderSecret): Promise<string | undefined>;
   /** Notices for the user or the log (checkpoint failures, over-budget captures, recovered runs). */
@@ -79,10 +86,13 @@ export function environmentHost(opts: {
   env?: NodeJS.ProcessEnv;
   notify?: (n: HostNotice) => void;
   modelChoices?: ModelChoice[];
+  /** Permission settings `{mode?, rules?}` (the CLI's `--mode`); validated by the engine. */
+  permissions?: { mode?: string; rules?: unknown };
   memento?: HostMemento;
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
+  let permissions: { mode?: string; rules?: unknown } | undefined = opts.permissions;
   const changed = new Set<() => void>();
   return {
     model: () => model,
@@ -92,6 +102,10 @@ export function environmentHost(opts: {
     },
     modelChoices: () => opts.modelChoices ?? [{ ref: model, label: model, isDemo: model === 'local:demo' }],
     approvalSettings: () => undefined,
+    permissionSettings: () => permissions,
+    async setPermissionMode(mode) {
+      permissions = { ...permissions, mode };
+    },
     providerSettings: () => ({
       openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL,
       openrouterBaseUrl: env.OPENROUTER_BASE_URL, lmstudioBaseUrl: env.LMSTUDIO_BASE_URL, compatBaseUrl: env.VOX_COMPAT_BASE_URL,

@@ -16,6 +16,8 @@ import type { VoxStore } from './store/store';
 import type { TurnStreamRegistry } from './stream/turn-stream-registry';
 import type { ToolRegistry } from './tools/registry';
 import type { VariantPool } from './variants/pool';
+import type { PermissionService } from './permissions/service';
+import type { PlanService } from './plans/service';
 import type { ReviewService } from './review/service';
 
 export interface EngineServices {
@@ -34,6 +36,10 @@ export interface EngineServices {
   readonly waits: RateLimitWaits;
   readonly checkpoints: CheckpointService;
   readonly variants: VariantPool;
+  /** Permission modes and rules: the decision per tool call, the effective rules (./permissions/). */
+  readonly permissions: PermissionService;
+  /** Plan / Act per thread and the thread's plan (./plans/). */
+  readonly plans: PlanService;
   /** What a turn changed, per file and hunk, and Keep / Undo of each (review/). */
   readonly review: ReviewService;
   /** @-mentions and the context meter (context/). */

@@ -50,6 +50,8 @@ export class EngineHost implements Host, vscode.Disposable {
       this.mentionSources,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('vox.model') || e.affectsConfiguration('vox.models')) this.changed.fire();
+        // The chat's mode bar shows the workspace's permission mode and rules: tell the views.
+        else if (e.affectsConfiguration('vox.permissionMode') || e.affectsConfiguration('vox.permissionRules')) this.changed.fire();
       }),
       // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
       // checkpoint must look at the whole tree, not only at the paths the agent reported.
@@ -82,6 +84,17 @@ export class EngineHost implements Host, vscode.Disposable {
 
   approvalSettings(): unknown {
     return vscode.workspace.getConfiguration('vox').get('approval');
+  }
+
+  permissionSettings(): unknown {
+    const cfg = vscode.workspace.getConfiguration('vox');
+    return { mode: cfg.get('permissionMode'), rules: cfg.get('permissionRules') };
+  }
+
+  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
+    // The workspace's default; without a folder open, the user's.
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration('vox').update('permissionMode', mode, target);
   }
 
   providerSettings(): ProviderSettings {

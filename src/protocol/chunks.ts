@@ -6,6 +6,7 @@
  * clients decode them with the validators here — one definition for both sides.
  */
 import { arrayOf, bool, int, object, optional, str, type Infer } from './wire/validators';
+import { permissionInfo } from './events';
 
 export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer', 'commandOutput'] as const;
 export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
@@ -14,8 +15,8 @@ export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
 export const wireChunk = object({ turnId: str, seq: int, kind: str, data: str });
 export type WireChunk = Infer<typeof wireChunk>;
 
-/** `toolCall` chunk data: a tool call the model made, as it starts. */
-export const toolCallData = object({ itemId: str, callId: str, name: str, arguments: str });
+/** `toolCall` chunk data: a tool call the model made, as it starts, with what the permission rules or mode decided. */
+export const toolCallData = object({ itemId: str, callId: str, name: str, arguments: str, permission: optional(permissionInfo) });
 export type ToolCallData = Infer<typeof toolCallData>;
 
 /** `toolResult` chunk data: how the call ended (`status` is an item status), what it returned, the files it changed. */

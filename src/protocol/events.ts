@@ -19,6 +19,18 @@ export const itemKind = literal('text', 'reasoning', 'toolCall');
 export const itemStatus = literal('started', 'completed', 'denied', 'failed', 'interrupted');
 export const checkpointTrigger = literal('tool', 'turnEnd', 'manual');
 export const restoreMode = literal('files', 'thread', 'both');
+/** Plan mode (read tools only, answer with a plan) or Act mode, per thread. */
+export const workMode = literal('plan', 'act');
+export const permissionMode = literal('ask', 'autoEdits', 'fullAuto');
+export const planStepStatus = literal('pending', 'inProgress', 'done', 'skipped');
+/** Why a tool call ran, was asked or was refused: the deciding rule (or mode) and a sentence. */
+export const permissionInfo = object({
+  decision: literal('allow', 'ask', 'deny'),
+  source: literal('rule', 'mode', 'plan', 'parser', 'rulesError'),
+  rule: nullable(str),
+  reason: str,
+});
+export const planStepInput = object({ id: str, text: str });
 
 export type Role = Infer<typeof role>;
 export type MessageStatus = Infer<typeof messageStatus>;
@@ -28,6 +40,10 @@ export type ItemKind = Infer<typeof itemKind>;
 export type ItemStatus = Infer<typeof itemStatus>;
 export type CheckpointTrigger = Infer<typeof checkpointTrigger>;
 export type RestoreMode = Infer<typeof restoreMode>;
+export type WorkMode = Infer<typeof workMode>;
+export type PermissionModeName = Infer<typeof permissionMode>;
+export type PlanStepStatus = Infer<typeof planStepStatus>;
+export type PermissionInfo = Infer<typeof permissionInfo>;
 
 /**
  * Token usage of a run, summed over its model calls. `inputTokens` counts every prompt token,
@@ -67,6 +83,8 @@ const SHAPES = {
   },
   'item.started': {
     threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),
+    /** Tool calls: what the permission rules and mode decided, before the call ran (or was asked, or refused). */
+    permission: optional(permissionInfo),
   },
   'item.completed': {
     threadId: str, runId: str, itemId: str, status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
@@ -136,6 +154,18 @@ const SHAPES = {
   'background.reported': { threadId: str, runId: str, handles: arrayOf(str) },
   /** The run's model answered, but awaited background work still runs: the run waits for it before it goes on. */
   'run.settling': { threadId: str, runId: str, handles: arrayOf(str) },
+  /** The thread switches between Plan and Act (the next turn runs in that mode). */
+  'thread.workModeSet': { threadId: str, mode: workMode },
+  /** The thread's own permission mode (null: the workspace default from the settings). */
+  'thread.permissionModeSet': { threadId: str, mode: nullable(permissionMode) },
+  /** The agent (Plan mode, `submit_plan`) proposed a plan; it replaces the thread's earlier ones. */
+  'plan.submitted': { threadId: str, runId: nullable(str), planId: str, title: str, steps: arrayOf(planStepInput) },
+  /** The user edited the plan: its title and steps now (steps keep their status by id; new ids start pending). */
+  'plan.edited': { threadId: str, planId: str, title: str, steps: arrayOf(planStepInput) },
+  /** A step's progress, reported by the agent in Act mode (`update_plan_step`) or ticked by the user. */
+  'plan.stepUpdated': { threadId: str, runId: nullable(str), planId: str, stepId: str, status: planStepStatus, note: nullable(str) },
+  /** The user chose "Act on this plan": the thread went to Act with the plan attached to the prompt. */
+  'plan.actedOn': { threadId: str, planId: str },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

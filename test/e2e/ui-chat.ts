@@ -53,6 +53,7 @@ import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-outpu
 import { MENTION_CHECKS, runMentionsCheck } from './ui-mentions';
 import { ATTENTION_CHECKS, runAttentionCheck } from './ui-attention';
 import { REVIEW_CHECKS, runReviewChecks } from './ui-review';
+import { PLAN_CHECKS, runPlanCheck } from './ui-plan';
 import {
   assert,
   checkScreenshots,
@@ -112,6 +113,7 @@ export const CHAT_CHECKS = {
   ...MENTION_CHECKS,
   ...ATTENTION_CHECKS,
   ...REVIEW_CHECKS,
+  ...PLAN_CHECKS,
   reload: 'chat UI: after "Developer: Reload Window" the demo thread is listed and reopens from the store in a new editor tab',
   screenshots: 'chat UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -316,6 +318,9 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
 
     // ---- 8d. Edit review: a waiting edit's diff, Accept in its title bar; a hunk undone after the turn
     await runReviewChecks(c);
+
+    // ---- 8c. Plan mode: a plan checklist, then Act on it (test/e2e/ui-plan.ts)
+    await runPlanCheck(c, dirs.workspace);
 
     // ---- 9. Reload the window; the demo thread comes back from the store
     await o.check(CHAT_CHECKS.reload, () =>

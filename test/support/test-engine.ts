@@ -20,6 +20,8 @@ export class TestHost implements Host {
   endpoints: ProviderSettings;
   approval: unknown;
   choices: ModelChoice[] | undefined;
+  /** The permission settings `{mode?, rules?}` (VS Code: vox.permissionMode / vox.permissionRules). */
+  permissions: { mode?: string; rules?: unknown } | undefined;
   /** Editor facts for @-mentions (@problems, @terminal, @selection); tests set what they need. */
   mentionSources?: MentionSources;
   private readonly external = new Set<() => void>();
@@ -45,6 +47,12 @@ export class TestHost implements Host {
   }
   approvalSettings(): unknown {
     return this.approval;
+  }
+  permissionSettings(): unknown {
+    return this.permissions;
+  }
+  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
+    this.permissions = { ...this.permissions, mode };
   }
   providerSettings(): ProviderSettings {
     return this.endpoints;

@@ -73,6 +73,13 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   keepFile: { threadId: 'thread:1' },
   estimateContext: { threadId: 'thread:1', draft: 'explain @src/a.ts', mentions: [{ kind: 'file', target: 'src/a.ts' }], model: 'openai:gpt-4o' },
   suggestMentions: { query: 'src/a', limit: 10 },
+  getPermissions: { threadId: 'thread:1' },
+  setPermissionMode: { scope: 'thread', threadId: 'thread:1', mode: 'autoEdits' },
+  setWorkMode: { threadId: 'thread:1', mode: 'plan' },
+  getPlan: { threadId: 'thread:1' },
+  updatePlan: { threadId: 'thread:1', planId: 'plan:1', title: 'Fix the parser', steps: [{ id: 's1', text: 'Read the parser' }, { text: 'Add a test' }] },
+  setPlanStep: { threadId: 'thread:1', planId: 'plan:1', stepId: 's1', status: 'done' },
+  actOnPlan: { threadId: 'thread:1', planId: 'plan:1', prompt: 'Start with the test.' },
 };
 
 describe('protocol: every command', () => {

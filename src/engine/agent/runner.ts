@@ -18,12 +18,15 @@ import { ToolError } from '../tools/types';
 import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
-import { buildHistory } from './history';
+import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
 import { openCommandOutput } from './command-output';
 import type { CommandOutputHub } from '../terminal/hub';
 import { redact } from '../platform/secrets';
 import type { HookBus, RunInfo } from './hooks';
+import type { PermissionDecision } from '../permissions/decide';
+import type { PlanService } from '../plans/service';
+import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
 import { countPrompt, countSourceOf, countText } from '../providers/token-count';
 import type { StopReason } from '../providers/types';
 
@@ -43,6 +46,13 @@ export interface AgentRunnerDeps {
   toolEnv?: { ripgrepPath?: string };
   /** Live command output (run_command) streams through this hub into the turn (./command-output.ts). */
   terminals?: CommandOutputHub;
+  /**
+   * The permission decision of one call (../permissions/): allow, ask (the gate) or deny (never
+   * runs). Without it, `policy` alone decides (ask or run).
+   */
+  permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
+  /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
+  plans?: PlanService;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -133,10 +143,10 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), this.deps.systemPrompt, (r) => store.steers(r));
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT), (r) => store.steers(r));
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
-    const specs: ToolSpec[] = t.model.toolsEnabled ? this.deps.tools.specs() : [];
+    const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];
     let finalText = resumed?.text ?? '';
     let itemOrdinal = resumed?.nextOrdinal ?? 0;
     if (resumed) addUsage(usage, resumed.usage);
@@ -279,17 +289,40 @@ export class AgentRunner {
     return taken.map((s) => s.prompt);
   }
 
-  private async runTool(t: TurnSpec, info: RunInfo, call: ToolCall, id: string, ordinal: number): Promise<ToolResult> {
-    const { store, streams } = this.deps;
-    const { threadId, runId, signal } = t;
-    store.append({ type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson });
-    streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson }));
-    let result: ToolResult | undefined;
-    let itemStatus: 'completed' | 'denied' | 'failed' = 'completed';
+  /** The tool, its arguments and the permission decision, before the call is recorded (a failure here is the call's error). */
+  private prepare(t: TurnSpec, call: ToolCall): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
     try {
       const tool = this.deps.tools.lookup(call.name);
       const args = tool.parseArgs(call.argumentsJson);
-      if (this.deps.policy().decide(tool) === 'ask') {
+      const permission = this.deps.permissions
+        ? this.deps.permissions(t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: t.workspaceRoot })
+        : null;
+      return { tool, args, permission };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  private async runTool(t: TurnSpec, info: RunInfo, call: ToolCall, id: string, ordinal: number): Promise<ToolResult> {
+    const { store, streams } = this.deps;
+    const { threadId, runId, signal } = t;
+    const prepared = this.prepare(t, call);
+    const permission = 'error' in prepared ? null : prepared.permission;
+    store.append({
+      type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
+      ...(permission ? { permission } : {}),
+    });
+    streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
+    let result: ToolResult | undefined;
+    let itemStatus: 'completed' | 'denied' | 'failed' = 'completed';
+    try {
+      if ('error' in prepared) throw prepared.error;
+      const { tool, args } = prepared;
+      if (permission?.decision === 'deny') {
+        // Refused by a rule or by Plan mode: the call never runs, and the model learns which rule and why.
+        itemStatus = 'denied';
+        result = { content: `Not run: ${permission.reason} Do not retry this call; choose another way or ask the user.`, isError: true };
+      } else if (permission ? permission.decision === 'ask' : this.deps.policy().decide(tool) === 'ask') {
         const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass }, signal);
         if (decision === 'denied') {
           itemStatus = 'denied';
@@ -328,6 +361,7 @@ export class AgentRunner {
         ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal,
         ...(t.background ? { background: t.background.port } : {}),
         ...(hub ? { terminal: () => openCommandOutput(hub, this.deps.streams, t.runId, itemId) } : {}),
+        ...(this.deps.plans ? { plan: planPort(this.deps.plans, t.threadId, t.runId) } : {}),
       });
       status = result.isError ? 'failed' : 'completed';
       return result;

@@ -9,7 +9,9 @@
 import type { Mention, ResolvedMention } from '../../protocol/mentions';
 import { formatContext } from '../../protocol/mentions';
 import type { CommandResult } from '../../protocol/commands/index';
-import { buildHistory } from '../agent/history';
+import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../agent/history';
+import { offeredTools, turnSystemPrompt } from '../plans/offer';
+import type { PlanService } from '../plans/service';
 import type { Host } from '../host';
 import { contextWindowOf } from '../providers/context-windows';
 import type { ProviderRegistry } from '../providers/registry';
@@ -29,6 +31,8 @@ export interface ContextServiceDeps {
   tools: ToolRegistry;
   host: Host;
   systemPrompt?: string | undefined;
+  /** Plan / Act of threads: the estimate counts the tools and system prompt the runner will send in the thread's mode. */
+  plans?: PlanService;
 }
 
 export type ContextEstimate = CommandResult<'estimateContext'>;
@@ -64,12 +68,12 @@ export class ContextService {
     const ref = p.model ?? host.model();
     const model = await providers.resolve(ref);
     const source = countSourceOf(model);
-    const history: ChatMessage[] = p.threadId !== null && store.hasThread(p.threadId)
-      ? buildHistory(store.activePath(p.threadId), this.deps.systemPrompt)
-      : buildHistory([], this.deps.systemPrompt);
+    const known = p.threadId !== null && store.hasThread(p.threadId);
+    const systemPrompt = turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
     const content = formatContext(p.draft, resolved);
-    const specs = model.toolsEnabled ? tools.specs() : [];
+    const specs = model.toolsEnabled ? offeredTools(tools, this.deps.plans, known ? p.threadId! : '').map((t) => t.spec) : [];
     const messages: ChatMessage[] = p.draft.length > 0 || resolved.length > 0 ? [...history, { role: 'user', content }] : history;
     const [total, window] = await Promise.all([countPrompt(model, messages, specs), contextWindowOf(model)]);
     const system = history[0]?.content ?? '';

@@ -204,6 +204,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    description: 'plan mode and permission mode of threads, plans with steps, the permission decision of tool calls',
+    up(db) {
+      db.exec(`
+        ALTER TABLE threads ADD COLUMN work_mode TEXT NOT NULL DEFAULT 'act';
+        ALTER TABLE threads ADD COLUMN permission_mode TEXT;
+        ALTER TABLE turn_items ADD COLUMN permission TEXT;
+        CREATE TABLE plans (
+          plan_id    TEXT PRIMARY KEY,
+          thread_id  TEXT    NOT NULL,
+          run_id     TEXT,
+          title      TEXT    NOT NULL,
+          -- JSON [{id, text, status, note}]
+          steps      TEXT    NOT NULL,
+          status     TEXT    NOT NULL DEFAULT 'proposed',
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX plans_by_thread ON plans(thread_id, created_at);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

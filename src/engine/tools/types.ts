@@ -20,6 +20,17 @@ export interface ToolContext {
   background?: BackgroundPort;
   /** Opens this call's live terminal output (shown in the chat while it runs); absent outside a turn. */
   terminal?: () => TerminalOutput;
+  /** The thread's plan (../plans/): submit_plan and update_plan_step act through it; absent outside a turn. */
+  plan?: PlanPort;
+}
+
+/** A plan as the plan tools see it. */
+export interface PlanPortView { planId: string; title: string; steps: Array<{ id: string; text: string; status: string }> }
+
+/** The run's access to its thread's plan (../plans/tools.ts). */
+export interface PlanPort {
+  submit(title: unknown, steps: Array<{ text: string }>): PlanPortView;
+  updateStep(planId: string, stepId: string, status: 'pending' | 'inProgress' | 'done' | 'skipped', note: string | null): PlanPortView;
 }
 
 /** A command's output as a terminal shows it (../agent/command-output.ts). */

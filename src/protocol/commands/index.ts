@@ -18,6 +18,7 @@ import { threadCommands } from './threads';
 import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
 import { modelCommands } from './models';
+import { permissionCommands } from './permissions';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -32,6 +33,7 @@ export const COMMANDS = {
   ...contextCommands,
   ...modelCommands,
   ...reviewCommands,
+  ...permissionCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -47,6 +49,7 @@ export const COMMAND_AREAS = {
   context: Object.keys(contextCommands),
   models: Object.keys(modelCommands),
   review: Object.keys(reviewCommands),
+  permissions: Object.keys(permissionCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -81,5 +84,6 @@ export { CONNECT_PROVIDER_IDS, UI_PREFERENCE_KEYS, type ConnectionTestView, type
 export type { PreparedModel } from './prepare';
 export type { CaptureReceiptView, ChangedFileView, CheckpointView, FileDiffView, RestoredFilesView } from './checkpoints';
 export type { WorktreeView } from './worktrees';
+export type { PermissionsView, PlanView } from './permissions';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
 export type { ReviewFileView, ReviewHunkView } from './review';

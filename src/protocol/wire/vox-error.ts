@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   tool: ['invalidArguments', 'unknownTool', 'duplicateTool', 'pathEscape', 'notFound', 'timeout', 'tooLarge', 'io', 'denied', 'cancelled', 'editMismatch', 'notAvailable'],
   /** Tool approvals: the gate and the policy settings. */
   approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode'],
+  /** Permission modes and rules (settings vox.permissions, the workspace's .vox/permissions.json). */
+  permission: ['invalidRules', 'unreadableRules', 'invalidMode'],
+  /** Plan mode: plans of threads and their steps. */
+  plan: ['unknownPlan', 'unknownStep', 'invalidPlan', 'notInPlanMode'],
   /** git itself. */
   git: ['notARepository', 'failed', 'timeout', 'notFound', 'cancelled'],
   /** Checkpoints (SPEC 4.2). */

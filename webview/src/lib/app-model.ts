@@ -7,6 +7,7 @@ import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
+import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 import { createContextModel, type ContextModel } from './context-state';
 
 export type { SettingsView, ThreadSummary };
@@ -35,6 +36,10 @@ export interface AppModel {
   focusRequests: number;
   /** Subagent threads of the thread-list rows expanded so far (SPEC 2.4). */
   childThreads: Record<string, ChildThreadView[] | undefined>;
+  /** The workspace's permission mode and rules (`getPermissions`); a thread's own mode is in its state. */
+  permissions?: PermissionsView | null;
+  /** Plan / Act for the first prompt of a new thread (an open thread carries its own). */
+  nextWorkMode?: 'plan' | 'act';
   /** The composer's @-mentions, chips and context meter (./context-state.ts). */
   context: ContextModel;
 }

@@ -12,6 +12,7 @@
  * calls come first and the final text follows whole — never both the streamed and final text.
  */
 import type { ItemView, RunView, StreamSegment, ToolResultView } from './thread-state';
+import type { PermissionInfo } from '../../../src/protocol/events';
 
 export type ToolStatus = 'running' | 'completed' | 'denied' | 'failed' | 'interrupted';
 
@@ -27,6 +28,8 @@ export interface ToolView {
   changedPaths: string[];
   /** A command's output as a terminal shows it (styled lines), streamed while it ran; null when none came. */
   output: string[] | null;
+  /** What the permission rules or mode decided for the call (absent: an older engine, or the call never got that far). */
+  permission?: PermissionInfo;
 }
 
 export type Block =
@@ -66,6 +69,7 @@ function toolView(run: RunView, itemId: string, seg: Extract<StreamSegment, { ki
     isError: item ? item.isError : result !== null && result.status !== 'completed',
     changedPaths: result?.changedPaths ?? [],
     output: seg?.output ? [...seg.output.frozen, ...seg.output.live] : null,
+    ...(item?.permission ?? seg?.permission ? { permission: (item?.permission ?? seg?.permission)! } : {}),
   };
 }
 

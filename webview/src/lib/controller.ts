@@ -33,6 +33,8 @@ export { MAX_TRACKED_REQUESTS } from './requests';
 
 export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView, type Logger, type Notice, type SettingsView, type ThreadSummary } from './app-model';
 
+/** Title of a thread created for a first prompt in Plan mode: the prompt's first line, cut. */
+const PLAN_THREAD_TITLE_CHARS = 60;
 /** What Continue sends after a reply that stopped at the output-token limit. */
 export const CONTINUE_PROMPT = 'Your last reply stopped at the output-token limit. Continue exactly where you stopped, without repeating what you already wrote.';
 
@@ -126,6 +128,7 @@ export class Controller {
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
         m.settings = toSettings(u);
         this.prepareModel(u.model, true);
+        if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
         this.resubscribe();
         return;
       case 'result':
@@ -222,6 +225,8 @@ export class Controller {
       this.dropApproval(req.callId);
     } else if (req.type === 'renameThread' || req.type === 'deleteThread') {
       this.loadThreads();
+    } else if (req.type === 'getPermissions' || (req.type === 'setPermissionMode' && req.scopeWorkspace)) {
+      m.permissions = value as CommandResult<'getPermissions'>;
     }
   }
 
@@ -302,9 +307,10 @@ export class Controller {
       return false;
     }
     if (!opts.force && !this.context.checkFits()) return false; // the composer asks to confirm
-    const threadId = this.model.thread?.threadId ?? null;
+    let threadId = this.model.thread?.threadId ?? null;
     const running = !!this.model.thread && !!activeRun(this.model.thread);
     const mentions = this.context.mentions();
+    if (threadId === null && this.model.nextWorkMode === 'plan') threadId = this.createPlanThread(prompt);
     const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions } : {}) }, { prompt });
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
@@ -390,6 +396,57 @@ export class Controller {
     if (!approval || approval.responding) return;
     approval.responding = true;
     this.send({ type: 'respondToApproval', callId, decision }, { callId });
+  }
+
+  // ---- permission modes and Plan mode (issue 12, items 3–4) ----
+
+  /** The workspace's permission mode and rules. */
+  loadPermissions(): void {
+    this.send({ type: 'getPermissions' });
+  }
+
+  /** Plan / Act of the open thread, or of the next new thread. */
+  setWorkMode(mode: 'plan' | 'act'): void {
+    const thread = this.model.thread;
+    if (!thread) this.model.nextWorkMode = mode;
+    else if ((thread.workMode ?? 'act') !== mode) this.send({ type: 'setWorkMode', threadId: thread.threadId, mode });
+  }
+
+  /** The open thread's own permission mode (null: follow the workspace), or the workspace default without a thread. */
+  setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto' | null, scope: 'thread' | 'workspace' = this.model.thread ? 'thread' : 'workspace'): void {
+    const thread = this.model.thread;
+    if (scope === 'thread' && thread) this.send({ type: 'setPermissionMode', scope, threadId: thread.threadId, mode });
+    else if (mode !== null) this.send({ type: 'setPermissionMode', scope: 'workspace', mode }, { scopeWorkspace: true });
+  }
+
+  /** The user's edit of the plan: its title and steps now (false when nothing valid is left). */
+  updatePlan(planId: string, title: string, steps: Array<{ id?: string; text: string }>): boolean {
+    const thread = this.model.thread;
+    const kept = steps.map((x) => ({ ...x, text: x.text.trim() })).filter((x) => x.text.length > 0);
+    if (!thread || title.trim().length === 0 || kept.length === 0) return false;
+    this.send({ type: 'updatePlan', threadId: thread.threadId, planId, title: title.trim(), steps: kept.map((x) => (x.id ? { id: x.id, text: x.text } : { text: x.text })) });
+    return true;
+  }
+
+  setPlanStep(planId: string, stepId: string, status: 'pending' | 'inProgress' | 'done' | 'skipped'): void {
+    const thread = this.model.thread;
+    if (thread) this.send({ type: 'setPlanStep', threadId: thread.threadId, planId, stepId, status });
+  }
+
+  /** "Act on this plan": the thread goes to Act and a prompt carrying the plan is sent. */
+  actOnPlan(planId: string): void {
+    const thread = this.model.thread;
+    if (thread) this.send({ type: 'actOnPlan', threadId: thread.threadId, planId });
+  }
+
+  /** A new thread for a first prompt in Plan mode: created and switched before the prompt goes (the session answers in order). */
+  private createPlanThread(prompt: string): string {
+    const threadId = `thread:${globalThis.crypto.randomUUID()}`;
+    const title = (prompt.trim().split('\n')[0] ?? '').slice(0, PLAN_THREAD_TITLE_CHARS) || 'Plan';
+    this.send({ type: 'createThread', threadId, title });
+    this.send({ type: 'setWorkMode', threadId, mode: 'plan' });
+    this.model.nextWorkMode = 'act';
+    return threadId;
   }
 
   renameThread(threadId: string, title: string): boolean {

@@ -18,6 +18,8 @@ import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type
 import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
+import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
+import type { PermissionInfo } from '../../../src/protocol/events';
 
 export type { QueuedView };
 
@@ -43,6 +45,8 @@ export interface ItemView {
   /** Set by item.completed: the step's text, or the tool's result. */
   content: string | null;
   isError: boolean;
+  /** Tool calls: what the permission rules or mode decided (the rule that allowed or denied it). */
+  permission?: PermissionInfo;
 }
 
 export interface ToolResultView { status: string; content: string; changedPaths: string[] }
@@ -50,7 +54,7 @@ export interface ToolResultView { status: string; content: string; changedPaths:
 /** One piece of a run's live stream, in chunk order. */
 export type StreamSegment =
   | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
-  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView }
+  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView; permission?: PermissionInfo }
   | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] };
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
@@ -98,7 +102,7 @@ export type Entry =
   | { kind: 'message'; messageId: string; role: Role; content: string; status: MessageStatus }
   | { kind: 'run'; runId: string };
 
-export interface ThreadState {
+export interface ThreadState extends PlanFields {
   threadId: string;
   title: string | null;
   deleted: boolean;
@@ -175,6 +179,10 @@ function insertItem(run: RunView, item: ItemView): void {
 }
 
 function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): void {
+  if (isPlanEvent(ev)) {
+    applyPlanEvent(state, ev);
+    return;
+  }
   if (isQueueEvent(ev)) {
     applyQueueEvent((state.queue ??= []), ev); // a state saved by an older build has no queue
     return;
@@ -217,7 +225,7 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
       insertItem(run, {
         itemId: ev.itemId, ordinal: ev.ordinal, kind: ev.kind, toolName: ev.toolName, arguments: ev.arguments,
-        status: 'started', content: null, isError: false,
+        status: 'started', content: null, isError: false, ...(ev.permission ? { permission: ev.permission } : {}),
       });
       return;
     }
@@ -323,7 +331,7 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
       if (!call) return;
       const existing = run.stream.find((s) => s.kind === 'tool' && s.itemId === call.itemId);
       if (existing) return;
-      run.stream.push({ kind: 'tool', itemId: call.itemId, callId: call.callId, name: call.name, arguments: call.arguments, result: null });
+      run.stream.push({ kind: 'tool', itemId: call.itemId, callId: call.callId, name: call.name, arguments: call.arguments, result: null, ...(call.permission ? { permission: call.permission } : {}) });
       return;
     }
     case 'toolResult': {

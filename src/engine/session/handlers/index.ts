@@ -16,6 +16,7 @@ import type { Handler } from './types';
 import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
 import { modelHandlers } from './models';
+import { permissionHandlers } from './permissions';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -32,4 +33,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...contextHandlers,
   ...modelHandlers,
   ...reviewHandlers,
+  ...permissionHandlers,
 };

@@ -1,0 +1,55 @@
+/** Handlers of the permission and plan commands (../../../protocol/commands/permissions.ts). */
+import type { PermissionsView, PlanView } from '../../../protocol/commands/permissions';
+import type { EngineServices } from '../../services';
+import type { PlanRow } from '../../store/plan-reads';
+import { PermissionRulesError } from '../../permissions/rules';
+import { runHandlers } from './runs';
+import type { HandlerTable } from './types';
+
+type PermissionCommand = 'getPermissions' | 'setPermissionMode' | 'setWorkMode' | 'getPlan' | 'updatePlan' | 'setPlanStep' | 'actOnPlan';
+
+function permissionsView(services: EngineServices, threadId?: string): PermissionsView {
+  if (threadId) services.store.getThread(threadId); // typed store/notFound
+  return { ...services.permissions.effective(threadId), workMode: threadId ? services.plans.workMode(threadId) : null };
+}
+
+export function planView(p: PlanRow): PlanView {
+  return { ...p, steps: p.steps.map((s) => ({ ...s })) };
+}
+
+export const permissionHandlers: HandlerTable<PermissionCommand> = {
+  getPermissions({ services }, cmd) {
+    return permissionsView(services, cmd.threadId);
+  },
+  async setPermissionMode({ services }, cmd) {
+    if (cmd.scope === 'thread') {
+      if (!cmd.threadId) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.threadId', 'the thread scope needs a threadId');
+      services.store.getThread(cmd.threadId);
+      services.store.append({ type: 'thread.permissionModeSet', threadId: cmd.threadId, mode: cmd.mode });
+      return permissionsView(services, cmd.threadId);
+    }
+    if (cmd.mode === null) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.mode', 'the workspace default needs a mode');
+    if (!services.host.setPermissionMode) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.scope', 'this host cannot change the workspace default');
+    await services.host.setPermissionMode(cmd.mode);
+    return permissionsView(services, cmd.threadId);
+  },
+  setWorkMode({ services: { plans } }, cmd) {
+    plans.setWorkMode(cmd.threadId, cmd.mode);
+    return { threadId: cmd.threadId, workMode: plans.workMode(cmd.threadId) };
+  },
+  getPlan({ services: { plans, store } }, cmd) {
+    store.getThread(cmd.threadId);
+    const p = plans.current(cmd.threadId);
+    return { threadId: cmd.threadId, workMode: plans.workMode(cmd.threadId), plan: p ? planView(p) : null };
+  },
+  updatePlan({ services: { plans } }, cmd) {
+    return planView(plans.edit(cmd.threadId, cmd.planId, cmd.title, cmd.steps.map((s) => ({ ...(s.id ? { id: s.id } : {}), text: s.text }))));
+  },
+  setPlanStep({ services: { plans } }, cmd) {
+    return planView(plans.updateStep(cmd.threadId, null, cmd.planId, cmd.stepId, cmd.status, null));
+  },
+  async actOnPlan(ctx, cmd) {
+    const prompt = ctx.services.plans.actOn(cmd.threadId, cmd.planId, cmd.prompt);
+    return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, ...(cmd.model ? { model: cmd.model } : {}) });
+  },
+};
