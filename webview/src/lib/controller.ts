@@ -1,7 +1,8 @@
 /**
  * Controller: the webview's client of the engine. It decodes every host message through
  * `updateEnvelope` (engine updates and the extension's `hostCommand`s), folds them into an
- * AppModel, and turns UI intents into protocol commands sent through the HostBridge.
+ * AppModel, and turns UI intents into protocol commands sent through the HostBridge (the
+ * one-command intents live in ./controller-intents.ts, which this class extends).
  *
  * Plain TypeScript, no DOM and no Svelte: the app passes a `$state` proxy as the model (so every
  * mutation here is reactive), tests pass a plain object and a fake bridge.
@@ -13,8 +14,7 @@
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
-import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, MAX_TITLE_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
-import type { HostAction } from '../../../src/protocol/host';
+import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
 import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
@@ -25,16 +25,14 @@ import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
-import { NO_UI_PREFERENCES, toSettings } from './settings-state';
-import type { UiPreferenceKey } from '../../../src/protocol/commands/index';
+import { toSettings } from './settings-state';
+import { ControllerIntents } from './controller-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
 
 export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView, type Logger, type Notice, type SettingsView, type ThreadSummary } from './app-model';
 
-/** Title of a thread created for a first prompt in Plan mode: the prompt's first line, cut. */
-const PLAN_THREAD_TITLE_CHARS = 60;
 /** What Continue sends after a reply that stopped at the output-token limit. */
 export const CONTINUE_PROMPT = 'Your last reply stopped at the output-token limit. Continue exactly where you stopped, without repeating what you already wrote.';
 
@@ -43,7 +41,7 @@ const consoleLogger: Logger = {
   error: (m) => console.error(`[vox] ${m}`),
 };
 
-export class Controller {
+export class Controller extends ControllerIntents {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
@@ -56,7 +54,8 @@ export class Controller {
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
 
-  constructor(readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger = consoleLogger) {
+  constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
+    super(model, bridge);
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -344,141 +343,6 @@ export class Controller {
     return true;
   }
 
-  /** Replaces a queued prompt's text (false for an empty or too long one). */
-  editQueued(entryId: string, prompt: string): boolean {
-    const thread = this.model.thread;
-    if (!thread || prompt.trim().length === 0 || prompt.length > MAX_PROMPT_CHARS) return false;
-    this.send({ type: 'editQueued', threadId: thread.threadId, entryId, prompt });
-    return true;
-  }
-
-  /** Moves a queued prompt to `toIndex` (0 = next); the strip reorders when the event comes back. */
-  moveQueued(entryId: string, toIndex: number): void {
-    const thread = this.model.thread;
-    if (!thread || toIndex < 0 || toIndex >= thread.queue.length) return;
-    this.send({ type: 'moveQueued', threadId: thread.threadId, entryId, toIndex });
-  }
-
-  cancelQueued(entryId: string): void {
-    const thread = this.model.thread;
-    if (thread) this.send({ type: 'cancelQueued', threadId: thread.threadId, entryId });
-  }
-
-  /** promoteToSteer: the running turn takes the queued prompt at its next step. */
-  steerQueued(entryId: string): void {
-    const thread = this.model.thread;
-    if (thread) this.send({ type: 'steerQueued', threadId: thread.threadId, entryId });
-  }
-
-  /** Stops the open thread's active run. */
-  cancelRun(): boolean {
-    const run = this.model.thread ? activeRun(this.model.thread) : null;
-    if (!run) return false;
-    this.send({ type: 'cancelRun', runId: run.runId });
-    return true;
-  }
-
-  /** Rate-limit wait controls of a run of the open thread (SPEC 2.4). */
-  resumeRun(runId: string): void {
-    this.send({ type: 'resumeRun', runId });
-  }
-
-  snoozeRun(runId: string, forMs: number): void {
-    this.send({ type: 'snoozeRun', runId, forMs });
-  }
-
-  setAutoResume(runId: string, autoResume: boolean): void {
-    this.send({ type: 'setAutoResume', runId, autoResume });
-  }
-
-  respondToApproval(callId: string, decision: 'approved' | 'denied'): void {
-    const approval = this.model.approvals.find((a) => a.callId === callId);
-    if (!approval || approval.responding) return;
-    approval.responding = true;
-    this.send({ type: 'respondToApproval', callId, decision }, { callId });
-  }
-
-  // ---- permission modes and Plan mode (issue 12, items 3–4) ----
-
-  /** The workspace's permission mode and rules. */
-  loadPermissions(): void {
-    this.send({ type: 'getPermissions' });
-  }
-
-  /** Plan / Act of the open thread, or of the next new thread. */
-  setWorkMode(mode: 'plan' | 'act'): void {
-    const thread = this.model.thread;
-    if (!thread) this.model.nextWorkMode = mode;
-    else if ((thread.workMode ?? 'act') !== mode) this.send({ type: 'setWorkMode', threadId: thread.threadId, mode });
-  }
-
-  /** The open thread's own permission mode (null: follow the workspace), or the workspace default without a thread. */
-  setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto' | null, scope: 'thread' | 'workspace' = this.model.thread ? 'thread' : 'workspace'): void {
-    const thread = this.model.thread;
-    if (scope === 'thread' && thread) this.send({ type: 'setPermissionMode', scope, threadId: thread.threadId, mode });
-    else if (mode !== null) this.send({ type: 'setPermissionMode', scope: 'workspace', mode }, { scopeWorkspace: true });
-  }
-
-  /** The user's edit of the plan: its title and steps now (false when nothing valid is left). */
-  updatePlan(planId: string, title: string, steps: Array<{ id?: string; text: string }>): boolean {
-    const thread = this.model.thread;
-    const kept = steps.map((x) => ({ ...x, text: x.text.trim() })).filter((x) => x.text.length > 0);
-    if (!thread || title.trim().length === 0 || kept.length === 0) return false;
-    this.send({ type: 'updatePlan', threadId: thread.threadId, planId, title: title.trim(), steps: kept.map((x) => (x.id ? { id: x.id, text: x.text } : { text: x.text })) });
-    return true;
-  }
-
-  setPlanStep(planId: string, stepId: string, status: 'pending' | 'inProgress' | 'done' | 'skipped'): void {
-    const thread = this.model.thread;
-    if (thread) this.send({ type: 'setPlanStep', threadId: thread.threadId, planId, stepId, status });
-  }
-
-  /** "Act on this plan": the thread goes to Act and a prompt carrying the plan is sent. */
-  actOnPlan(planId: string): void {
-    const thread = this.model.thread;
-    if (thread) this.send({ type: 'actOnPlan', threadId: thread.threadId, planId });
-  }
-
-  /** A new thread for a first prompt in Plan mode: created and switched before the prompt goes (the session answers in order). */
-  private createPlanThread(prompt: string): string {
-    const threadId = `thread:${globalThis.crypto.randomUUID()}`;
-    const title = (prompt.trim().split('\n')[0] ?? '').slice(0, PLAN_THREAD_TITLE_CHARS) || 'Plan';
-    this.send({ type: 'createThread', threadId, title });
-    this.send({ type: 'setWorkMode', threadId, mode: 'plan' });
-    this.model.nextWorkMode = 'act';
-    return threadId;
-  }
-
-  renameThread(threadId: string, title: string): boolean {
-    const t = title.trim();
-    if (t.length === 0 || t.length > MAX_TITLE_CHARS) return false;
-    this.send({ type: 'renameThread', threadId, title: t });
-    const row = this.model.threads.find((r) => r.id === threadId);
-    if (row) row.title = t;
-    return true;
-  }
-
-  deleteThread(threadId: string): void {
-    this.send({ type: 'deleteThread', threadId });
-    this.model.threads = this.model.threads.filter((r) => r.id !== threadId);
-  }
-
-  setModel(ref: string): void {
-    if (ref.length === 0 || ref === this.model.settings?.model) return;
-    this.send({ type: 'setModel', model: ref });
-  }
-
-  hostAction(action: HostAction): void {
-    this.bridge.sendHostAction(action);
-  }
-
-  /** Keeps a UI choice across reloads (in the host, through the engine); shown at once. */
-  setUiPreference(key: UiPreferenceKey, value: boolean): void {
-    const s = this.model.settings;
-    if (s) s.ui = { ...(s.ui ?? NO_UI_PREFERENCES), [key]: value };
-    this.send({ type: 'setUiPreference', key, value });
-  }
-
   dismissNotice(id: number): void {
     this.model.notices = this.model.notices.filter((n) => n.id !== id);
   }
@@ -561,7 +425,7 @@ export class Controller {
 
   // ---- plumbing -------------------------------------------------------------------------------
 
-  private send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
+  protected send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
     const requestId = this.requests.track(command.type, extra);
     this.bridge.send({ ...command, requestId });
     return requestId;
