@@ -8,50 +8,23 @@
  * test-results/webview-mentions.png and webview-output-limit.png.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatContext } from '../../src/protocol/mentions';
-import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './support/page';
+import { RESULTS, openWebviewPage, type WebviewPage } from './support/browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const EXPECT_TIMEOUT_MS = 5_000;
 const T = 'thread:ctx';
 const R = 'run:ctx';
 
 describe('chat webview in Chromium: @-mentions, chips, context meter, output limit', function () {
   this.timeout(120_000);
-  let server: http.Server;
-  let origin: string;
-  let context: BrowserContext;
+  let w: WebviewPage;
   let page: Page;
-  let userDataDir: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let seq = 0;
   let sentPrompt = '';
   const ev = (e: Record<string, unknown>) => ({ seq: ++seq, time: Date.now(), threadId: T, ...e });
-
-  const host = (message: unknown) => page.evaluate(`window.postMessage(${JSON.stringify(message)}, '*')`);
-  const posted = async () => (await page.evaluate('window.__posted')) as Record<string, unknown>[];
-  async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-    const t0 = Date.now();
-    for (;;) {
-      try {
-        if (await check()) return;
-      } catch {
-        // not rendered yet
-      }
-      if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`timed out: ${what}`);
-      await page.waitForTimeout(20);
-    }
-  }
   async function lastPosted(type: string, pred: (m: Record<string, unknown>) => boolean = () => true): Promise<Record<string, unknown>> {
     let hit: Record<string, unknown> | undefined;
     await eventually(`a posted ${type}`, async () => !!(hit = (await posted()).filter((m) => m.type === type && pred(m)).at(-1)));
@@ -61,42 +34,19 @@ describe('chat webview in Chromium: @-mentions, chips, context meter, output lim
     tokens: 1234, window: 128_000, windowSource: 'table', source: 'o200k_base', fits: true, model: 'openai:gpt-4o',
     parts: { system: 50, history: 0, tools: 900, prompt: 5, mentions: 0 }, mentions: [], ...over,
   });
+  const host = (message: unknown) => w.host(message);
+  const posted = () => w.posted();
+  const eventually = (what: string, check: () => Promise<boolean>) => w.eventually(what, check);
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`${CHROMIUM} is missing in CI`);
-      this.skip();
-    }
-    const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(build.status, 0, `webview build failed:\n${build.stdout}\n${build.stderr}`);
-    const files: Record<string, [string, string]> = {
-      '/dist/webview.js': [path.join(ROOT, 'dist/webview.js'), 'text/javascript'],
-      '/dist/webview.css': [path.join(ROOT, 'dist/webview.css'), 'text/css'],
-    };
-    server = http.createServer((req, res) => {
-      const url = req.url ?? '/';
-      if (url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, 'nonce-ctx'));
-      else if (url === '/theme.css') res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
-      else if (files[url]) res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-chromium-ctx-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 420, height: 760 }, colorScheme: 'dark' });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(EXPECT_TIMEOUT_MS);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.addInitScript(FAKE_HOST_SCRIPT);
-    await page.goto(`${origin}/`);
-    await page.locator('.app').waitFor();
+    w = await openWebviewPage(this, { nonce: 'nonce-ctx', profilePrefix: 'vox-chromium-ctx-', viewport: { width: 420, height: 760 } });
+    page = w.page;
+    pageErrors = w.pageErrors;
     await host({ type: 'settings', model: 'openai:gpt-4o', models: [{ ref: 'openai:gpt-4o', label: 'GPT-4o', isDemo: false }], demoNotice: null });
   });
 
   after(async () => {
-    await context?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await w?.close();
   });
 
   it('shows the context meter from the estimate', async () => {

@@ -7,33 +7,20 @@
  * to test-results/ (webview.png, webview-approval.png, webview-empty.png). Skipped (with a message) when /usr/bin/chromium is absent.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './support/page';
+import type { Page } from 'playwright-core';
+import { RESULTS, openWebviewPage, type WebviewPage } from './support/browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-/** How long a UI expectation may take to come true (rendering is throttled to ~80 ms). */
-const EXPECT_TIMEOUT_MS = 5_000;
 
 const T = 'thread:browser';
 const R = 'run:browser';
 
 describe('chat webview in Chromium (fake host)', function () {
   this.timeout(120_000);
-  let server: http.Server;
-  let origin: string;
-  let context: BrowserContext;
+  let w: WebviewPage;
   let page: Page;
-  let userDataDir: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   const dialogs: string[] = [];
   let eventSeq = 0;
   let chunkSeq = 0;
@@ -42,85 +29,26 @@ describe('chat webview in Chromium (fake host)', function () {
 
   const ev = (e: Record<string, unknown>) => ({ seq: ++eventSeq, time: Date.now(), threadId: T, ...e });
   const chunk = (kind: string, data: string) => ({ turnId: R, seq: ++chunkSeq, kind, data });
-
-  async function host(message: unknown): Promise<void> {
-    await page.evaluate(`window.postMessage(${JSON.stringify(message)}, '*')`);
-  }
-  async function posted(): Promise<Record<string, unknown>[]> {
-    return (await page.evaluate('window.__posted')) as Record<string, unknown>[];
-  }
-  async function waitPosted(what: string, pred: (m: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-    const t0 = Date.now();
-    for (;;) {
-      const hit = (await posted()).find(pred);
-      if (hit) return hit;
-      if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`the webview never posted ${what}; it posted ${JSON.stringify(await posted())}`);
-      await page.waitForTimeout(20);
-    }
-  }
-  async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-    const t0 = Date.now();
-    let last: unknown = null;
-    for (;;) {
-      try {
-        if (await check()) return;
-      } catch (e) {
-        last = e; // e.g. the element is not there yet
-      }
-      if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`timed out: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-      await page.waitForTimeout(20);
-    }
-  }
+  const host = (message: unknown) => w.host(message);
+  const posted = () => w.posted();
+  const waitPosted = (what: string, pred: (m: Record<string, unknown>) => boolean) => w.waitPosted(what, pred);
+  const eventually = (what: string, check: () => Promise<boolean>) => w.eventually(what, check);
   const lastAnswer = () => page.locator('[data-role="assistant"]').last();
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      // In CI the runner installs chromium first: a missing browser there is a failure, not a skip.
-      if (process.env.CI) throw new Error(`${CHROMIUM} is missing in CI (scripts/setup-code-server.sh installs it)`);
-      console.log(`      (skipped: ${CHROMIUM} is not installed; apt-get install chromium to run the webview browser tests)`);
-      this.skip();
-    }
-    const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(build.status, 0, `webview build failed:\n${build.stdout}\n${build.stderr}`);
-    const files: Record<string, [string, string]> = {
-      '/dist/webview.js': [path.join(ROOT, 'dist/webview.js'), 'text/javascript'],
-      '/dist/webview.css': [path.join(ROOT, 'dist/webview.css'), 'text/css'],
-    };
-    server = http.createServer((req, res) => {
-      const url = req.url ?? '/';
-      if (url === '/') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, 'test-nonce-123'));
-      } else if (url === '/theme.css') {
-        res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
-      } else if (files[url]) {
-        res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
-      } else {
-        res.writeHead(404).end();
-      }
+    w = await openWebviewPage(this, {
+      nonce: 'test-nonce-123', profilePrefix: 'vox-chromium-', viewport: { width: 420, height: 900 },
+      setup: (p) => p.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      }),
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 420, height: 900 }, colorScheme: 'dark',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(EXPECT_TIMEOUT_MS);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    if (process.env.VOX_DEBUG_PAGE) page.on('console', (m) => console.log(`[page] ${m.text()}`));
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    await page.addInitScript(FAKE_HOST_SCRIPT);
-    await page.goto(`${origin}/`);
-    await page.locator('.app').waitFor();
+    page = w.page;
+    pageErrors = w.pageErrors;
   });
 
   after(async () => {
-    await context?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await w?.close();
   });
 
   it('asks the host for settings and the thread list at start', async () => {

@@ -1,0 +1,129 @@
+/**
+ * The one Chromium harness of the webview browser tests: builds dist/webview.js, serves it from a
+ * loopback server inside the strict-CSP page of ./page.ts (with the fake VS Code host script),
+ * opens it in headless Debian chromium and gives the tests the page plus the helpers they all
+ * need: post a host message, read what the webview posted, wait for a condition (bounded). A
+ * missing browser skips the suite locally and fails it in CI.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './page';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ROOT = path.resolve(__dirname, '../../..');
+/** Where the browser tests' screenshots go. */
+export const RESULTS = path.join(ROOT, 'test-results');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** How long a UI expectation may take to come true (rendering is throttled to ~80 ms). */
+export const EXPECT_TIMEOUT_MS = 5_000;
+/** How often a wait looks again (ms). */
+const POLL_MS = 20;
+
+export type Posted = Record<string, unknown>;
+
+export interface WebviewPage {
+  readonly page: Page;
+  readonly origin: string;
+  /** Uncaught errors of the page, in order. */
+  readonly pageErrors: string[];
+  /** Posts a message to the webview as the extension host would. */
+  host(message: unknown): Promise<void>;
+  /** Everything the webview posted to its host so far. */
+  posted(): Promise<Posted[]>;
+  /** The first posted message matching `pred`, waited for. */
+  waitPosted(what: string, pred: (m: Posted) => boolean): Promise<Posted>;
+  /** Waits until `check` is true; its errors (an element not there yet) count as not yet. */
+  eventually(what: string, check: () => Promise<boolean>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** The CSP nonce of the page. */
+  nonce: string;
+  /** The temp-dir prefix of the browser profile. */
+  profilePrefix: string;
+  viewport: { width: number; height: number };
+  /** Extra listeners before the page loads (dialogs, console). */
+  setup?(page: Page): void;
+}
+
+/** Opens the built webview in Chromium, or skips `suite` when the browser is missing outside CI. */
+export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): Promise<WebviewPage> {
+  if (!fs.existsSync(CHROMIUM)) {
+    // In CI the runner installs chromium first: a missing browser there is a failure, not a skip.
+    if (process.env.CI) throw new Error(`${CHROMIUM} is missing in CI (scripts/setup-code-server.sh installs it)`);
+    console.log(`      (skipped: ${CHROMIUM} is not installed; apt-get install chromium to run the webview browser tests)`);
+    suite.skip();
+  }
+  const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, `webview build failed:\n${build.stdout}\n${build.stderr}`);
+  const files: Record<string, [string, string]> = {
+    '/dist/webview.js': [path.join(ROOT, 'dist/webview.js'), 'text/javascript'],
+    '/dist/webview.css': [path.join(ROOT, 'dist/webview.css'), 'text/css'],
+  };
+  let origin = '';
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, opts.nonce));
+    else if (url === '/theme.css') res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
+    else if (files[url]) res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.profilePrefix));
+  let context: BrowserContext | undefined;
+  const close = async (): Promise<void> => {
+    await context?.close();
+    await new Promise((r) => server.close(r));
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  };
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: opts.viewport, colorScheme: 'dark' });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(EXPECT_TIMEOUT_MS);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    if (process.env.VOX_DEBUG_PAGE) page.on('console', (m) => console.log(`[page] ${m.text()}`));
+    opts.setup?.(page);
+    await page.addInitScript(FAKE_HOST_SCRIPT);
+    await page.goto(`${origin}/`);
+    await page.locator('.app').waitFor();
+    const posted = async (): Promise<Posted[]> => (await page.evaluate('window.__posted')) as Posted[];
+    const eventually = async (what: string, check: () => Promise<boolean>): Promise<void> => {
+      const t0 = Date.now();
+      let last: unknown = null;
+      for (;;) {
+        try {
+          if (await check()) return;
+        } catch (e) {
+          last = e; // e.g. the element is not there yet
+        }
+        if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`timed out: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+        await page.waitForTimeout(POLL_MS);
+      }
+    };
+    return {
+      page, origin, pageErrors, posted, eventually, close,
+      host: async (message) => void (await page.evaluate(`window.postMessage(${JSON.stringify(message)}, '*')`)),
+      waitPosted: async (what, pred) => {
+        const t0 = Date.now();
+        for (;;) {
+          const hit = (await posted()).find(pred);
+          if (hit) return hit;
+          if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`the webview never posted ${what}; it posted ${JSON.stringify(await posted())}`);
+          await page.waitForTimeout(POLL_MS);
+        }
+      },
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
