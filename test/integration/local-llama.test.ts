@@ -98,6 +98,24 @@ describe('LocalLlamaProvider (demo model)', function () {
     assert.equal(a, b);
   });
 
+  it('without a configured seed, replies sampled in the same second differ (each request draws its own seed)', async function () {
+    // node-llama-cpp seeds with the current second when given no seed: on the bigram demo model
+    // every prompt then got the very same reply within a second (seen in the e2e as three
+    // identical 23-character replies). Vox draws a seed per request unless one is configured.
+    const unseeded = new LocalLlamaProvider({ threads: 1, demoModelPath: modelPath });
+    try {
+      await unseeded.load(modelPath);
+      const replies = new Set<string>();
+      const t0 = Date.now();
+      for (let i = 0; i < 6; i++) replies.add(textOf(await collect(unseeded.stream(hello({ temperature: 0.9, maxTokens: SHORT_REPLY_TOKENS })))));
+      // Six short replies take well under a second here: with per-second seeds they would show at
+      // most two different texts (one second boundary crossed).
+      assert.ok(replies.size >= 3, `6 replies sampled in ${Date.now() - t0} ms show only ${replies.size} different texts: ${JSON.stringify([...replies])}`);
+    } finally {
+      await unseeded.dispose();
+    }
+  });
+
   it('respects maxTokens', async function () {
     const events = await collect(provider.stream(hello({ maxTokens: 5 })));
     const usage = events.find((e) => e.type === 'usage');

@@ -5,7 +5,7 @@
  * on a model's single context sequence, streaming of text/reasoning deltas, cancellation, usage
  * and the grammar-constrained tool-call mode (protocol in local-llama-tools.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type {
   ChatWrapper,
@@ -39,7 +39,7 @@ export interface LocalLlamaProviderOptions {
   threads?: number;
   /** Context window in tokens (capped at the model's training context). */
   contextSize?: number;
-  /** Sampling seed used when temperature > 0, for reproducible output. */
+  /** Sampling seed used when temperature > 0, for reproducible output (otherwise one is drawn per request). */
   seed?: number;
   /** GGUF path used for the model names `demo` / `local:demo`. */
   demoModelPath?: string;
@@ -69,6 +69,8 @@ const DEFAULT_CONTEXT_SIZE = 4096;
 const DEFAULT_MAX_TOKENS = 1024;
 /** Sampling temperature when the request sets none (0 would be greedy). */
 const DEFAULT_TEMPERATURE = 0.7;
+/** Seeds drawn per request are below this (llama.cpp takes a 32-bit seed; 2^31 keeps it positive). */
+const MAX_SAMPLING_SEED = 2 ** 31;
 /** Compiled tool grammars kept per provider (oldest evicted first). */
 const MAX_CACHED_GRAMMARS = 32;
 /** llama.cpp error lines remembered to explain load failures. */
@@ -213,7 +215,9 @@ export class LocalLlamaProvider implements ModelProvider {
         stopOnAbortSignal: false,
         maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
         temperature,
-        ...(temperature > 0 && this.options.seed !== undefined ? { seed: this.options.seed } : {}),
+        // node-llama-cpp seeds with the current second when given none, so every reply within a
+        // second would be the same sample: draw one per request unless a seed is configured.
+        ...(temperature > 0 ? { seed: this.options.seed ?? randomInt(MAX_SAMPLING_SEED) } : {}),
         ...(grammar ? { grammar } : {}),
       });
       stopReason = res.metadata.stopReason === 'maxTokens' ? 'length' : 'end';
