@@ -14,12 +14,15 @@ process.chdir(root);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+/** What failed, by suite, printed again just above the closing line (CI shows only the tail). */
+const failures = [];
 
 function run(label, cmd, args, env = {}) {
   const t0 = Date.now();
   process.stdout.write(`\n=== ${label}: ${cmd} ${args.join(' ')}\n`);
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   const ok = r.status === 0;
+  if (!ok) failures.push(`${label}: exit ${r.status ?? r.signal}`);
   process.stdout.write(`=== ${label}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   return ok;
 }
@@ -40,6 +43,7 @@ function mochaSuite(label, globs) {
   passed += c.passed;
   failed += c.failed;
   skipped += c.skipped;
+  for (const f of c.failures ?? []) failures.push(`${label}: ${f}`);
   if (!ok && c.failed === 0) failed++;
 }
 
@@ -55,6 +59,7 @@ function countedSuite(label, cmd, args) {
   passed += c.passed ?? 0;
   failed += c.failed ?? 0;
   skipped += c.skipped ?? 0;
+  for (const f of c.failures ?? []) failures.push(`${label}: ${f}`);
   if (!ok && !c.failed) failed++;
 }
 
@@ -83,5 +88,6 @@ if (process.env.VOX_SKIP_E2E === '1') {
 }
 countedSuite('desktop VS Code (@vscode/test-electron)', 'node', ['test/e2e/run-electron.mjs']);
 
+if (failures.length > 0) process.stdout.write(`\nWhat failed:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);

@@ -3,7 +3,7 @@
 //   node test/e2e/run-e2e.mjs [--dev] [--vsix path] [--release-vsix path] [--no-ui] [--no-host]
 //                             [--no-chat] [--chat-only] [--run-control-only] [--no-checkpoints]
 //                             [--no-variants] [--no-connect] [--connect-only] [--no-fallback]
-//                             [--fallback-only] [--update-screenshot]
+//                             [--fallback-only] [--set NAME[,NAME]] [--update-screenshot]
 //                             [--verbose]
 //
 //   (default)   build + pack the test VSIX and the release VSIX, install each with
@@ -20,6 +20,8 @@
 //               connect (9.) UI checks
 //   --connect-only  pass 1 only, and of it only the connect UI checks (9.)
 //   --no-fallback   only pass 1;  --fallback-only  only passes 2 and 3
+//   --set a,b   pass 1 only, and of it only these UI sets (keys of UI_SETS in runner.mjs), each
+//               in its own code-server session; no extension-host suite
 //   --update-screenshot  copy the README pictures to docs/screenshot-{chat,queue,rate-limit,
 //               checkpoints,variants}.png (else test-results/ only; pass 1's)
 //   --verbose   mirror code-server's log and the page console
@@ -90,7 +92,9 @@ const { flag, opt } = parseArgs();
 const verbose = flag('--verbose');
 const runControlOnly = flag('--run-control-only');
 const connectOnly = flag('--connect-only');
-const chatOnly = flag('--chat-only') || runControlOnly || connectOnly;
+/** `--set a,b`: only these UI sets (test/e2e/runner.mjs UI_SETS), pass 1 only, no extension-host suite. */
+const onlySets = opt('--set')?.split(',').filter(Boolean);
+const chatOnly = flag('--chat-only') || runControlOnly || connectOnly || onlySets !== undefined;
 const run = createRun(h, { timeoutMs: Number(process.env.VOX_E2E_TIMEOUT_MS ?? 900_000), verbose });
 const { timed, record } = run;
 
@@ -129,7 +133,7 @@ const PASSES = [
     env: { [SIMULATE]: undefined, VOX_SQLITE_DRIVER: undefined },
     ui: { sets: [['chat', ['view', 'demo', 'reload']], ['checkpoints', ['agent', 'view', 'restore', 'undo']]] },
   },
-].filter((p) => (flag('--no-fallback') || runControlOnly || connectOnly ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
+].filter((p) => (flag('--no-fallback') || runControlOnly || connectOnly || onlySets ? p.id === 'main' : flag('--fallback-only') ? p.id !== 'main' : true));
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vox-e2e-run-'));
 /** Profile and extension folders of the test VSIX (passes 1 and 2) and of the release VSIX (pass 3). */
@@ -346,13 +350,14 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     env: passEnv(pass),
     shotPrefix: pass.id === 'main' ? '' : `${pass.id}-`,
   };
-  const sets = runControlOnly
+  const sets = onlySets ? onlySets.map((n) => [n])
+    : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
     : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly) };
   for (const [name, only] of sets) {
-    if (skipped[name]) continue;
+    if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });
   }
 }

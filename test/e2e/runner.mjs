@@ -87,7 +87,7 @@ export function createRun(h, { timeoutMs, verbose = false, labelWidth = 34, clip
     if (failures.length) process.stdout.write('\nFailures:\n' + failures.map((f) => `  - ${f}`).join('\n') + '\n');
     const summary = `${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`;
     process.stdout.write(`\n${summary}\n`);
-    if (process.env.VOX_TEST_COUNTS_FILE) fs.writeFileSync(process.env.VOX_TEST_COUNTS_FILE, JSON.stringify(counts));
+    if (process.env.VOX_TEST_COUNTS_FILE) fs.writeFileSync(process.env.VOX_TEST_COUNTS_FILE, JSON.stringify({ ...counts, failures }));
     process.exit(code ?? (counts.failed === 0 ? 0 : 1));
   }
 
