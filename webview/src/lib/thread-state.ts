@@ -20,7 +20,8 @@ import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkK
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
-import { addMessage, addRun, createTree, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
+import type { Posture } from '../../../src/protocol/posture';
+import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
 
@@ -90,6 +91,8 @@ export interface RunView {
   settling?: boolean;
   /** `length`: the reply stopped at the output-token limit (run.ended); the run offers Continue. */
   stopReason?: 'end' | 'length';
+  /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
+  posture?: Posture;
 }
 
 export interface BackgroundView {
@@ -172,6 +175,7 @@ function newRun(ev: Extract<WireEvent, { type: 'run.started' }>): RunView {
     runId: ev.runId, ordinal: ev.ordinal, provider: ev.provider, model: ev.model, userMessageId: ev.userMessageId,
     status: 'running', error: null, usage: null, items: [], stream: [], lastChunkSeq: 0,
     streamEnded: false, streamUnavailable: false, statusText: null, final: null, waiting: null, background: [], settling: false,
+    ...(ev.posture ? { posture: ev.posture } : {}),
   };
 }
 
@@ -202,6 +206,12 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'thread.rewound':
       // The head goes back (an unknown target is ignored: show everything rather than guess); the later messages stay a branch.
       moveHead(state, ev.toMessageId);
+      return;
+    case 'thread.branchSwitched':
+      moveHead(state, ev.toMessageId); // the user picked a branch: its tip is the head
+      return;
+    case 'message.edited':
+      editMessage(state, ev.messageId, ev.content, ev.time);
       return;
     case 'message.added': {
       const run = ev.runId !== null ? state.runs[ev.runId] : undefined;

@@ -16,6 +16,7 @@
  * orders them, so the ‹ 2/3 › switcher and the engine's branch ids agree.
  */
 import type { MessageStatus, Role } from '../../../src/protocol/events';
+import type { TreeMessage as BranchMessage } from '../../../src/protocol/branches';
 
 /** The key of the root messages in `TreeFields.children` (no message id is empty). */
 export const ROOT_KEY = '';
@@ -24,7 +25,8 @@ export type Entry =
   | { kind: 'message'; messageId: string; role: Role; content: string; status: MessageStatus }
   | { kind: 'run'; runId: string };
 
-export interface TreeMessage {
+/** A message as the webview keeps it; also what src/protocol/branches.ts's `buildTree` takes. */
+export interface TreeMessage extends BranchMessage {
   id: string;
   parentId: string | null;
   role: Role;
