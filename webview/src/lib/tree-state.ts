@@ -79,9 +79,19 @@ function before(a: TreeMessage, b: TreeMessage): boolean {
   return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.order < b.order);
 }
 
+/**
+ * The list under `key`, created if missing. Read back after the assignment, never taken from it:
+ * in the app the tree is a Svelte `$state` proxy, and a push on the raw array just assigned would
+ * not reach the proxy's copy.
+ */
+function listIn(lists: Record<string, string[]>, key: string): string[] {
+  if (!lists[key]) lists[key] = [];
+  return lists[key];
+}
+
 /** Puts `m` among its siblings by creation (almost always at the end: O(1)). */
 function insertChild(tree: TreeFields, m: TreeMessage): void {
-  const list = (tree.children[keyOf(m.parentId)] ??= []);
+  const list = listIn(tree.children, keyOf(m.parentId));
   let at = list.length;
   while (at > 0 && before(m, tree.messages[list[at - 1]!]!)) at--;
   list.splice(at, 0, m.id);
@@ -128,7 +138,7 @@ export function addMessage(host: TreeHost, ev: AddedMessage, time: number): void
 /** `run.started`: the run shows after the user message it answers. */
 export function addRun(host: TreeHost, runId: string, userMessageId: string): void {
   const tree = host.tree;
-  const list = (tree.runsByUser[userMessageId] ??= []);
+  const list = listIn(tree.runsByUser, userMessageId);
   if (list.includes(runId)) return;
   list.push(runId);
   if (!tree.dirty && tree.headId === userMessageId) host.entries.push({ kind: 'run', runId });
