@@ -3,7 +3,8 @@
  * `regenerate`, `retry`, `editMessage`, `compareBranches`): `vox thread tree|branches|switch|
  * regenerate|retry|compare` and `vox message edit`. A command that starts a run (regenerate,
  * retry, editing a user message) streams it to the end like `vox chat` and exits like it: 0
- * completed, 1 failed, 130 cancelled, 75 when the thread is running another turn.
+ * completed, 1 failed, 130 cancelled; any of them (switch too) exits 75 when the thread is running
+ * a turn, here or in another process.
  */
 import type { Command } from 'commander';
 import { ClientError, type EngineClient } from '../client/engine-client';
@@ -70,19 +71,17 @@ async function follow(client: EngineClient, runId: string, flags: BranchFlags): 
   return { status, text };
 }
 
-/** Starts a run through `start` (null: it started none), follows it, prints the outcome; `run/threadBusy` exits 75. */
+/** `run/threadBusy` (the thread runs a turn, here or in another process) exits 75 with the message; anything else is rethrown. */
+function busyExit(e: unknown, flags: BranchFlags): number {
+  if (!(e instanceof ClientError && e.is('run', 'threadBusy'))) throw e;
+  process.stderr.write(`vox: ${e.message}\n`);
+  if (flags.json) process.stdout.write(JSON.stringify({ error: { domain: e.domain, code: e.code, message: e.message, details: e.details } }) + '\n');
+  return EXIT_THREAD_BUSY;
+}
+
+/** Starts a run through `start` (null: it started none), follows it, prints the outcome. */
 async function startAndFollow(client: EngineClient, flags: BranchFlags, start: () => Promise<{ threadId: string; runId: string; userMessageId: string } | null>): Promise<number> {
-  let started;
-  try {
-    started = await start();
-  } catch (e) {
-    if (e instanceof ClientError && e.is('run', 'threadBusy')) {
-      process.stderr.write(`vox: ${e.message}\n`);
-      if (flags.json) process.stdout.write(JSON.stringify({ error: { domain: e.domain, code: e.code, message: e.message } }) + '\n');
-      return EXIT_THREAD_BUSY;
-    }
-    throw e;
-  }
+  const started = await start();
   if (started === null) return 0; // nothing to run (an answer edited in place)
   const { status, text } = await follow(client, started.runId, flags);
   if (flags.json) process.stdout.write(JSON.stringify({ ...started, status, text }) + '\n');
@@ -93,7 +92,7 @@ async function startAndFollow(client: EngineClient, flags: BranchFlags, start: (
 export function registerBranchCommands(program: Command, run: (p: Promise<number>) => void): void {
   const common = (c: Command) => c.option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON');
   const act = (fn: (client: EngineClient, flags: BranchFlags) => Promise<number>, reading = false) => (flags: BranchFlags) =>
-    withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: !reading, queuePolicy: 'own', ...(reading ? { reading: true } : {}) }, ({ client }) => fn(client, flags));
+    withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: !reading, queuePolicy: 'own', ...(reading ? { reading: true } : {}) }, ({ client }) => fn(client, flags).catch((e: unknown) => busyExit(e, flags)));
 
   const thread = program.command('thread').description('the conversation tree of a thread: tree | branches | switch | regenerate | retry | compare');
   common(thread.command('tree').description('every message of a thread, indented under its parent (* marks the active path)').argument('<threadId>'))
