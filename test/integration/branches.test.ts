@@ -17,6 +17,7 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 import { VoxStore } from '../../src/engine/store/store';
+import { initRepo } from '../support/git-fixtures';
 import { MAX_TREE_MESSAGES } from '../../src/protocol/commands/branches';
 
 /** What the model was sent in request `i`, without the system prompt: `role: content` lines. */
@@ -105,6 +106,28 @@ describe('conversation tree: regenerate, retry, edit, switch, compare (engine + 
     } finally {
       log.close();
     }
+  });
+
+  it('the messages a checkpoint "thread" restore rewound are a branch that can be opened', async () => {
+    server = await startFakeOpenAI({ responses: [textTurn('a1'), textTurn('a2'), textTurn('a2 after the rewind')] });
+    const repo = initRepo(path.join(dir, 'repo'), { 'a.txt': 'a\n' });
+    t = startTestEngine({ dir, workspaceRoot: repo, host: openaiHost(server) });
+    c = t.client();
+    const { threadId } = await turn(null, 'q1');
+    const cp = await c.call('captureCheckpoint', { threadId });
+    await turn(threadId, 'q2');
+    const full = (await c.call('getThread', { threadId })).messages;
+    const restored = await c.call('restoreCheckpoint', { threadId, ordinal: cp.ordinal, mode: 'thread' });
+    assert.equal(restored.rewoundTo, full[1]!.id);
+    const rewound = await c.call('getThreadTree', { threadId });
+    assert.equal(rewound.headMessageId, full[1]!.id);
+    assert.deepEqual(rewound.branches.map((b) => [b.branchId, b.leafId, b.active]), [['main', full[3]!.id, false]], 'the rewound messages stay, as a branch not active');
+    // A prompt after the rewind forks; the rewound branch is still there and opens with switchBranch.
+    await turn(threadId, 'q2 again');
+    const forked = await c.call('getThreadTree', { threadId });
+    assert.deepEqual(forked.branches.map((b) => [b.branchId, b.active]), [['main', false], [`main-${full[1]!.id}-1`, true]]);
+    assert.equal((await c.call('switchBranch', { threadId, toMessageId: full[2]!.id })).headMessageId, full[3]!.id);
+    assert.deepEqual((await c.call('getThread', { threadId })).messages.map((m) => m.content), ['q1', 'a1', 'q2', 'a2']);
   });
 
   it('thread.branchSwitched reaches watchThreads listeners', async () => {
