@@ -74,14 +74,17 @@ export function switchBranch(store: VoxStore, threadId: string, toMessageId: str
   store.getThread(threadId);
   messageOf(store, threadId, toMessageId);
   checkSize(store, threadId);
-  const headMessageId = store.transact((append) => {
-    for (const r of store.running(threadId)) if (isLiveRun(r)) throw busy(r);
+  // The transaction answers rather than throws (the store wraps what a transaction throws as its own failure).
+  const outcome = store.transact((append): { busy: RunRow } | { leaf: string } => {
+    const live = store.running(threadId).find((r) => isLiveRun(r));
+    if (live) return { busy: live };
     // Read inside the transaction: a regenerate in another process may just have added a leaf.
     const leaf = latestLeafUnder(buildTree(store.messages(threadId)), toMessageId);
     append({ type: 'thread.branchSwitched', threadId, toMessageId: leaf });
-    return leaf;
+    return { leaf };
   });
-  return { headMessageId };
+  if ('busy' in outcome) throw busy(outcome.busy);
+  return { headMessageId: outcome.leaf };
 }
 
 /** The nearest user message at or above `m` (the prompt an answer replied to). */

@@ -15,7 +15,8 @@ function emit(out: string[], mark: ' ' | '-' | '+', line: string): void {
   else out.push(mark + line, NO_NEWLINE);
 }
 
-const range = (start: number, count: number) => `${count === 0 ? start : start + 1},${count}`;
+/** `l,n` of a hunk header, as diff -u writes it (`l` alone for one line; the line before for none). */
+const range = (start: number, count: number) => (count === 1 ? `${start + 1}` : `${count === 0 ? start : start + 1},${count}`);
 
 export function unifiedDiff(before: string, after: string, labels: { before: string; after: string }, context = DIFF_CONTEXT_LINES): string {
   if (before === after) return '';

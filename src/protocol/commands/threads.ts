@@ -87,7 +87,7 @@ export const threadCommands = {
     result: subscribed,
   }),
   watchThreads: defineCommand('watchThreads', {
-    summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, runs or is checkpointed.',
+    summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, switches branch, runs, is checkpointed or has an answer edited.',
     requires: ['read'],
     params: {},
     result: subscribed,

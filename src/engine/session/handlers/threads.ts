@@ -7,8 +7,8 @@ import { waitView } from '../../runs/rate-limit';
 import { childThreads } from '../../store/family-reads';
 import { storedPosture } from '../../runs/registry';
 
-/** Event types that `watchThreads` reports: what changes a thread list or the checkpoints view. */
-const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.'];
+/** Event types that `watchThreads` reports: what changes a thread list, the checkpoints view or a thread's tree (an answer edited in place). */
+const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.', 'message.edited'];
 
 type ThreadCommand = 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
 
