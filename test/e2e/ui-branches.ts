@@ -8,8 +8,9 @@
  *      answer's "Regenerate with…" dropdown: the scripted server gets the same prompt for
  *      gpt-e2e (without the old answer) and its answer shows, under ‹ 2/2 ›;
  *   3. ‹ shows the demo model's answer again (1/2), › the scripted one (2/2);
- *   4. "Compare branches" opens an editor tab with two columns (the shared prompt collapsed is
- *      not there: the branches part at the root) and the diff of the final answers;
+ *   4. "Compare branches" opens an editor tab with two columns (nothing shared: the branches
+ *      part at the root; the open one first) and the diff of the final answers; "Vox: Compare
+ *      Branches" from the palette (thread picked) opens it too;
  *   5. the scripted answer edited in place (Edit → Ctrl+Enter) shows the new text and "edited";
  *      after "Developer: Reload Window" it still does;
  *   6. screenshots: docs/screenshot-branches.png and docs/screenshot-compare.png with
@@ -27,7 +28,7 @@ export const BRANCH_CHECKS = {
   view: 'branches UI: the chat opens on the demo model; the OpenAI key through "Vox: Set API Key"',
   regenerate: 'branches UI: a demo answer regenerated with another model from the dropdown (the server gets the same prompt for gpt-e2e); ‹ 2/2 ›',
   switch: 'branches UI: ‹ shows the demo answer again (1/2), › the regenerated one (2/2)',
-  compare: 'branches UI: "Compare branches" opens an editor tab with a column per branch and the final answers\' diff',
+  compare: 'branches UI: "Compare branches" (chat, then palette) opens an editor tab with a column per branch and the final answers\' diff',
   edit: 'branches UI: an answer edited in place shows the new text and "edited", also after "Developer: Reload Window"',
   screenshots: 'branches UI: screenshots in test-results/ and the README pictures',
 } as const;
@@ -156,10 +157,18 @@ export async function runBranchChecks(o: UiCheckOptions): Promise<void> {
         assert(texts.some((t) => t.trim() === SCRIPTED), `the columns' answers: ${JSON.stringify(texts)}`);
         const heads = await tab.locator('.column h2').allInnerTexts();
         assert(heads.some((x) => /\(open\)$/.test(x)), `no column is marked open: ${JSON.stringify(heads)}`);
-        const added = await tab.locator('.diff-text .add').allInnerTexts();
-        assert(added.some((l) => l.includes('Teal')), `the final answers' diff adds ${JSON.stringify(added)}`);
+        // The open branch is the first column; the other's final answer is diffed against it.
+        const changed = await tab.locator('.diff-text .add, .diff-text .del').allInnerTexts();
+        assert(changed.some((l) => l.includes('Teal')), `the final answers' diff changes ${JSON.stringify(changed)}`);
         await shot('e2e-compare');
         await shot(README_COMPARE.shot);
+        await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+        // The same from the palette: pick the thread, the tab opens again.
+        await h.runCommand(p, 'Vox: Compare Branches', 30_000, { opensQuickInput: true });
+        await p.locator('.quick-input-widget .quick-input-list .label-name', { hasText: PROMPT }).first().waitFor({ timeout: 15_000 });
+        await h.answerQuickInput(p, PROMPT);
+        const again = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
+        await again.locator('.columns .column').nth(1).waitFor({ timeout: 20_000 });
         await h.runCommand(p, 'View: Close All Editors').catch(() => {});
       }), p);
 
