@@ -29,6 +29,7 @@ import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
+import { RulesService } from './rules/service';
 import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
@@ -40,6 +41,8 @@ function bindHost(h: Host): Host {
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
+    ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
+    ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
     memento: h.memento ?? memoryMemento(),
   };
 }
@@ -179,6 +182,9 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const plans = new PlanService(store);
   tools.register(submitPlanTool as never);
   tools.register(updatePlanStepTool as never);
+  // Rules and the system prompt's $variables (SPEC 6.1, 6.2): the runner and the context meter share its system prompt.
+  const rules = new RulesService({ workspaceRoot: config.workspaceRoot, host, plans, systemPrompt: config.systemPrompt });
+  install('rules', () => rules.dispose());
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
@@ -186,6 +192,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     store, streams, tools, policy, gate, terminals, plans,
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    systemPromptFor: (threadId) => rules.systemPrompt(threadId),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });
   const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
@@ -239,8 +246,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
-  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans, systemPromptFor: (threadId) => rules.systemPrompt(threadId), manualRules: () => rules.manualRules() });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules };
   return { engine: new Engine(services, teardown, recovered), services };
 }

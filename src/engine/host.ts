@@ -78,6 +78,22 @@ export interface Host {
   mentionSources?: MentionSources;
   /** Durable small values (recent models, UI choices); the engine keeps them in memory when absent. */
   memento?: HostMemento;
+  /**
+   * Rule settings (VS Code: `vox.rules`, `vox.rules.readPeerFiles`, `vox.systemPrompt.append`),
+   * validated by the engine (../engine/rules/); undefined: no user rules, peer files read.
+   */
+  rulesSettings?(): RulesSettings | undefined;
+  /** Persists the user rules (VS Code: the global `vox.rules`); absent: this host keeps none. */
+  setUserRules?(rules: unknown[]): Promise<void>;
+}
+
+export interface RulesSettings {
+  /** The raw `vox.rules` array ({name, attach, body, description?, paths?, enabled?}). */
+  rules?: unknown;
+  /** Read CLAUDE.md, AGENTS.md and .clinerules as always rules (default true). */
+  readPeerFiles?: boolean;
+  /** Text added after the system prompt ($variables resolved). */
+  systemPromptAppend?: string;
 }
 
 /** A Host for processes without an editor: settings fixed at start, keys from the environment. */
@@ -89,6 +105,8 @@ export function environmentHost(opts: {
   /** Permission settings `{mode?, rules?}` (the CLI's `--mode`); validated by the engine. */
   permissions?: { mode?: string; rules?: unknown };
   memento?: HostMemento;
+  /** Rule settings (the CLI: none by default; tests pass user rules). */
+  rules?: RulesSettings;
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
@@ -112,6 +130,7 @@ export function environmentHost(opts: {
     }),
     secret: async (name) => env[SECRET_ENV[name]] || undefined,
     ...(opts.memento ? { memento: opts.memento } : {}),
+    ...(opts.rules ? { rulesSettings: () => opts.rules } : {}),
     notify: opts.notify ?? ((n) => process.stderr.write(`[vox] ${n.source}: ${n.message}\n`)),
     onExternalChange: () => () => undefined,
     onSettingsChange(l) {

@@ -33,6 +33,10 @@ export interface ContextServiceDeps {
   systemPrompt?: string | undefined;
   /** Plan / Act of threads: the estimate counts the tools and system prompt the runner will send in the thread's mode. */
   plans?: PlanService;
+  /** The turn's system prompt as the runner builds it ($variables resolved, ../rules/): the meter counts the same string. */
+  systemPromptFor?: (threadId: string | null) => Promise<string>;
+  /** Manual rules for the @-mention popup (../rules/). */
+  manualRules?: () => Array<{ name: string; description: string | null }>;
 }
 
 export type ContextEstimate = CommandResult<'estimateContext'>;
@@ -45,7 +49,7 @@ export class ContextService {
   }
 
   suggest(query: string, limit?: number) {
-    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot }, query, limit);
+    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot, ...(this.deps.manualRules ? { manualRules: this.deps.manualRules } : {}) }, query, limit);
   }
 
   /** Resolves mentions, sizing each with `model`'s counter (the approximation when no model is given). */
@@ -69,7 +73,9 @@ export class ContextService {
     const model = await providers.resolve(ref);
     const source = countSourceOf(model);
     const known = p.threadId !== null && store.hasThread(p.threadId);
-    const systemPrompt = turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    const systemPrompt = this.deps.systemPromptFor
+      ? await this.deps.systemPromptFor(known ? p.threadId! : null)
+      : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
     const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
     const content = formatContext(p.draft, resolved);

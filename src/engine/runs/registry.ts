@@ -50,6 +50,10 @@ export interface StartRunRequest {
   fromQueue?: string;
   /** A subagent's run: its new thread is listed under this parent (./background.ts). */
   parent?: { threadId: string; runId: string };
+  /** Names of the rules attached to this turn (../rules/). */
+  rules?: string[];
+  /** Their `<user_rules>` block, given to the model with the turn's user message (not stored in it). */
+  userRules?: string;
 }
 
 export interface RunHandle {
@@ -113,7 +117,10 @@ export class RunRegistry {
     }
     const { threadId, runId, userMessageId } = outcome;
     streams.open(runId);
-    return this.launch({ threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks });
+    return this.launch({
+      threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks,
+      ...(req.userRules ? { userRules: req.userRules } : {}),
+    });
   }
 
   /**
@@ -140,7 +147,7 @@ export class RunRegistry {
 
   private launch(spec: {
     threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind;
-    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean;
+    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean; userRules?: string;
   }): RunHandle {
     const { store } = this.deps;
     const { threadId, runId, userMessageId, workspaceRoot } = spec;
@@ -159,6 +166,7 @@ export class RunRegistry {
         recover: (e, attempt, usageSoFar) => this.recover(threadId, runId, e, attempt, usageSoFar, ac.signal),
         ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
         suspended: () => this.live.get(runId)?.suspended === true,
+        ...(spec.userRules ? { userRules: spec.userRules } : {}),
         ...(bg ? { background: { port: bg, takeReport: () => bg.takeReport(), settle: (signal, onWaiting) => bg.settle(signal, onWaiting) } } : {}),
       })
       .then(async (r) => {

@@ -19,6 +19,7 @@ import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
 import { modelCommands } from './models';
 import { permissionCommands } from './permissions';
+import { ruleCommands } from './rules';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -34,6 +35,7 @@ export const COMMANDS = {
   ...modelCommands,
   ...reviewCommands,
   ...permissionCommands,
+  ...ruleCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -50,6 +52,7 @@ export const COMMAND_AREAS = {
   models: Object.keys(modelCommands),
   review: Object.keys(reviewCommands),
   permissions: Object.keys(permissionCommands),
+  rules: Object.keys(ruleCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

@@ -39,8 +39,14 @@ export const runCommands = {
       /** @-mentions the engine resolves into the prompt (files, folders, problems, terminal, git, selection, threads; ../mentions.ts). */
       mentions: optional(mentionList),
     },
-    /** `runId` when it started; `queued` when it waits (`runId` null). */
-    result: object({ threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })) }),
+    /**
+     * `runId` when it started; `queued` when it waits (`runId` null). `rules`: the rules attached
+     * (SPEC 6.1); `warnings`: `@words` that are neither a rule nor a known mention.
+     */
+    result: object({
+      threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })),
+      rules: optional(arrayOf(str)), warnings: optional(arrayOf(str)),
+    }),
   }),
   cancelRun: defineCommand('cancelRun', {
     summary: 'Stops one run; what streamed so far is kept.',

@@ -53,6 +53,7 @@ export function mentionQueryAt(text: string, caret: number): { start: number; qu
 
 /** What the draft shows for an accepted mention. */
 export function mentionText(s: MentionSuggestion): string {
+  if (s.kind === 'rule') return `@${s.label}`;
   if (s.kind === 'file' || s.kind === 'folder') return `@${s.label}`;
   if (s.kind === 'git') return `@${s.label}`;
   if (s.kind === 'thread') return `@thread:${s.label.replace(/\s+/g, '-').slice(0, 40)}`;
@@ -126,6 +127,11 @@ export class ContextController {
     const text = mentionText(item);
     this.host.setDraft(`${draft.slice(0, p.start)}${text} ${draft.slice(end).replace(/^ /, '')}`);
     this.model.popup = null;
+    // A rule stays in the prompt as `@name` (the engine strips it and attaches the rule); it is no chip.
+    if (item.kind === 'rule') {
+      this.scheduleEstimate();
+      return true;
+    }
     this.addChip({ kind: item.kind, ...(item.target !== null ? { target: item.target } : {}) }, item.label);
     return true;
   }
