@@ -194,4 +194,19 @@ describe('webview controller: mentions, overflow and Continue', () => {
     assert.deepEqual([send.prompt, send.threadId], [CONTINUE_PROMPT, 'thread:1']);
     assert.equal(model.draft, 'my half-written next question', 'the draft is left alone');
   });
+  it('a rule suggestion inserts @name and adds no chip; the send answer keeps the rules and warnings for the composer', () => {
+    const { sent, model, ctx, setDraft, getDraft } = setup();
+    setDraft('fix @st');
+    ctx.onDraftInput('fix @st', 7);
+    const ask = sent.find((c) => c.type === 'suggestMentions')!;
+    ctx.onResult(ask.requestId, 'suggestMentions', { items: [{ kind: 'rule', target: 'style', label: 'style', detail: 'rule' }] });
+    assert.equal(ctx.onKey('Tab'), true);
+    assert.equal(getDraft(), 'fix @style ');
+    assert.deepEqual(model.chips, []);
+    assert.deepEqual(ctx.mentions(), []);
+    ctx.noteSent(['style'], ['@x is neither a rule nor a known mention']);
+    assert.deepEqual(model.sentRules, { rules: ['style'], warnings: ['@x is neither a rule nor a known mention'] });
+    ctx.noteSent([], undefined);
+    assert.equal(model.sentRules, null);
+  });
 });

@@ -36,10 +36,12 @@ export interface ContextModel {
   estimate: ContextEstimateView | null;
   /** Set when Send was pressed for a prompt that does not fit: the composer asks to confirm. */
   overflow: { tokens: number; window: number } | null;
+  /** The last prompt's rules (SPEC 6.1): the rules the engine attached, and its warnings (`@words` that are neither a rule nor a mention). */
+  sentRules?: { rules: string[]; warnings: string[] } | null;
 }
 
 export function createContextModel(): ContextModel {
-  return { popup: null, chips: [], estimate: null, overflow: null };
+  return { popup: null, chips: [], estimate: null, overflow: null, sentRules: null };
 }
 
 /** The mention being typed at `caret`: an `@` at the start or after whitespace, then no whitespace up to the caret. */
@@ -162,6 +164,11 @@ export class ContextController {
     this.model.popup = null;
     this.model.overflow = null;
     this.scheduleEstimate(0);
+  }
+
+  /** The engine's answer to a send: which rules it attached and what it warned about (shown by the composer until the next send). */
+  noteSent(rules: readonly string[] | undefined, warnings: readonly string[] | undefined): void {
+    this.model.sentRules = (rules?.length ?? 0) > 0 || (warnings?.length ?? 0) > 0 ? { rules: [...(rules ?? [])], warnings: [...(warnings ?? [])] } : null;
   }
 
   /** A send the engine refused: its chips come back (unless new ones were added meanwhile). */

@@ -209,6 +209,7 @@ export class Controller extends ControllerIntents {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
       const started = value as CommandResult<'sendPrompt'>;
+      this.context.noteSent(started.rules, started.warnings);
       this.loadThreads();
       if (!m.thread) this.openThread(started.threadId);
       else if (m.thread.threadId !== started.threadId) m.sending = null;
