@@ -28,7 +28,7 @@ export function formatRule(r: RuleView): string {
 
 export function formatRuleList(v: RuleListView): string {
   const lines = v.rules.length === 0 ? ['no rules (add .vox/rules/<name>.md, or `vox rules create`)'] : v.rules.map(formatRule);
-  if (!v.readPeerFiles) lines.push('(CLAUDE.md, AGENTS.md and .clinerules are not read: vox.rules.readPeerFiles is off)');
+  if (!v.readPeerFiles) lines.push('(CLAUDE.md, AGENTS.md and .clinerules are not read: vox.readPeerRuleFiles is off)');
   for (const e of v.errors) lines.push(`error: ${e.message}`);
   return lines.join('\n');
 }

@@ -79,7 +79,7 @@ export interface Host {
   /** Durable small values (recent models, UI choices); the engine keeps them in memory when absent. */
   memento?: HostMemento;
   /**
-   * Rule settings (VS Code: `vox.rules`, `vox.rules.readPeerFiles`, `vox.systemPrompt.append`),
+   * Rule settings (VS Code: `vox.rules`, `vox.readPeerRuleFiles`, `vox.systemPrompt.append`),
    * validated by the engine (../engine/rules/); undefined: no user rules, peer files read.
    */
   rulesSettings?(): RulesSettings | undefined;

@@ -24,7 +24,7 @@ export class TestHost implements Host {
   permissions: { mode?: string; rules?: unknown } | undefined;
   /** Editor facts for @-mentions (@problems, @terminal, @selection); tests set what they need. */
   mentionSources?: MentionSources;
-  /** Rule settings (VS Code: vox.rules, vox.rules.readPeerFiles, vox.systemPrompt.append). */
+  /** Rule settings (VS Code: vox.rules, vox.readPeerRuleFiles, vox.systemPrompt.append). */
   rules: RulesSettings | undefined;
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();

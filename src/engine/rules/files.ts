@@ -18,7 +18,7 @@ export const MAX_RULE_FILES = 200;
 export const WORKSPACE_RULES_DIR = '.vox/rules';
 /** The workspace's toggle file: names of disabled rules. */
 export const DISABLED_FILE = '.vox/rules/.disabled.json';
-/** Peer agents' rule files read as always rules (setting vox.rules.readPeerFiles). */
+/** Peer agents' rule files read as always rules (setting vox.readPeerRuleFiles). */
 export const PEER_FILES = ['CLAUDE.md', 'AGENTS.md'] as const;
 export const CLINERULES = '.clinerules';
 

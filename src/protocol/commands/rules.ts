@@ -56,7 +56,7 @@ export const ruleListView = object({
   rules: arrayOf(ruleView),
   /** Rule files that could not be read or parsed; each broken file is listed here and skipped. */
   errors: arrayOf(object({ source: str, line: nullable(int), code: str, message: str })),
-  /** Whether CLAUDE.md, AGENTS.md and .clinerules are read (setting vox.rules.readPeerFiles). */
+  /** Whether CLAUDE.md, AGENTS.md and .clinerules are read (setting vox.readPeerRuleFiles). */
   readPeerFiles: bool,
 });
 export type RuleListView = Infer<typeof ruleListView>;
