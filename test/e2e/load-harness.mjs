@@ -34,3 +34,8 @@ export function loadVariantsUi() {
 export function loadConnectUi() {
   return loadTs('./ui-connect.ts', 'runConnectChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-rules.ts')>} */
+export function loadRulesUi() {
+  return loadTs('./ui-rules.ts', 'runRulesChecks');
+}

@@ -66,8 +66,9 @@ export interface ExtractInput {
 
 export function extractRules(input: ExtractInput): Extraction {
   const enabled = input.rules.filter((r) => r.enabled);
-  const byName = new Map(enabled.map((r) => [r.name, r]));
-  const allNames = new Set(input.rules.map((r) => r.name));
+  // Names match case-insensitively (`@Style` invokes `style`), as people type them.
+  const byName = new Map(enabled.map((r) => [r.name.toLowerCase(), r]));
+  const allNames = new Set(input.rules.map((r) => r.name.toLowerCase()));
   const attached: AttachableRule[] = [];
   const add = (r: AttachableRule) => {
     if (!attached.includes(r)) attached.push(r);
@@ -78,7 +79,7 @@ export function extractRules(input: ExtractInput): Extraction {
   const strip: Token[] = [];
   const warnings: string[] = [];
   for (const t of findTokens(input.prompt)) {
-    const rule = byName.get(t.name);
+    const rule = byName.get(t.name.toLowerCase());
     if (rule && (rule.attach === 'manual' || t.explicit)) {
       add(rule);
       strip.push(t);
@@ -86,11 +87,11 @@ export function extractRules(input: ExtractInput): Extraction {
     }
     if (rule) continue; // an always rule named by @name: already attached, and the word may be meant
     if (t.explicit) {
-      warnings.push(allNames.has(t.name) ? `@rule:${t.name}: that rule is disabled` : `@rule:${t.name}: there is no rule of that name`);
+      warnings.push(allNames.has(t.name.toLowerCase()) ? `@rule:${t.name}: that rule is disabled` : `@rule:${t.name}: there is no rule of that name`);
       continue;
     }
     if (RESERVED_RULE_NAMES.includes(t.name.toLowerCase()) || input.isKnownMention?.(t.name)) continue;
-    warnings.push(allNames.has(t.name) ? `@${t.name}: that rule is disabled` : `@${t.name} is neither a rule nor a known mention`);
+    warnings.push(allNames.has(t.name.toLowerCase()) ? `@${t.name}: that rule is disabled` : `@${t.name} is neither a rule nor a known mention`);
   }
   let prompt = input.prompt;
   for (const t of [...strip].reverse()) {

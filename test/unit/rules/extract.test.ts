@@ -18,6 +18,7 @@ describe('rules: extraction and stripping', () => {
     assert.equal(names('use (@style) here').prompt, 'use () here');
     assert.equal(names('fix @style now').prompt, 'fix now');
     assert.deepEqual(names('fix @style now').rules.map((r) => r.name), ['tone', 'style']);
+    assert.deepEqual(names('fix @Style now').rules.map((r) => r.name), ['tone', 'style'], 'case-insensitive');
   });
 
   it('@rule:name works too, and is stripped the same way', () => {
