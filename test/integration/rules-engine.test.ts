@@ -59,6 +59,7 @@ describe('rules over the protocol', function () {
     const r = await c.call('sendPrompt', { threadId: null, prompt: 'Fix @style the header of @nope, see @src/a.ts', model: 'openai:gpt-4o-mini', mentions: [{ kind: 'file', target: 'src/a.ts' }] });
     assert.deepEqual(r.rules, ['always', 'ts', 'style']);
     assert.deepEqual(r.warnings, ['@nope is neither a rule nor a known mention']);
+    assert.equal(r.prompt, 'Fix the header of @nope, see @src/a.ts', 'the stored prompt, for the webview\'s message being sent');
     const evs: Ev[] = [];
     c.on('events', (u) => void evs.push(...(u.events as Ev[])));
     await c.call('subscribeThread', { threadId: r.threadId, afterSeq: 0 });
@@ -75,6 +76,7 @@ describe('rules over the protocol', function () {
     const r2 = await c.call('sendPrompt', { threadId: r.threadId, prompt: 'and the footer', model: 'openai:gpt-4o-mini', ifBusy: 'queue' });
     await waitFor('second request', 30_000, () => server!.requests.length >= 2 && evs.filter((e) => e.type === 'run.ended').length >= 2, 20);
     assert.deepEqual(r2.rules, ['always']);
+    assert.equal(r2.prompt, undefined, 'nothing stripped: no prompt in the answer');
     const msgs = server.requests[1]!.body.messages as Array<{ role: string; content: string }>;
     assert.equal(msgs.filter((m) => m.content.includes('<user_rules>')).length, 1);
     assert.match(msgs.at(-1)!.content, /^and the footer\n\n<user_rules>/);

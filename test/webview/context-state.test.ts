@@ -209,4 +209,29 @@ describe('webview controller: mentions, overflow and Continue', () => {
     ctx.noteSent([], undefined);
     assert.equal(model.sentRules, null);
   });
+  it('a prompt whose rule tokens the engine stripped: the message being sent gives way to the stored one, in either order', () => {
+    for (const order of ['result first', 'event first'] as const) {
+      const bridge = new FakeBridge();
+      const model = createModel();
+      const c = new Controller(model, bridge, { warn: () => undefined, error: () => undefined });
+      c.start();
+      c.openThread('thread:1');
+      model.draft = 'fix the header @style';
+      assert.equal(c.sendPrompt(), true);
+      const send = bridge.sent.find((m) => m.type === 'sendPrompt') as { requestId: string };
+      assert.equal(model.sending?.prompt, 'fix the header @style');
+      const result = () => bridge.post({ type: 'result', inReplyTo: send.requestId, value: { threadId: 'thread:1', runId: 'run:1', queued: null, rules: ['style'], prompt: 'fix the header' } });
+      const event = () => bridge.post({ type: 'events', threadId: 'thread:1', events: [
+        { seq: 1, time: 1, type: 'message.added', threadId: 'thread:1', messageId: 'msg:1', parentId: null, role: 'user', content: 'fix the header', runId: 'run:1', status: 'complete' },
+      ] });
+      if (order === 'result first') {
+        result();
+        event();
+      } else {
+        event();
+        result();
+      }
+      assert.equal(model.sending, null, order);
+    }
+  });
 });

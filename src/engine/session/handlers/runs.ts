@@ -23,7 +23,9 @@ export const runHandlers: HandlerTable<RunCommand> = {
     const r = await prepareRules(rules, cmd);
     // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
     const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
-    const ruled = { ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}) };
+    const ruled = {
+      ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}), ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}),
+    };
     // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
     const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
     const enqueue = (threadId: string) => {
