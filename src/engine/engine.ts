@@ -231,6 +231,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     store, runs, policy: config.queuePolicy ?? 'all',
     resolveModel: (ref) => providers.resolve(ref),
     defaultModel: () => host.model(),
+    rulesFor: (threadId) => rules.storedPreparer(threadId),
     onError: (e, threadId) => host.notify({ level: 'error', source: 'runs', message: `A queued prompt in thread ${threadId} could not start: ${(e as Error).message ?? String(e)}` }),
   });
   install('queue', () => queue.dispose());

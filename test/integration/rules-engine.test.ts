@@ -82,6 +82,27 @@ describe('rules over the protocol', function () {
     assert.match(msgs.at(-1)!.content, /^and the footer\n\n<user_rules>/);
   });
 
+  it('a queued prompt keeps its tokens while it waits; as it starts they are stripped and its block goes with that turn', async () => {
+    write(dir, '.vox/rules/style.md', '---\nattach: manual\n---\nUse tabs.');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    server = await startFakeOpenAI({ responses: [textTurn(['first ', 'answer'], { holds: [{ afterEvents: 1, release: held }] }), textTurn('second')] });
+    engine(new TestHost({ secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } }));
+    const c = t.client();
+    const first = await c.call('sendPrompt', { threadId: null, prompt: 'start', model: 'openai:gpt-4o-mini' });
+    await waitFor('the first request', 10_000, () => server!.requests.length >= 1, 20);
+    const queued = await c.call('sendPrompt', { threadId: first.threadId, prompt: '@style then this', model: 'openai:gpt-4o-mini' });
+    assert.ok(queued.queued, 'queued while the thread runs');
+    assert.deepEqual(queued.rules, ['style']);
+    assert.equal((await c.call('listQueue', { threadId: first.threadId })).entries[0]!.prompt, '@style then this');
+    release();
+    await waitFor('the queued turn', 30_000, () => server!.requests.length >= 2, 20);
+    const sent = server.requests[1]!.body.messages.at(-1).content as string;
+    assert.equal(sent, 'then this\n\n<user_rules>\nThe user\'s rules for this request; follow them.\n<rule name="style">\nUse tabs.\n</rule>\n</user_rules>');
+    const msgs = await c.call('getThread', { threadId: first.threadId });
+    assert.deepEqual(msgs.messages.filter((m) => m.role === 'user').map((m) => m.content), ['start', 'then this']);
+  });
+
   it('peer files are always rules (CLAUDE.md, AGENTS.md, a .clinerules folder); the setting turns them off', async () => {
     write(dir, 'CLAUDE.md', 'Claude says hi.');
     write(dir, 'AGENTS.md', 'Agents say hi.');

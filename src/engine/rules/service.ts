@@ -10,12 +10,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RuleListView, RuleView, RulesPreview } from '../../protocol/commands/rules';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/history';
-import { git } from '../git/git';
 import type { Host, RulesSettings } from '../host';
 import { turnSystemPrompt } from '../plans/offer';
 import type { PlanService } from '../plans/service';
+import { splitContext } from '../../protocol/mentions';
 import { RuleError } from './errors';
-import { extractRules, formatRulesBlock, type AttachableRule } from './extract';
+import { extractRules, formatRulesBlock } from './extract';
 import { CLINERULES, DISABLED_FILE, WORKSPACE_RULES_DIR, loadPeerRules, loadWorkspaceRules, readDisabled, writeConfined, type RuleFileError } from './files';
 import { formatRuleFile, parseUserRule, validateRuleName, SETTINGS_SOURCE, type Rule, type RuleAttach } from './parse';
 import { resolveVariables, variableValues, type VariableValues } from './variables';
@@ -174,7 +174,7 @@ export class RulesService {
       locale: this.deps.locale ?? opts.locale ?? 'en-US',
       platform: `${process.platform}/${process.arch}`,
       workspaceRoot: path.basename(root),
-      gitBranch: await currentBranch(root),
+      gitBranch: currentBranch(root),
       activeSpoke: threadId !== null && this.deps.plans?.workMode(threadId) === 'plan' ? 'planning' : 'coding',
     });
   }
@@ -266,17 +266,40 @@ export class RulesService {
    * resolved in the bodies), and warnings. `contextPaths`: files and folders of its mentions.
    */
   async prepare(prompt: string, contextPaths: readonly string[], threadId: string | null, knownLabels: readonly string[] = []): Promise<PreparedPrompt> {
+    return (await this.preparer(threadId))(prompt, contextPaths, knownLabels);
+  }
+
+  /**
+   * A synchronous `prepare` for this thread (the rules and the $variables' values read now), for
+   * a caller that must run inside a store transaction: a queued prompt is prepared as it starts.
+   */
+  async preparer(threadId: string | null): Promise<(prompt: string, contextPaths: readonly string[], knownLabels?: readonly string[]) => PreparedPrompt> {
     const l = this.load();
-    const attachable: AttachableRule[] = l.rules;
+    const values = l.rules.length > 0 ? await this.variables(threadId) : null;
     const root = this.deps.workspaceRoot;
-    const labels = new Set(knownLabels.flatMap((x) => [x, path.basename(x)]));
-    const ex = extractRules({
-      prompt, rules: attachable, contextPaths,
-      isKnownMention: (w) => labels.has(w) || fs.existsSync(path.join(root, w)),
-    });
-    const values = ex.rules.length > 0 ? await this.variables(threadId) : null;
-    const block = formatRulesBlock(ex.rules.map((r) => ({ name: r.name, body: resolveVariables(r.body, values!) })));
-    return { prompt: ex.prompt, names: ex.rules.map((r) => r.name), block, warnings: ex.warnings };
+    return (prompt, contextPaths, knownLabels = []) => {
+      const labels = new Set(knownLabels.flatMap((x) => [x, path.basename(x)]));
+      const ex = extractRules({
+        prompt, rules: l.rules, contextPaths,
+        isKnownMention: (w) => labels.has(w) || fs.existsSync(path.join(root, w)),
+      });
+      const block = formatRulesBlock(ex.rules.map((r) => ({ name: r.name, body: resolveVariables(r.body, values!) })));
+      return { prompt: ex.prompt, names: ex.rules.map((r) => r.name), block, warnings: ex.warnings };
+    };
+  }
+
+  /**
+   * The same for a stored user message (a queued prompt: the prompt, then maybe its context
+   * block): only the prompt part is searched for tokens; its file and folder chips are the context.
+   */
+  async storedPreparer(threadId: string): Promise<(stored: string) => PreparedPrompt> {
+    const prep = await this.preparer(threadId);
+    return (stored) => {
+      const { prompt, chips } = splitContext(stored);
+      const paths = chips.filter((c) => (c.kind === 'file' || c.kind === 'folder') && c.target !== null).map((c) => c.target!);
+      const p = prep(prompt, paths, paths);
+      return { ...p, prompt: `${p.prompt}${stored.slice(prompt.length)}` };
+    };
   }
 
   async preview(prompt: string, contextPaths: readonly string[]): Promise<RulesPreview> {
@@ -285,18 +308,35 @@ export class RulesService {
   }
 }
 
-/** The current branch; 'HEAD' when detached; '' outside a repository. */
-export async function currentBranch(cwd: string): Promise<string> {
-  try {
-    const b = (await git(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd, okExitCodes: [1] })).trim();
-    if (b.length > 0) return b;
-  } catch {
-    return '';
+/** Most folders walked up from the workspace looking for its repository. */
+const MAX_REPO_DEPTH = 64;
+
+/**
+ * The current branch, read from the repository's HEAD file (no git process: this runs before
+ * every turn): the branch name, 'HEAD' when detached, '' outside a repository. A linked worktree's
+ * `.git` file (`gitdir: …`) is followed.
+ */
+export function currentBranch(cwd: string): string {
+  let dir = path.resolve(cwd);
+  for (let i = 0; i < MAX_REPO_DEPTH; i++) {
+    const dotGit = path.join(dir, '.git');
+    try {
+      const st = fs.statSync(dotGit);
+      let gitDir = dotGit;
+      if (st.isFile()) {
+        const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+        if (!m) return '';
+        gitDir = path.resolve(dir, m[1]!.trim());
+      }
+      const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+      const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head);
+      return ref ? ref[1]! : 'HEAD';
+    } catch {
+      // no .git here (or unreadable): look further up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return '';
+    dir = parent;
   }
-  try {
-    await git(['rev-parse', '--git-dir'], { cwd });
-    return 'HEAD';
-  } catch {
-    return '';
-  }
+  return '';
 }

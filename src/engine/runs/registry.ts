@@ -54,6 +54,11 @@ export interface StartRunRequest {
   rules?: string[];
   /** Their `<user_rules>` block, given to the model with the turn's user message (not stored in it). */
   userRules?: string;
+  /**
+   * Prepares the rules of the prompt that runs, synchronously, inside the store's transaction (a
+   * queued entry: its latest edit): the stored prompt is the one it returns; its rules and block go with the turn.
+   */
+  prepareRules?: (prompt: string) => { prompt: string; names: string[]; block: string };
 }
 
 export interface RunHandle {
@@ -95,6 +100,8 @@ export class RunRegistry {
   start(req: StartRunRequest): RunHandle {
     if (this.closing) throw new RunError('shuttingDown', 'the engine is shutting down; the prompt was not started');
     const { store, streams } = this.deps;
+    // The block of a prompt prepared in the transaction (prepareRules), for the turn.
+    const prepared = { block: '' };
     const outcome = store.beginRun({
       threadId: req.threadId ?? null,
       newThreadId: allocate('thread'),
@@ -110,6 +117,13 @@ export class RunRegistry {
       isLive: (r) => isLiveRun(r),
       ...(req.fromQueue !== undefined ? { fromQueue: req.fromQueue } : {}),
       ...(req.parent ? { parent: req.parent } : {}),
+      ...(req.prepareRules ? {
+        rewritePrompt: (p: string) => {
+          const r = req.prepareRules!(p);
+          prepared.block = r.block;
+          return r.prompt;
+        },
+      } : {}),
     });
     if (!outcome.started) {
       if ('busy' in outcome) throw busyError(outcome.busy);
@@ -119,7 +133,7 @@ export class RunRegistry {
     streams.open(runId);
     return this.launch({
       threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks,
-      ...(req.userRules ? { userRules: req.userRules } : {}),
+      ...(req.userRules || prepared.block ? { userRules: req.userRules ?? prepared.block } : {}),
     });
   }
 

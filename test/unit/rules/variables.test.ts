@@ -52,13 +52,18 @@ describe('$variables', () => {
     afterEach(() => removeTmpDir(dir));
 
     it('the git branch: the current one, HEAD when detached, empty outside a repository', async () => {
-      assert.equal(await currentBranch(dir), '');
+      assert.equal(currentBranch(dir), '');
       const g = (...a: string[]) => execFileSync('git', a, { cwd: dir, stdio: 'pipe' });
       g('init', '-q', '-b', 'feature-x');
-      assert.equal(await currentBranch(dir), 'feature-x');
+      fs.mkdirSync(path.join(dir, 'src'));
+      assert.equal(currentBranch(dir), 'feature-x');
+      assert.equal(currentBranch(path.join(dir, 'src')), 'feature-x', 'from a folder inside the repository');
       g('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'one');
+      const linked = path.join(dir, 'linked');
+      g('worktree', 'add', '-q', '-b', 'other', linked);
+      assert.equal(currentBranch(linked), 'other', 'a linked worktree');
       g('checkout', '-q', '--detach');
-      assert.equal(await currentBranch(dir), 'HEAD');
+      assert.equal(currentBranch(dir), 'HEAD');
     });
 
     it('the system prompt and rule bodies resolve, with the user\'s addition', async () => {

@@ -23,13 +23,12 @@ export const runHandlers: HandlerTable<RunCommand> = {
     const r = await prepareRules(rules, cmd);
     // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
     const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
-    const ruled = {
-      ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}), ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}),
-    };
+    const ruled = { ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}) };
     // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
     const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
     const enqueue = (threadId: string) => {
-      const q = queue.enqueue(threadId, prompt, cmd.model ?? null, cmd.steer === true);
+      // Queued as typed (its rule tokens kept): the queue prepares its rules when it starts (runs/queue.ts).
+      const q = queue.enqueue(threadId, `${cmd.prompt}${prompt.slice(r.prompt.length)}`, cmd.model ?? null, cmd.steer === true);
       return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position }, ...ruled };
     };
     if (queueable && store.queue(cmd.threadId!).length > 0) return enqueue(cmd.threadId!);
@@ -40,7 +39,7 @@ export const runHandlers: HandlerTable<RunCommand> = {
         ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
         ...(r.names.length > 0 ? { rules: r.names, userRules: r.block } : {}),
       });
-      return { threadId: h.threadId, runId: h.runId, queued: null, ...ruled };
+      return { threadId: h.threadId, runId: h.runId, queued: null, ...ruled, ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}) };
     } catch (e) {
       if (queueable && e instanceof RunError && e.code === 'threadBusy') return enqueue(cmd.threadId!);
       throw e;
