@@ -247,7 +247,9 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
-  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans, systemPromptFor: (threadId) => rules.systemPrompt(threadId), manualRules: () => rules.manualRules() });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans, systemPromptFor: (threadId) => rules.systemPrompt(threadId), manualRules: () => rules.manualRules(),
+    rulesFor: async (draft, paths, threadId) => rules.prepare(draft, paths, threadId, paths),
+  });
 
   const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules };
   return { engine: new Engine(services, teardown, recovered), services };

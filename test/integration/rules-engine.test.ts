@@ -13,6 +13,7 @@ import { startTestEngine, TestHost, type TestEngine } from '../support/test-engi
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 import { ClientError } from '../../src/client/engine-client';
+import { countText } from '../../src/engine/providers/token-count';
 
 type Ev = { type: string; role?: string; content?: string };
 
@@ -197,7 +198,7 @@ describe('rules over the protocol', function () {
     write(dir, '.vox/rules/style.md', '---\nattach: manual\ndescription: House style\n---\nTabs.');
     write(dir, '.vox/rules/always.md', '---\nattach: always\n---\nAlways.');
     write(dir, 'stylesheet.css', 'a{}');
-    const host = new TestHost();
+    const host = new TestHost({ secrets: { openaiApiKey: 'sk-x' } });
     host.rules = { systemPromptAppend: 'Workspace: $workspace_root; spoke $active_spoke; $unknown stays.' };
     engine(host);
     const c = t.client();
@@ -205,6 +206,11 @@ describe('rules over the protocol', function () {
     assert.deepEqual(s.items[0], { kind: 'rule', target: 'style', label: 'style', detail: 'rule · House style' });
     assert.ok(s.items.some((i) => i.kind === 'file' && i.label === 'stylesheet.css'), 'files are still offered');
     assert.ok(!(await c.call('suggestMentions', { query: 'alw' })).items.some((i) => i.kind === 'rule'), 'always rules are not offered');
+    // The context meter counts what the turn will send: the stripped draft and its rules block.
+    const e = await c.call('estimateContext', { threadId: null, draft: 'hi @style', model: 'openai:gpt-4o' });
+    const preview = await c.call('previewRules', { prompt: 'hi @style' });
+    assert.equal(e.parts.prompt, await countText('o200k_base', `hi\n\n${preview.block}`));
+    assert.equal(e.parts.system, await countText('o200k_base', (await c.call('getSystemPrompt', { threadId: null })).systemPrompt));
     const sp = await c.call('getSystemPrompt', { threadId: null });
     assert.ok(sp.systemPrompt.endsWith(`Workspace: ${path.basename(dir)}; spoke coding; $unknown stays.`), sp.systemPrompt);
     assert.deepEqual(sp.rules, ['always']);

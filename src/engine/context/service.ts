@@ -37,6 +37,8 @@ export interface ContextServiceDeps {
   systemPromptFor?: (threadId: string | null) => Promise<string>;
   /** Manual rules for the @-mention popup (../rules/). */
   manualRules?: () => Array<{ name: string; description: string | null }>;
+  /** What the draft becomes with its rules (../rules/): the stripped prompt and the block the turn would get. */
+  rulesFor?: (draft: string, contextPaths: string[], threadId: string | null) => Promise<{ prompt: string; block: string }>;
 }
 
 export type ContextEstimate = CommandResult<'estimateContext'>;
@@ -78,14 +80,18 @@ export class ContextService {
       : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
     const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
-    const content = formatContext(p.draft, resolved);
+    // The rules the draft would get: its tokens stripped, the block counted with the prompt (as the runner sends it).
+    const paths = (p.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);
+    const ruled = this.deps.rulesFor && p.draft.length > 0 ? await this.deps.rulesFor(p.draft, paths, known ? p.threadId! : null) : { prompt: p.draft, block: '' };
+    const withContext = formatContext(ruled.prompt, resolved);
+    const content = ruled.block ? `${withContext}\n\n${ruled.block}` : withContext;
     const specs = model.toolsEnabled ? offeredTools(tools, this.deps.plans, known ? p.threadId! : '').map((t) => t.spec) : [];
     const messages: ChatMessage[] = p.draft.length > 0 || resolved.length > 0 ? [...history, { role: 'user', content }] : history;
     const [total, window] = await Promise.all([countPrompt(model, messages, specs), contextWindowOf(model)]);
     const system = history[0]?.content ?? '';
     const historyText = history.slice(1).map((m) => m.content).join('');
     const [systemTokens, historyTokens, toolTokens, promptTokens] = await Promise.all([
-      countText(source, system), countText(source, historyText), specs.length > 0 ? countText(source, JSON.stringify(specs)) : 0, countText(source, p.draft),
+      countText(source, system), countText(source, historyText), specs.length > 0 ? countText(source, JSON.stringify(specs)) : 0, countText(source, ruled.block ? `${ruled.prompt}\n\n${ruled.block}` : ruled.prompt),
     ]);
     return {
       tokens: total.tokens,

@@ -23,6 +23,7 @@ import {
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
+import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 import { toSettings } from './settings-state';
@@ -163,14 +164,6 @@ export class Controller extends ControllerIntents {
     }
   }
 
-  private takeStoredPrompt(prompt: string): void {
-    const m = this.model;
-    if (!m.sending) return;
-    m.sending.prompt = prompt;
-    const stored = m.thread?.entries.some((e) => e.kind === 'message' && e.role === 'user' && splitContext(e.content).prompt === prompt);
-    if (stored) m.sending = null;
-  }
-
   private onEvents(threadId: string | null, events: unknown[]): void {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
@@ -219,7 +212,7 @@ export class Controller extends ControllerIntents {
       const started = value as CommandResult<'sendPrompt'>;
       this.context.noteSent(started.rules, started.warnings);
       // Rule tokens stripped: the message being sent gives way to the stored one (maybe already here).
-      if (started.prompt !== undefined && m.sending?.requestId === inReplyTo) this.takeStoredPrompt(started.prompt);
+      if (started.prompt !== undefined && m.sending?.requestId === inReplyTo) takeStoredPrompt(m, started.prompt);
       this.loadThreads();
       if (!m.thread) this.openThread(started.threadId);
       else if (m.thread.threadId !== started.threadId) m.sending = null;
