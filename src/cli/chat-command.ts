@@ -62,6 +62,9 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       throw e;
     }
     const { threadId } = sent;
+    // Rules (SPEC 6.1): which were attached, and @words that are neither a rule nor a known mention.
+    for (const w of sent.warnings ?? []) process.stderr.write(`[vox] warning: ${w}\n`);
+    if (sent.rules && sent.rules.length > 0 && !flags.json) process.stderr.write(`[vox] rules: ${sent.rules.join(', ')}\n`);
     let runId = sent.runId;
     if (sent.queued) {
       const { entryId, position } = sent.queued;

@@ -23,6 +23,7 @@ import { MentionUsageError, collectMention, registerContextCommands } from './co
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
+import { RulesUsageError, registerRulesCommands } from './rules-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -71,6 +72,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
+  registerRulesCommands(program, run);
   return program;
 }
 
@@ -86,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     return pending ? await pending : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError || e instanceof MentionUsageError || e instanceof PermissionUsageError) {
+    if (e instanceof ModelUsageError || e instanceof MentionUsageError || e instanceof PermissionUsageError || e instanceof RulesUsageError) {
       process.stderr.write(`vox: ${e.message}\n`);
       return 2;
     }

@@ -30,6 +30,7 @@ import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
 import { parseSampling } from './branches/sampling';
+import { RulesService } from './rules/service';
 import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
@@ -41,6 +42,8 @@ function bindHost(h: Host): Host {
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
+    ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
+    ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
     memento: h.memento ?? memoryMemento(),
   };
 }
@@ -180,6 +183,9 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const plans = new PlanService(store);
   tools.register(submitPlanTool as never);
   tools.register(updatePlanStepTool as never);
+  // Rules and the system prompt's $variables (SPEC 6.1, 6.2): the runner and the context meter share its system prompt.
+  const rules = new RulesService({ workspaceRoot: config.workspaceRoot, host, plans, systemPrompt: config.systemPrompt });
+  install('rules', () => rules.dispose());
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
@@ -187,6 +193,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     store, streams, tools, policy, gate, terminals, plans,
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    systemPromptFor: (threadId) => rules.systemPrompt(threadId),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
   });
   const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
@@ -234,6 +241,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     store, runs, policy: config.queuePolicy ?? 'all',
     resolveModel: (ref) => providers.resolve(ref),
     defaultModel: () => host.model(),
+    rulesFor: (threadId) => rules.storedPreparer(threadId),
     onError: (e, threadId) => host.notify({ level: 'error', source: 'runs', message: `A queued prompt in thread ${threadId} could not start: ${(e as Error).message ?? String(e)}` }),
   });
   install('queue', () => queue.dispose());
@@ -249,8 +257,10 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });
-  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans });
+  const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans, systemPromptFor: (threadId) => rules.systemPrompt(threadId), manualRules: () => rules.manualRules(),
+    rulesFor: async (draft, paths, threadId) => rules.prepare(draft, paths, threadId, paths),
+  });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules };
   return { engine: new Engine(services, teardown, recovered), services };
 }

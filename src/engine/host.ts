@@ -84,6 +84,22 @@ export interface Host {
   mentionSources?: MentionSources;
   /** Durable small values (recent models, UI choices); the engine keeps them in memory when absent. */
   memento?: HostMemento;
+  /**
+   * Rule settings (VS Code: `vox.rules`, `vox.readPeerRuleFiles`, `vox.systemPrompt.append`),
+   * validated by the engine (../engine/rules/); undefined: no user rules, peer files read.
+   */
+  rulesSettings?(): RulesSettings | undefined;
+  /** Persists the user rules (VS Code: the global `vox.rules`); absent: this host keeps none. */
+  setUserRules?(rules: unknown[]): Promise<void>;
+}
+
+export interface RulesSettings {
+  /** The raw `vox.rules` array ({name, attach, body, description?, paths?, enabled?}). */
+  rules?: unknown;
+  /** Read CLAUDE.md, AGENTS.md and .clinerules as always rules (default true). */
+  readPeerFiles?: boolean;
+  /** Text added after the system prompt ($variables resolved). */
+  systemPromptAppend?: string;
 }
 
 /** A Host for processes without an editor: settings fixed at start, keys from the environment. */
@@ -97,6 +113,8 @@ export function environmentHost(opts: {
   /** Sampling settings `{temperature?, topP?, reasoningEffort?}`; default VOX_TEMPERATURE, VOX_TOP_P, VOX_REASONING_EFFORT. */
   sampling?: unknown;
   memento?: HostMemento;
+  /** Rule settings (the CLI: none by default; tests pass user rules). */
+  rules?: RulesSettings;
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
@@ -125,6 +143,7 @@ export function environmentHost(opts: {
     }),
     secret: async (name) => env[SECRET_ENV[name]] || undefined,
     ...(opts.memento ? { memento: opts.memento } : {}),
+    ...(opts.rules ? { rulesSettings: () => opts.rules } : {}),
     notify: opts.notify ?? ((n) => process.stderr.write(`[vox] ${n.source}: ${n.message}\n`)),
     onExternalChange: () => () => undefined,
     onSettingsChange(l) {

@@ -19,6 +19,7 @@ import type { VariantPool } from './variants/pool';
 import type { PermissionService } from './permissions/service';
 import type { PlanService } from './plans/service';
 import type { ReviewService } from './review/service';
+import type { RulesService } from './rules/service';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -44,4 +45,6 @@ export interface EngineServices {
   readonly review: ReviewService;
   /** @-mentions and the context meter (context/). */
   readonly context: ContextService;
+  /** Rules and the system prompt's $variables (rules/). */
+  readonly rules: RulesService;
 }

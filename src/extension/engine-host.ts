@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
-import type { Host, HostMemento, HostNotice } from '../engine/host';
+import type { Host, HostMemento, HostNotice, RulesSettings } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
@@ -52,6 +52,8 @@ export class EngineHost implements Host, vscode.Disposable {
         if (e.affectsConfiguration('vox.model') || e.affectsConfiguration('vox.models')) this.changed.fire();
         // The chat's mode bar shows the workspace's permission mode and rules: tell the views.
         else if (e.affectsConfiguration('vox.permissionMode') || e.affectsConfiguration('vox.permissionRules')) this.changed.fire();
+        // Rules and the system prompt's addition: the engine reloads its rules (rules/service.ts).
+        else if (e.affectsConfiguration('vox.rules') || e.affectsConfiguration('vox.readPeerRuleFiles') || e.affectsConfiguration('vox.systemPrompt')) this.changed.fire();
       }),
       // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
       // checkpoint must look at the whole tree, not only at the paths the agent reported.
@@ -101,6 +103,16 @@ export class EngineHost implements Host, vscode.Disposable {
     // The workspace's default; without a folder open, the user's.
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await vscode.workspace.getConfiguration('vox').update('permissionMode', mode, target);
+  }
+
+  rulesSettings(): RulesSettings {
+    const cfg = vscode.workspace.getConfiguration('vox');
+    return { rules: cfg.get('rules'), readPeerFiles: cfg.get<boolean>('readPeerRuleFiles') !== false, systemPromptAppend: cfg.get<string>('systemPrompt.append') ?? '' };
+  }
+
+  /** User rules are the user's (global) `vox.rules`. */
+  async setUserRules(rules: unknown[]): Promise<void> {
+    await vscode.workspace.getConfiguration('vox').update('rules', rules, vscode.ConfigurationTarget.Global);
   }
 
   providerSettings(): ProviderSettings {

@@ -14,6 +14,7 @@ import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
 import { registerReview, type ReviewApi } from './review/register';
 import { registerCompareBranches } from './compare/compare-panel';
+import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -32,6 +33,8 @@ export interface VoxApi {
   readonly chats: ChatViews;
   readonly checkpointsView: CheckpointsView;
   readonly variantsView: VariantsView;
+  /** "Vox Rules" (SPEC 6.1). */
+  readonly rulesView: RulesView;
   /** Edit review: waiting edits in the diff editor, the turn review and its Explorer decorations. */
   readonly review: ReviewApi;
   /**
@@ -63,6 +66,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const checkpointsView = new CheckpointsView(host);
   const variantsView = new VariantsView(host);
   const review = registerReview(ctx, host, log);
+  const rulesView = new RulesView(host);
   ctx.subscriptions.push(
     log,
     host,
@@ -81,11 +85,15 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     ...registerCheckpointCommands(host, checkpointsView),
     ...registerVariantCommands(host, variantsView),
     ...registerCompareBranches(ctx, host, log),
+    rulesView,
+    vscode.window.registerTreeDataProvider(RULES_VIEW_ID, rulesView),
+    vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
+    ...registerRulesCommands(host, rulesView, log),
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, review, logUri: ctx.logUri };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, logUri: ctx.logUri };
 }
 
 export function deactivate(): void {

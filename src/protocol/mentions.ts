@@ -23,8 +23,12 @@ export const MAX_MENTIONS = 20;
 export const mention = object({ kind: mentionKind, target: optional(str) });
 export type Mention = Infer<typeof mention>;
 
+/** What the popup may offer: a mention kind, or `rule` (a manual rule, inserted as `@name`; SPEC 6.1). */
+export const suggestionKind = literal(...MENTION_KINDS, 'rule');
+export type SuggestionKind = Infer<typeof suggestionKind>;
+
 export const mentionSuggestion = object({
-  kind: mentionKind,
+  kind: suggestionKind,
   target: nullable(str),
   /** What the popup shows (`src/app.ts`, `@problems`). */
   label: str,

@@ -39,3 +39,8 @@ export function loadConnectUi() {
 export function loadBranchesUi() {
   return loadTs('./ui-branches.ts', 'runBranchChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-rules.ts')>} */
+export function loadRulesUi() {
+  return loadTs('./ui-rules.ts', 'runRulesChecks');
+}

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../../src/client/engine-client';
 import { createEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
-import type { Host, HostNotice, MentionSources } from '../../src/engine/host';
+import type { Host, HostNotice, MentionSources, RulesSettings } from '../../src/engine/host';
 import type { ProviderSecret, ProviderSettings } from '../../src/engine/providers/registry';
 import { ownerGrant, type Grant } from '../../src/protocol/commands/grants';
 import type { ModelChoice } from '../../src/protocol/commands/settings';
@@ -26,6 +26,8 @@ export class TestHost implements Host {
   mentionSources?: MentionSources;
   /** The sampling settings `{temperature?, topP?, reasoningEffort?}` (VS Code: vox.sampling.*). */
   sampling: unknown;
+  /** Rule settings (VS Code: vox.rules, vox.readPeerRuleFiles, vox.systemPrompt.append). */
+  rules: RulesSettings | undefined;
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();
 
@@ -75,6 +77,13 @@ export class TestHost implements Host {
   onSettingsChange(l: () => void): () => void {
     this.settingsListeners.add(l);
     return () => void this.settingsListeners.delete(l);
+  }
+  rulesSettings(): RulesSettings | undefined {
+    return this.rules;
+  }
+  async setUserRules(rules: unknown[]): Promise<void> {
+    this.rules = { ...this.rules, rules };
+    for (const l of [...this.settingsListeners]) l();
   }
   /** As if the user saved a file in the editor. */
   fireExternalChange(): void {

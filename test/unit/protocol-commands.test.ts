@@ -86,6 +86,13 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   updatePlan: { threadId: 'thread:1', planId: 'plan:1', title: 'Fix the parser', steps: [{ id: 's1', text: 'Read the parser' }, { text: 'Add a test' }] },
   setPlanStep: { threadId: 'thread:1', planId: 'plan:1', stepId: 's1', status: 'done' },
   actOnPlan: { threadId: 'thread:1', planId: 'plan:1', prompt: 'Start with the test.' },
+  listRules: {},
+  getRule: { name: 'style' },
+  createRule: { scope: 'workspace', name: 'style', attach: 'manual', body: 'Use tabs.', paths: ['src/**/*.ts'] },
+  updateRule: { name: 'style', attach: 'always' },
+  setRuleEnabled: { name: 'style', enabled: false },
+  previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
+  getSystemPrompt: { threadId: null },
 };
 
 describe('protocol: every command', () => {

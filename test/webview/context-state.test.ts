@@ -194,4 +194,44 @@ describe('webview controller: mentions, overflow and Continue', () => {
     assert.deepEqual([send.prompt, send.threadId], [CONTINUE_PROMPT, 'thread:1']);
     assert.equal(model.draft, 'my half-written next question', 'the draft is left alone');
   });
+  it('a rule suggestion inserts @name and adds no chip; the send answer keeps the rules and warnings for the composer', () => {
+    const { sent, model, ctx, setDraft, getDraft } = setup();
+    setDraft('fix @st');
+    ctx.onDraftInput('fix @st', 7);
+    const ask = sent.find((c) => c.type === 'suggestMentions')!;
+    ctx.onResult(ask.requestId, 'suggestMentions', { items: [{ kind: 'rule', target: 'style', label: 'style', detail: 'rule' }] });
+    assert.equal(ctx.onKey('Tab'), true);
+    assert.equal(getDraft(), 'fix @style ');
+    assert.deepEqual(model.chips, []);
+    assert.deepEqual(ctx.mentions(), []);
+    ctx.noteSent(['style'], ['@x is neither a rule nor a known mention']);
+    assert.deepEqual(model.sentRules, { rules: ['style'], warnings: ['@x is neither a rule nor a known mention'] });
+    ctx.noteSent([], undefined);
+    assert.equal(model.sentRules, null);
+  });
+  it('a prompt whose rule tokens the engine stripped: the message being sent gives way to the stored one, in either order', () => {
+    for (const order of ['result first', 'event first'] as const) {
+      const bridge = new FakeBridge();
+      const model = createModel();
+      const c = new Controller(model, bridge, { warn: () => undefined, error: () => undefined });
+      c.start();
+      c.openThread('thread:1');
+      model.draft = 'fix the header @style';
+      assert.equal(c.sendPrompt(), true);
+      const send = bridge.sent.find((m) => m.type === 'sendPrompt') as { requestId: string };
+      assert.equal(model.sending?.prompt, 'fix the header @style');
+      const result = () => bridge.post({ type: 'result', inReplyTo: send.requestId, value: { threadId: 'thread:1', runId: 'run:1', queued: null, rules: ['style'], prompt: 'fix the header' } });
+      const event = () => bridge.post({ type: 'events', threadId: 'thread:1', events: [
+        { seq: 1, time: 1, type: 'message.added', threadId: 'thread:1', messageId: 'msg:1', parentId: null, role: 'user', content: 'fix the header', runId: 'run:1', status: 'complete' },
+      ] });
+      if (order === 'result first') {
+        result();
+        event();
+      } else {
+        event();
+        result();
+      }
+      assert.equal(model.sending, null, order);
+    }
+  });
 });

@@ -43,6 +43,8 @@ export interface AgentRunnerDeps {
   policy: () => ApprovalPolicy;
   gate: ApprovalGate;
   systemPrompt?: string;
+  /** The turn's system prompt, $variables resolved (../rules/); without it, systemPrompt or the default and the Plan-mode text. */
+  systemPromptFor?: (threadId: string) => Promise<string>;
   /** Host facilities every tool call gets (see ToolContext). */
   toolEnv?: { ripgrepPath?: string };
   /** Live command output (run_command) streams through this hub into the turn (./command-output.ts). */
@@ -92,6 +94,11 @@ export interface TurnSpec {
   background?: TurnBackground;
   /** Sampling settings of every model call of the turn (its posture; absent or null: the provider's default). */
   sampling?: SamplingSettings;
+  /**
+   * The turn's `<user_rules>` block (../rules/): what the model sees after this turn's user
+   * message, not stored in it (a regenerate of the turn does not double it).
+   */
+  userRules?: string;
 }
 
 export interface TurnBackground {
@@ -146,7 +153,11 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT), (r) => store.steers(r));
+    const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    const system = this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain();
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
+    const last = history[history.length - 1];
+    if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];

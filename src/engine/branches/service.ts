@@ -26,6 +26,14 @@ export interface BranchDeps {
   resolveModel(ref: string): Promise<ResolvedModel>;
   /** The default model ref (a prompt whose run recorded none). */
   defaultModel(): string;
+  /**
+   * Rules (../rules/): the block of the rules a posture recorded (a regenerate re-attaches them),
+   * and the preparer of an edited prompt (its @rule tokens stripped, its rules attached).
+   */
+  rules?: {
+    blockFor(threadId: string, names: readonly string[]): Promise<{ names: string[]; block: string }>;
+    storedPreparer(threadId: string): Promise<(stored: string) => { prompt: string; names: string[]; block: string }>;
+  };
 }
 
 export interface RerunStarted { threadId: string; runId: string; userMessageId: string }
@@ -103,10 +111,20 @@ async function rerun(deps: BranchDeps, threadId: string, u: MessageRow, run: Run
   const posture = original ? storedPosture(original) : undefined;
   const resolved = await deps.resolveModel(model ?? posture?.model ?? original?.model ?? deps.defaultModel());
   const sampling: SamplingSettings | undefined = posture ? { temperature: posture.temperature, topP: posture.topP, reasoningEffort: posture.reasoningEffort } : undefined;
+  // The same prompt re-attaches the rules its posture recorded; an edited one gets its own.
+  let rules: { rules: string[]; userRules?: string } | undefined = posture ? { rules: posture.rules } : undefined;
+  if (deps.rules && content !== u.content) {
+    const p = (await deps.rules.storedPreparer(threadId))(content);
+    content = p.prompt;
+    rules = { rules: p.names, ...(p.block ? { userRules: p.block } : {}) };
+  } else if (deps.rules && posture && posture.rules.length > 0) {
+    const b = await deps.rules.blockFor(threadId, posture.rules);
+    rules = { rules: b.names, ...(b.block ? { userRules: b.block } : {}) };
+  }
   const h = deps.runs.start({
     threadId, prompt: content, model: resolved, parentMessageId: u.parentId,
     ...(sampling ? { sampling } : {}),
-    ...(posture ? { rules: posture.rules } : {}),
+    ...(rules ?? {}),
   });
   return { threadId: h.threadId, runId: h.runId, userMessageId: h.userMessageId };
 }

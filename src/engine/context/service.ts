@@ -33,6 +33,12 @@ export interface ContextServiceDeps {
   systemPrompt?: string | undefined;
   /** Plan / Act of threads: the estimate counts the tools and system prompt the runner will send in the thread's mode. */
   plans?: PlanService;
+  /** The turn's system prompt as the runner builds it ($variables resolved, ../rules/): the meter counts the same string. */
+  systemPromptFor?: (threadId: string | null) => Promise<string>;
+  /** Manual rules for the @-mention popup (../rules/). */
+  manualRules?: () => Array<{ name: string; description: string | null }>;
+  /** What the draft becomes with its rules (../rules/): the stripped prompt and the block the turn would get. */
+  rulesFor?: (draft: string, contextPaths: string[], threadId: string | null) => Promise<{ prompt: string; block: string }>;
 }
 
 export type ContextEstimate = CommandResult<'estimateContext'>;
@@ -45,7 +51,7 @@ export class ContextService {
   }
 
   suggest(query: string, limit?: number) {
-    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot }, query, limit);
+    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot, ...(this.deps.manualRules ? { manualRules: this.deps.manualRules } : {}) }, query, limit);
   }
 
   /** Resolves mentions, sizing each with `model`'s counter (the approximation when no model is given). */
@@ -69,17 +75,23 @@ export class ContextService {
     const model = await providers.resolve(ref);
     const source = countSourceOf(model);
     const known = p.threadId !== null && store.hasThread(p.threadId);
-    const systemPrompt = turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    const systemPrompt = this.deps.systemPromptFor
+      ? await this.deps.systemPromptFor(known ? p.threadId! : null)
+      : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
     const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
-    const content = formatContext(p.draft, resolved);
+    // The rules the draft would get: its tokens stripped, the block counted with the prompt (as the runner sends it).
+    const paths = (p.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);
+    const ruled = this.deps.rulesFor && p.draft.length > 0 ? await this.deps.rulesFor(p.draft, paths, known ? p.threadId! : null) : { prompt: p.draft, block: '' };
+    const withContext = formatContext(ruled.prompt, resolved);
+    const content = ruled.block ? `${withContext}\n\n${ruled.block}` : withContext;
     const specs = model.toolsEnabled ? offeredTools(tools, this.deps.plans, known ? p.threadId! : '').map((t) => t.spec) : [];
     const messages: ChatMessage[] = p.draft.length > 0 || resolved.length > 0 ? [...history, { role: 'user', content }] : history;
     const [total, window] = await Promise.all([countPrompt(model, messages, specs), contextWindowOf(model)]);
     const system = history[0]?.content ?? '';
     const historyText = history.slice(1).map((m) => m.content).join('');
     const [systemTokens, historyTokens, toolTokens, promptTokens] = await Promise.all([
-      countText(source, system), countText(source, historyText), specs.length > 0 ? countText(source, JSON.stringify(specs)) : 0, countText(source, p.draft),
+      countText(source, system), countText(source, historyText), specs.length > 0 ? countText(source, JSON.stringify(specs)) : 0, countText(source, ruled.block ? `${ruled.prompt}\n\n${ruled.block}` : ruled.prompt),
     ]);
     return {
       tokens: total.tokens,

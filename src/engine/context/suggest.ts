@@ -1,7 +1,7 @@
 /**
  * What an `@` in the composer offers for a query: the special mentions (@problems, @terminal,
  * @git, @selection), workspace files and folders (./workspace-files.ts), recent commits for
- * `git:<query>`, and past threads by title — each ranked with ./fuzzy.ts, specials first when they
+ * `git:<query>`, past threads by title and manual rules (SPEC 6.1) — each ranked with ./fuzzy.ts, specials first when they
  * match as well as a file does.
  */
 import type { MentionKind, MentionSuggestion } from '../../protocol/mentions';
@@ -26,7 +26,16 @@ const SPECIALS: ReadonlyArray<{ kind: MentionKind; label: string; detail: string
   { kind: 'selection', label: 'selection', detail: 'The selection in the active editor' },
 ];
 
-export interface SuggestDeps { files: WorkspaceFiles; store: VoxStore; workspaceRoot: string }
+export interface SuggestDeps {
+  files: WorkspaceFiles;
+  store: VoxStore;
+  workspaceRoot: string;
+  /** The enabled manual rules (../rules/), offered as `@name`. */
+  manualRules?: () => Array<{ name: string; description: string | null }>;
+}
+
+/** Extra score of a manual rule, so `@sty` puts the rule `style` above `stylesheet.css`. */
+const RULE_BONUS = 10;
 
 interface Scored { item: MentionSuggestion; score: number }
 
@@ -44,6 +53,10 @@ export async function suggestMentions(deps: SuggestDeps, query: string, limit = 
     for (const s of SPECIALS) {
       const score = fuzzyScore(query, s.label);
       add({ kind: s.kind, target: null, label: s.label, detail: s.detail }, score === null ? null : score + SPECIAL_BONUS);
+    }
+    for (const r of deps.manualRules?.() ?? []) {
+      const score = fuzzyScore(query, r.name);
+      add({ kind: 'rule', target: r.name, label: r.name, detail: r.description ? `rule · ${r.description}` : 'rule' }, score === null ? null : score + RULE_BONUS);
     }
     const listing = await deps.files.list();
     for (const f of listing.files) add({ kind: 'file', target: f, label: f, detail: 'file' }, fuzzyScore(query, f));

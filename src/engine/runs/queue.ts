@@ -40,6 +40,8 @@ export interface ThreadRunQueueDeps {
   /** Failures of a background drain (a model that no longer resolves): for the host's notices. */
   onError: (e: unknown, threadId: string) => void;
   pollMs?: number;
+  /** The rules of a queued prompt as it starts (../rules/): a synchronous preparer for the thread, run in the start's transaction. */
+  rulesFor?: (threadId: string) => Promise<(prompt: string) => { prompt: string; names: string[]; block: string }>;
 }
 
 const mine = (r: QueueRow) => r.ownerPid === process.pid && (r.ownerStartedAt === null || r.ownerStartedAt === selfStartMs());
@@ -175,7 +177,8 @@ export class ThreadRunQueue {
     if (!asked && !mine(entry) && (this.deps.policy === 'own' || isOwnerAlive(entry.ownerPid, entry.ownerStartedAt))) return null;
     const model = await this.deps.resolveModel(entry.model ?? this.deps.defaultModel());
     try {
-      return this.deps.runs.start({ threadId, prompt: entry.prompt, model, fromQueue: entry.entryId });
+      const prepareRules = await this.deps.rulesFor?.(threadId);
+      return this.deps.runs.start({ threadId, prompt: entry.prompt, model, fromQueue: entry.entryId, ...(prepareRules ? { prepareRules } : {}) });
     } catch (e) {
       if (e instanceof RunError && e.code === 'threadBusy') return null; // still running: the entry waits (or steers)
       if (e instanceof RunError && e.code === 'queueEntryGone') return asked ? null : this.drainNext(threadId);

@@ -59,6 +59,13 @@ export interface StartRunRequest {
   fromQueue?: string;
   /** A subagent's run: its new thread is listed under this parent (./background.ts). */
   parent?: { threadId: string; runId: string };
+  /** The `<user_rules>` block, given to the model with the turn's user message (not stored in it). */
+  userRules?: string;
+  /**
+   * Prepares the rules of the prompt that runs, synchronously, inside the store's transaction (a
+   * queued entry: its latest edit): the stored prompt is the one it returns; its rules and block go with the turn.
+   */
+  prepareRules?: (prompt: string) => { prompt: string; names: string[]; block: string };
 }
 
 export interface RunHandle {
@@ -105,6 +112,9 @@ export class RunRegistry {
     if (this.closing) throw new RunError('shuttingDown', 'the engine is shutting down; the prompt was not started');
     const { store, streams } = this.deps;
     const posture = this.postureOf(req);
+    // The block of a prompt prepared in the transaction (prepareRules), for the turn; its rule
+    // names go into the posture before `run.started` is appended (same transaction).
+    const prepared = { block: '' };
     const outcome = store.beginRun({
       threadId: req.threadId ?? null,
       newThreadId: allocate('thread'),
@@ -121,6 +131,14 @@ export class RunRegistry {
       isLive: (r) => isLiveRun(r),
       ...(req.fromQueue !== undefined ? { fromQueue: req.fromQueue } : {}),
       ...(req.parent ? { parent: req.parent } : {}),
+      ...(req.prepareRules ? {
+        rewritePrompt: (p: string) => {
+          const r = req.prepareRules!(p);
+          prepared.block = r.block;
+          posture.rules = r.names;
+          return r.prompt;
+        },
+      } : {}),
     });
     if (!outcome.started) {
       if ('busy' in outcome) throw busyError(outcome.busy);
@@ -128,7 +146,10 @@ export class RunRegistry {
     }
     const { threadId, runId, userMessageId } = outcome;
     streams.open(runId);
-    return this.launch({ threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks, sampling: posture });
+    return this.launch({
+      threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks, sampling: posture,
+      ...(req.userRules || prepared.block ? { userRules: req.userRules ?? prepared.block } : {}),
+    });
   }
 
   /**
@@ -174,7 +195,7 @@ export class RunRegistry {
 
   private launch(spec: {
     threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind;
-    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean; sampling?: SamplingSettings | undefined;
+    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean; sampling?: SamplingSettings | undefined; userRules?: string;
   }): RunHandle {
     const { store } = this.deps;
     const { threadId, runId, userMessageId, workspaceRoot } = spec;
@@ -194,6 +215,7 @@ export class RunRegistry {
         ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
         suspended: () => this.live.get(runId)?.suspended === true,
         ...(spec.sampling ? { sampling: spec.sampling } : {}),
+        ...(spec.userRules ? { userRules: spec.userRules } : {}),
         ...(bg ? { background: { port: bg, takeReport: () => bg.takeReport(), settle: (signal, onWaiting) => bg.settle(signal, onWaiting) } } : {}),
       })
       .then(async (r) => {

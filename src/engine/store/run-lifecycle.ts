@@ -48,6 +48,8 @@ export interface BeginRunInput {
   isLive(run: RunRow): boolean;
   /** The queued entry this run takes (marked started in the same transaction; `gone` when it is no longer queued). */
   fromQueue?: string;
+  /** Rewrites the prompt that runs (a queued entry's latest edit included) inside the transaction: its rule tokens stripped (../rules/). */
+  rewritePrompt?: (prompt: string) => string;
   /** A new thread's parent (a subagent's): listed under it. */
   parent?: { threadId: string; runId: string };
 }
@@ -77,7 +79,7 @@ export function beginRun(store: LifecycleStore, input: BeginRunInput): BeginRunO
     const runId = input.runIdFor(threadId, ordinal);
     append(
       // A queued entry's latest edit is the prompt that runs.
-      { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: entry?.prompt ?? input.prompt, runId: null, status: 'complete' },
+      { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: input.rewritePrompt ? input.rewritePrompt(entry?.prompt ?? input.prompt) : (entry?.prompt ?? input.prompt), runId: null, status: 'complete' },
       {
         type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
         ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId, ...(input.posture ? { posture: input.posture } : {}),

@@ -20,6 +20,7 @@ import { worktreeCommands } from './worktrees';
 import { modelCommands } from './models';
 import { permissionCommands } from './permissions';
 import { branchCommands } from './branches';
+import { ruleCommands } from './rules';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -36,6 +37,7 @@ export const COMMANDS = {
   ...reviewCommands,
   ...permissionCommands,
   ...branchCommands,
+  ...ruleCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -53,6 +55,7 @@ export const COMMAND_AREAS = {
   review: Object.keys(reviewCommands),
   permissions: Object.keys(permissionCommands),
   branches: Object.keys(branchCommands),
+  rules: Object.keys(ruleCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

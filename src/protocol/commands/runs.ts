@@ -39,8 +39,17 @@ export const runCommands = {
       /** @-mentions the engine resolves into the prompt (files, folders, problems, terminal, git, selection, threads; ../mentions.ts). */
       mentions: optional(mentionList),
     },
-    /** `runId` when it started; `queued` when it waits (`runId` null). */
-    result: object({ threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })) }),
+    /**
+     * `runId` when it started; `queued` when it waits (`runId` null). `rules`: the rules attached
+     * (SPEC 6.1); `warnings`: `@words` that are neither a rule nor a known mention; `prompt`: the
+     * stored prompt, when stripping changed it.
+     */
+    result: object({
+      threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })),
+      rules: optional(arrayOf(str)), warnings: optional(arrayOf(str)),
+      /** The prompt as the thread keeps it when it differs from the one sent (its manual rule tokens stripped). */
+      prompt: optional(str),
+    }),
   }),
   cancelRun: defineCommand('cancelRun', {
     summary: 'Stops one run; what streamed so far is kept.',

@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   permission: ['invalidRules', 'unreadableRules', 'invalidMode'],
   /** Plan mode: plans of threads and their steps. */
   plan: ['unknownPlan', 'unknownStep', 'invalidPlan', 'notInPlanMode'],
+  /** Rules (SPEC 6.1): user rules (settings vox.rules), .vox/rules/*.md, peer files (CLAUDE.md, AGENTS.md, .clinerules). */
+  rule: ['invalidName', 'reservedName', 'duplicateName', 'invalidRule', 'unknownRule', 'outsideWorkspace', 'notSupported', 'tooLarge', 'io'],
   /** git itself. */
   git: ['notARepository', 'failed', 'timeout', 'notFound', 'cancelled'],
   /** Checkpoints (SPEC 4.2). */

@@ -36,10 +36,12 @@ export interface ContextModel {
   estimate: ContextEstimateView | null;
   /** Set when Send was pressed for a prompt that does not fit: the composer asks to confirm. */
   overflow: { tokens: number; window: number } | null;
+  /** The last prompt's rules (SPEC 6.1): the rules the engine attached, and its warnings (`@words` that are neither a rule nor a mention). */
+  sentRules?: { rules: string[]; warnings: string[] } | null;
 }
 
 export function createContextModel(): ContextModel {
-  return { popup: null, chips: [], estimate: null, overflow: null };
+  return { popup: null, chips: [], estimate: null, overflow: null, sentRules: null };
 }
 
 /** The mention being typed at `caret`: an `@` at the start or after whitespace, then no whitespace up to the caret. */
@@ -53,6 +55,7 @@ export function mentionQueryAt(text: string, caret: number): { start: number; qu
 
 /** What the draft shows for an accepted mention. */
 export function mentionText(s: MentionSuggestion): string {
+  if (s.kind === 'rule') return `@${s.label}`;
   if (s.kind === 'file' || s.kind === 'folder') return `@${s.label}`;
   if (s.kind === 'git') return `@${s.label}`;
   if (s.kind === 'thread') return `@thread:${s.label.replace(/\s+/g, '-').slice(0, 40)}`;
@@ -126,6 +129,11 @@ export class ContextController {
     const text = mentionText(item);
     this.host.setDraft(`${draft.slice(0, p.start)}${text} ${draft.slice(end).replace(/^ /, '')}`);
     this.model.popup = null;
+    // A rule stays in the prompt as `@name` (the engine strips it and attaches the rule); it is no chip.
+    if (item.kind === 'rule') {
+      this.scheduleEstimate();
+      return true;
+    }
     this.addChip({ kind: item.kind, ...(item.target !== null ? { target: item.target } : {}) }, item.label);
     return true;
   }
@@ -156,6 +164,11 @@ export class ContextController {
     this.model.popup = null;
     this.model.overflow = null;
     this.scheduleEstimate(0);
+  }
+
+  /** The engine's answer to a send: which rules it attached and what it warned about (shown by the composer until the next send). */
+  noteSent(rules: readonly string[] | undefined, warnings: readonly string[] | undefined): void {
+    this.model.sentRules = (rules?.length ?? 0) > 0 || (warnings?.length ?? 0) > 0 ? { rules: [...(rules ?? [])], warnings: [...(warnings ?? [])] } : null;
   }
 
   /** A send the engine refused: its chips come back (unless new ones were added meanwhile). */

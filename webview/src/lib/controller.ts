@@ -23,6 +23,7 @@ import {
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
+import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 import { toSettings } from './settings-state';
@@ -213,6 +214,9 @@ export class Controller extends ControllerIntents {
       applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
       const started = value as CommandResult<'sendPrompt'>;
+      this.context.noteSent(started.rules, started.warnings);
+      // Rule tokens stripped: the message being sent gives way to the stored one (maybe already here).
+      if (started.prompt !== undefined && m.sending?.requestId === inReplyTo) takeStoredPrompt(m, started.prompt);
       this.loadThreads();
       if (!m.thread) this.openThread(started.threadId);
       else if (m.thread.threadId !== started.threadId) m.sending = null;

@@ -5,8 +5,9 @@ import type { HandlerTable } from './types';
 
 type BranchCommand = 'getThreadTree' | 'switchBranch' | 'regenerate' | 'retry' | 'editMessage' | 'compareBranches';
 
-const deps = ({ store, runs, providers, host }: EngineServices): BranchDeps => ({
+const deps = ({ store, runs, providers, host, rules }: EngineServices): BranchDeps => ({
   store, runs, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model(),
+  rules: { blockFor: (threadId, names) => rules.blockFor(threadId, names), storedPreparer: (threadId) => rules.storedPreparer(threadId) },
 });
 
 export const branchHandlers: HandlerTable<BranchCommand> = {

@@ -18,6 +18,7 @@ import { worktreeHandlers } from './worktrees';
 import { modelHandlers } from './models';
 import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
+import { ruleHandlers } from './rules';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -36,4 +37,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...reviewHandlers,
   ...permissionHandlers,
   ...branchHandlers,
+  ...ruleHandlers,
 };

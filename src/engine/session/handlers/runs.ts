@@ -4,20 +4,32 @@ import { RunError } from '../../runs/errors';
 import { waitView } from '../../runs/rate-limit';
 import { isLiveRun } from '../../runs/registry';
 import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
+import type { CommandOf } from '../../../protocol/commands/index';
+import type { RulesService } from '../../rules/service';
 import type { HandlerTable } from './types';
+
+/** The prompt's rules: the paths of its file and folder mentions attach `paths` rules, their labels are known mentions. */
+function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
+  const targets = (cmd.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);
+  return rules.prepare(cmd.prompt, targets, cmd.threadId, targets);
+}
 
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
-  async sendPrompt({ services: { providers, host, runs, queue, store, context } }, cmd) {
+  async sendPrompt({ services: { providers, host, runs, queue, store, context, rules } }, cmd) {
     const model = await providers.resolve(cmd.model ?? host.model());
+    // Rules (rules/): manual @rule tokens leave the prompt; the attached rules' block goes with the turn, not into the message.
+    const r = await prepareRules(rules, cmd);
     // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
-    const prompt = await context.promptWithMentions(cmd.prompt, cmd.mentions, model);
+    const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
+    const ruled = { ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}) };
     // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
     const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
     const enqueue = (threadId: string) => {
-      const q = queue.enqueue(threadId, prompt, cmd.model ?? null, cmd.steer === true);
-      return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position } };
+      // Queued as typed (its rule tokens kept): the queue prepares its rules when it starts (runs/queue.ts).
+      const q = queue.enqueue(threadId, `${cmd.prompt}${prompt.slice(r.prompt.length)}`, cmd.model ?? null, cmd.steer === true);
+      return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position }, ...ruled };
     };
     if (queueable && store.queue(cmd.threadId!).length > 0) return enqueue(cmd.threadId!);
     try {
@@ -25,8 +37,9 @@ export const runHandlers: HandlerTable<RunCommand> = {
         prompt, model,
         ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
         ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
+        ...(r.names.length > 0 ? { rules: r.names, userRules: r.block } : {}),
       });
-      return { threadId: h.threadId, runId: h.runId, queued: null };
+      return { threadId: h.threadId, runId: h.runId, queued: null, ...ruled, ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}) };
     } catch (e) {
       if (queueable && e instanceof RunError && e.code === 'threadBusy') return enqueue(cmd.threadId!);
       throw e;
