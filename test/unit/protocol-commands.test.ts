@@ -80,6 +80,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   updatePlan: { threadId: 'thread:1', planId: 'plan:1', title: 'Fix the parser', steps: [{ id: 's1', text: 'Read the parser' }, { text: 'Add a test' }] },
   setPlanStep: { threadId: 'thread:1', planId: 'plan:1', stepId: 's1', status: 'done' },
   actOnPlan: { threadId: 'thread:1', planId: 'plan:1', prompt: 'Start with the test.' },
+  listPromptHistory: { limit: 20 },
 };
 
 describe('protocol: every command', () => {
