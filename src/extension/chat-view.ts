@@ -33,7 +33,9 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     `img-src ${webview.cspSource} data:`,
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
+    // The bundle by nonce; its lazily imported chunks (code highlighting: dist/webview-chunks/) from the
+    // webview's own resource origin. No 'unsafe-eval', no inline script.
+    `script-src 'nonce-${nonce}' ${webview.cspSource}`,
   ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -46,7 +48,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 </head>
 <body>
 <div id="app"></div>
-<script nonce="${nonce}" src="${js}"></script>
+<script type="module" nonce="${nonce}" src="${js}"></script>
 </body>
 </html>`;
 }

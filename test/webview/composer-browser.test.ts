@@ -32,7 +32,7 @@ describe('chat webview in Chromium: prompt recall with ArrowUp / ArrowDown', fun
     await w?.close();
   });
 
-  const caret = () => page.locator('vscode-textarea textarea').evaluate((el: HTMLTextAreaElement) => [el.selectionStart, el.selectionEnd]);
+  const caret = () => page.locator('vscode-textarea textarea').evaluate((el) => { const t = el as unknown as { selectionStart: number; selectionEnd: number }; return [t.selectionStart, t.selectionEnd]; });
 
   it('ArrowUp on the first line stashes the typed draft and walks back; ArrowDown walks forward and restores it, caret at the end', async () => {
     const area = page.locator('vscode-textarea textarea');
