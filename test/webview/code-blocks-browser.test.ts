@@ -65,7 +65,7 @@ describe('chat webview in Chromium: code blocks highlighted by shiki, with Copy 
   });
 
   const block = (lang: string) => page.locator(`[data-role="assistant"] .code-block[data-lang="${lang}"]`);
-  const colorOf = (lang: string, text: string) => block(lang).locator('code span', { hasText: text }).first().evaluate((el) => getComputedStyle(el).color);
+  const colorOf = (lang: string, text: string) => block(lang).locator('code span', { hasText: text }).first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
 
   it('highlights with VS Code\'s Dark+ colours; fetches only the grammars the reply uses', async () => {
     await w.eventually('the ts block highlighted', async () => (await block('ts').locator('code').getAttribute('data-highlighted')) === 'full');
@@ -92,10 +92,10 @@ describe('chat webview in Chromium: code blocks highlighted by shiki, with Copy 
   });
 
   it('re-highlights with Light+ when VS Code switches to a light theme', async () => {
-    await page.evaluate(() => document.body.classList.replace('vscode-dark', 'vscode-light'));
+    await page.evaluate("document.body.classList.replace('vscode-dark', 'vscode-light')");
     await w.eventually('light colours', async () => (await colorOf('ts', 'function')) === 'rgb(0, 0, 255)');
     assert.equal(await block('ts').getAttribute('data-theme'), 'light');
-    await page.evaluate(() => document.body.classList.replace('vscode-light', 'vscode-dark'));
+    await page.evaluate("document.body.classList.replace('vscode-light', 'vscode-dark')");
     await w.eventually('dark again', async () => (await colorOf('ts', 'function')) === 'rgb(86, 156, 214)');
   });
 

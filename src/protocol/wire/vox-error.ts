@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   ],
   /** Reviewing the agent's edits: previews of waiting calls, a turn's changes, per-hunk keep/undo. */
   review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
+  /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
+  codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */
