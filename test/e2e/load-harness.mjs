@@ -34,3 +34,8 @@ export function loadVariantsUi() {
 export function loadConnectUi() {
   return loadTs('./ui-connect.ts', 'runConnectChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-composer.ts')>} */
+export function loadComposerUi() {
+  return loadTs('./ui-composer.ts', 'runComposerChecks');
+}

@@ -354,7 +354,7 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect']] : pass.ui.sets;
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['composer']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly) };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
