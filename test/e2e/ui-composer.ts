@@ -7,7 +7,8 @@
  *   2. after "Developer: Reload Window", in a new thread, a typed draft + ArrowUp recalls the
  *      second prompt, ArrowUp again the first (persisted in the engine's history), ArrowDown walks
  *      forward and gives the typed draft back;
- *   3. a reply with a ```ts block is highlighted by shiki (token spans with Dark+ colours);
+ *   3. a reply with a ```ts block is highlighted by shiki (token spans in the workbench theme's
+ *      colours: Light+ keyword #0000FF in the suite's light theme, Dark+ #569CD6 in a dark one);
  *      screenshot docs/screenshot-code-blocks.png (README picture);
  *   4. with src/math.js open in an editor, the block's Insert puts the code at the cursor;
  *   5. screenshots.
@@ -22,7 +23,7 @@ import { setApiKey, widenSideBar } from './ui-workbench';
 export const COMPOSER_CHECKS = {
   prompts: 'composer UI: two prompts sent to openai:gpt-e2e, each answered',
   recall: 'composer UI: after Reload Window, in a new thread, ArrowUp recalls the persisted prompts and ArrowDown restores the typed draft',
-  highlight: 'composer UI: a reply\'s ts code block is highlighted by shiki (token spans with Dark+ colours)',
+  highlight: 'composer UI: a reply\'s ts code block is highlighted by shiki (token spans in the colours of VS Code\'s theme, Light+ or Dark+)',
   insert: 'composer UI: the code block\'s Insert puts the code at the cursor of the open editor',
   screenshots: 'composer UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -135,7 +136,9 @@ export async function runComposerChecks(o: UiCheckOptions): Promise<void> {
         assert((await code.innerText()) === CODE, `the block shows ${JSON.stringify(await code.innerText())}`);
         const colours = await code.locator('span').evaluateAll((els) => els.map((e) => [e.textContent, (e as unknown as { style: { color: string } }).style.color]));
         const kw = colours.find(([t]) => t === 'function');
-        assert(kw && /rgb\(86, 156, 214\)|#569cd6/i.test(String(kw[1])), `"function" is coloured ${JSON.stringify(kw)} (Dark+ keyword is #569CD6); spans: ${JSON.stringify(colours.slice(0, 8))}`);
+        const light = await view.locator('body').evaluate((b) => b.classList.contains('vscode-light'));
+        const want = light ? 'rgb(0, 0, 255)' : 'rgb(86, 156, 214)'; // Light+ / Dark+ keyword
+        assert(kw && String(kw[1]) === want, `"function" is coloured ${JSON.stringify(kw)}, expected ${want} (${light ? 'Light+' : 'Dark+'}); spans: ${JSON.stringify(colours.slice(0, 8))}`);
         assert(new Set(colours.map(([, c]) => c)).size >= 3, `only ${new Set(colours.map(([, c]) => c)).size} colours in the block`);
         await view.locator('[data-role="assistant"] .code-block[data-lang="ts"]').last().scrollIntoViewIfNeeded();
         await shot(README.shot);

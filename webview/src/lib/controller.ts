@@ -24,7 +24,7 @@ import {
 import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
-import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall';
+import { PromptRecall, withSent, type ArrowInput, type RecallStep } from './prompt-recall';
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 
@@ -321,7 +321,7 @@ export class Controller extends ControllerIntents {
     this.model.draft = '';
     this.context.clearAfterSend();
     this.recall.sent(prompt);
-    this.sentSinceHistory.push(prompt);
+    this.sentSinceHistory = withSent(this.sentSinceHistory, prompt); // bounded like the history
     return true;
   }
 
