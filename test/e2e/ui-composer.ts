@@ -11,20 +11,27 @@
  *      colours: Light+ keyword #0000FF in the suite's light theme, Dark+ #569CD6 in a dark one);
  *      screenshot docs/screenshot-code-blocks.png (README picture);
  *   4. with src/math.js open in an editor, the block's Insert puts the code at the cursor;
- *   5. screenshots.
+ *   5. with every editor closed, Insert shows "No editor to insert into";
+ *   6. "Apply to square.ts" (the fence names src/square.ts, which does not exist) opens the diff
+ *      tab, asks in a modal dialog, and the file is written only after "Apply";
+ *   7. screenshots.
  */
 import type { Frame, Page } from 'playwright-core';
 import * as h from './harness';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { SIDEBAR } from './ui-chat-context';
 import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
-import { setApiKey, widenSideBar } from './ui-workbench';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { errorToasts, setApiKey, toast, waitForEditorTab, widenSideBar } from './ui-workbench';
 
 export const COMPOSER_CHECKS = {
   prompts: 'composer UI: two prompts sent to openai:gpt-e2e, each answered',
   recall: 'composer UI: after Reload Window, in a new thread, ArrowUp recalls the persisted prompts and ArrowDown restores the typed draft',
   highlight: 'composer UI: a reply\'s ts code block is highlighted by shiki (token spans in the colours of VS Code\'s theme, Light+ or Dark+)',
   insert: 'composer UI: the code block\'s Insert puts the code at the cursor of the open editor',
+  noEditor: 'composer UI: Insert with no editor open says so clearly',
+  apply: 'composer UI: Apply to square.ts opens a diff against the proposal, asks, and writes the file only after "Apply"',
   screenshots: 'composer UI: screenshots in test-results/ and the README picture',
 } as const;
 
@@ -162,8 +169,48 @@ export async function runComposerChecks(o: UiCheckOptions): Promise<void> {
         await shot('e2e-composer-inserted');
       }), p);
 
+    // ---- 5. No editor
+    await o.check(COMPOSER_CHECKS.noEditor, () =>
+      timed(COMPOSER_CHECKS.noEditor, async () => {
+        requireState('highlighted');
+        await h.runCommand(p, 'File: Revert File').catch(() => {}); // math.js has the inserted code, unsaved
+        await h.runCommand(p, 'View: Close All Editors');
+        await p.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: 10_000 });
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+        const view = await sidebar();
+        await view.locator('[data-role="assistant"] .code-block[data-lang="ts"] button.insert').last().click({ timeout: 10_000 });
+        await toast(p, 'No editor to insert into').waitFor({ state: 'visible', timeout: 15_000 });
+        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      }), p);
+
+    // ---- 6. Apply to File: diff, confirmation, write
+    await o.check(COMPOSER_CHECKS.apply, () =>
+      timed(COMPOSER_CHECKS.apply, async () => {
+        requireState('highlighted');
+        const file = path.join(dirs.workspace, 'src', 'square.ts');
+        assert(!fs.existsSync(file), 'src/square.ts exists before Apply');
+        const view = await sidebar();
+        const apply = view.locator('[data-role="assistant"] .code-block[data-lang="ts"] button.apply').last();
+        assert((await apply.innerText()).trim() === 'Apply to square.ts', `the button says ${JSON.stringify(await apply.innerText())}`);
+        await apply.click({ timeout: 10_000 });
+        const dialog = p.locator('.monaco-dialog-box').first();
+        try {
+          await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+        } catch {
+          throw new Error(`no confirmation dialog after Apply (toasts: ${(await errorToasts(p)).join(' | ') || 'none'})`);
+        }
+        const question = (await dialog.innerText()).replace(/\s+/g, ' ');
+        assert(question.includes('Apply the proposed content to src/square.ts?'), `the dialog asks ${JSON.stringify(question)}`);
+        await waitForEditorTab(p, 'square.ts', 'src/square.ts ↔ proposed by Vox');
+        assert(!fs.existsSync(file), 'src/square.ts was written before "Apply" was clicked');
+        await shot('e2e-composer-apply-confirm');
+        await dialog.getByRole('button', { name: 'Apply', exact: true }).click({ timeout: 5_000 });
+        await h.waitFor('src/square.ts written', 15_000, async () => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === `${CODE}\n`, 100);
+        await toast(p, 'Applied the code block to src/square.ts').waitFor({ state: 'visible', timeout: 10_000 });
+      }), p);
+
     await o.check(COMPOSER_CHECKS.screenshots, async () => {
-      checkScreenshots(o, shots, ['e2e-composer-recall', 'e2e-composer-inserted'], README);
+      checkScreenshots(o, shots, ['e2e-composer-recall', 'e2e-composer-inserted', 'e2e-composer-apply-confirm'], README);
     }, p);
   } finally {
     if (session) await session.close();

@@ -86,6 +86,8 @@ export class CodeActions implements vscode.Disposable {
     const chosen = requested ?? (await this.pickFile());
     if (!chosen) return; // the user cancelled the pick
     const target = resolveWorkspaceTarget(roots, chosen);
+    // A fenced block's text has no final newline (markdown drops it); a file gets one.
+    code = code.length > 0 && !code.endsWith('\n') ? `${code}\n` : code;
     const uri = vscode.Uri.file(target.abs);
     const proposed = this.propose(target.rel, code);
     const left = target.exists ? uri : this.propose(target.rel, '');
