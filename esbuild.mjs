@@ -1,5 +1,7 @@
 // Bundles Vox: dist/extension.js (VS Code extension host, CJS), dist/cli.js (the `vox` CLI) and
-// dist/webview.js + dist/webview.css (the Svelte chat webview, browser IIFE), dist/compare.js + .css (the compare tab).
+// dist/webview.js + dist/webview.css (the Svelte chat webview, an ES module; code-block highlighting —
+// shiki, each grammar and theme — is split into dist/webview-chunks/, loaded on first use),
+// dist/compare.js + .css (the compare tab).
 // `vscode` and native/ESM-only packages with binaries stay external and load from node_modules.
 // The webview's CSS is emitted as a separate file (Svelte `css: 'external'`), so the webview's
 // CSP needs no 'unsafe-inline' for styles. `--only=webview` (or extension, cli) builds one bundle.
@@ -33,12 +35,17 @@ const common = {
 const CUSTOM_ELEMENT_A11Y = new Set(['a11y_click_events_have_key_events', 'a11y_no_static_element_interactions']);
 const keepSvelteWarning = (w) => !(CUSTOM_ELEMENT_A11Y.has(w.code) && /`<vscode-[a-z-]+>`/.test(w.message));
 
+/** Where the webview's lazily loaded chunks go (emptied before each webview build: hashed names would pile up). */
+const WEBVIEW_CHUNKS = 'webview-chunks';
+
 const webview = {
-  entryPoints: ['webview/src/main.ts'],
-  outfile: 'dist/webview.js', // CSS goes to dist/webview.css beside it
+  entryPoints: { webview: 'webview/src/main.ts' },
+  outdir: 'dist', // dist/webview.js and dist/webview.css
+  chunkNames: `${WEBVIEW_CHUNKS}/[name]-[hash]`,
+  splitting: true,
   bundle: true,
   platform: 'browser',
-  format: 'iife',
+  format: 'esm',
   target: 'es2022',
   minify: true,
   sourcemap: !production,
@@ -74,6 +81,7 @@ if (only !== undefined && !(only in all)) throw new Error(`--only=${only}: expec
 const builds = only ? [all[only]] : Object.values(all);
 
 fs.mkdirSync('dist', { recursive: true });
+if (builds.includes(all.webview)) fs.rmSync(`dist/${WEBVIEW_CHUNKS}`, { recursive: true, force: true });
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

@@ -18,7 +18,7 @@
 //
 // What a VSIX holds (staged in .vox-sandbox/vsix-stage-<target>, then `vsce package --target`
 // runs there, never in the project folder, or it would pack the whole project):
-//  - dist/extension.js, dist/webview.js, dist/webview.css (esbuild --production: minified, no
+//  - dist/extension.js, dist/webview.js, dist/webview.css, dist/webview-chunks/*.js (esbuild --production: minified, no
 //    source maps; the CLI bundle ships through npm, not in the VSIX), media/, the README,
 //    CHANGELOG.md, LICENSE, models/vox-demo.gguf;
 //  - node_modules with only what dist/extension.js loads at run time and cannot bundle:
@@ -232,6 +232,11 @@ const copyRoot = (rel, to = rel) => {
   return true;
 };
 for (const f of RUNTIME_DIST) copyRoot(path.join('dist', f));
+// The webview's lazily loaded chunks (code highlighting: shiki, one per grammar and theme), without their maps.
+const WEBVIEW_CHUNKS = path.join('dist', 'webview-chunks');
+if (!fs.existsSync(path.join(root, WEBVIEW_CHUNKS))) throw new Error(`${WEBVIEW_CHUNKS} missing: build first (node esbuild.mjs --production)`);
+fs.mkdirSync(path.join(stage, WEBVIEW_CHUNKS), { recursive: true });
+for (const f of fs.readdirSync(path.join(root, WEBVIEW_CHUNKS)).filter((n) => n.endsWith('.js'))) fs.copyFileSync(path.join(root, WEBVIEW_CHUNKS, f), path.join(stage, WEBVIEW_CHUNKS, f));
 for (const rel of ['media', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore']) copyRoot(rel);
 const model = path.join('models', 'vox-demo.gguf');
 if (!flag('--no-model')) {

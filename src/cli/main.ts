@@ -19,6 +19,7 @@ import { registerReviewCommands } from './review-commands';
 import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
+import { registerHistoryCommand } from './history-command';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
@@ -68,6 +69,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerVariantCommands(program, run);
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
+  registerHistoryCommand(program, run);
   registerContextCommands(program, run);
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { hostActionMessage, type HostAction } from '../protocol/host';
 import type { EngineUpdate } from '../protocol/updates';
 import type { EngineHost } from './engine-host';
+import { CodeActions } from './code-actions/code-actions';
 
 export const CHAT_VIEW_ID = 'vox.chatView';
 export const CHAT_PANEL_TYPE = 'vox.chatPanel';
@@ -34,7 +35,9 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     `img-src ${webview.cspSource} data:`,
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
+    // The bundle by nonce; its lazily imported chunks (code highlighting: dist/webview-chunks/) from the
+    // webview's own resource origin. No 'unsafe-eval', no inline script.
+    `script-src 'nonce-${nonce}' ${webview.cspSource}`,
   ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -47,7 +50,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 </head>
 <body>
 <div id="app"></div>
-<script nonce="${nonce}" src="${js}"></script>
+<script type="module" nonce="${nonce}" src="${js}"></script>
 </body>
 </html>`;
 }
@@ -61,7 +64,7 @@ class ChatConnection implements vscode.Disposable {
   private readonly disposable: vscode.Disposable;
   private disposed = false;
 
-  constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {
+  constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel, private readonly codeActions: CodeActions) {
     this.disposable = webview.onDidReceiveMessage((msg: unknown) => this.receive(msg));
     void this.connect();
   }
@@ -88,6 +91,10 @@ class ChatConnection implements vscode.Disposable {
   }
 
   private receive(msg: unknown): void {
+    if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'codeAction') {
+      void this.codeActions.handle(msg); // a code block's Insert at Cursor / Apply to File (./code-actions/)
+      return;
+    }
     if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'hostAction') {
       try {
         const m = hostActionMessage(msg);
@@ -120,7 +127,11 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   readonly onDidChangeVisibility = this.visibility.event;
   private badge: vscode.ViewBadge | undefined;
 
-  constructor(private readonly ctx: vscode.ExtensionContext, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {}
+  private readonly codeActions: CodeActions;
+
+  constructor(private readonly ctx: vscode.ExtensionContext, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {
+    this.codeActions = new CodeActions(log);
+  }
 
   private options(): vscode.WebviewOptions {
     return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist'), vscode.Uri.joinPath(this.ctx.extensionUri, 'media')] };
@@ -129,7 +140,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = this.options();
     view.webview.html = chatHtml(view.webview, this.ctx.extensionUri);
-    const conn = new ChatConnection(view.webview, this.host, this.log);
+    const conn = new ChatConnection(view.webview, this.host, this.log, this.codeActions);
     this.connections.add(conn);
     this.sidebar = view;
     this.sidebarConnection = conn;
@@ -151,7 +162,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     const panel = vscode.window.createWebviewPanel(CHAT_PANEL_TYPE, 'Vox', vscode.ViewColumn.Beside, this.options());
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'vox.svg');
     panel.webview.html = chatHtml(panel.webview, this.ctx.extensionUri);
-    const conn = new ChatConnection(panel.webview, this.host, this.log);
+    const conn = new ChatConnection(panel.webview, this.host, this.log, this.codeActions);
     this.connections.add(conn);
     this.panels.add(panel);
     panel.onDidChangeViewState(() => this.visibility.fire(this.isVisible()));
@@ -192,6 +203,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   dispose(): void {
     for (const c of this.connections) c.dispose();
     this.connections.clear();
+    this.codeActions.dispose();
     this.visibility.dispose();
   }
 }

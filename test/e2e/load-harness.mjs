@@ -44,3 +44,8 @@ export function loadBranchesUi() {
 export function loadRulesUi() {
   return loadTs('./ui-rules.ts', 'runRulesChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-composer.ts')>} */
+export function loadComposerUi() {
+  return loadTs('./ui-composer.ts', 'runComposerChecks');
+}

@@ -307,6 +307,8 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     await until('queued', async () => (await c.call('listQueue', { threadId })).entries.length === 1);
+    // The CLI takes Ctrl-C once it has its answer and says so; a signal before that is the default (exit by signal).
+    await until('the CLI waiting in the queue', () => err.includes('Ctrl-C takes it out of the queue'));
     const entryId = (await c.call('listQueue', { threadId })).entries[0]!.entryId;
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (x) => r(x)));

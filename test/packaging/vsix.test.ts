@@ -122,6 +122,10 @@ describe(`per-platform VSIX packages (${targets.join(', ')})`, function () {
         ]) {
           assert.ok(names.has(f), `missing ${f}`);
         }
+        // The webview's lazily loaded chunks: shiki's loader and its grammars (esbuild.mjs), without source maps.
+        const chunks = [...names].filter((n) => n.startsWith('extension/dist/webview-chunks/'));
+        assert.ok(chunks.some((n) => /\/shiki-loader-[\w-]+\.js$/.test(n)) && chunks.some((n) => /\/typescript-[\w-]+\.js$/.test(n)), `the webview chunks are missing (${chunks.length} found)`);
+        assert.ok(!chunks.some((n) => n.endsWith('.map')), 'a source map in the VSIX');
         const version = JSON.parse(p.entries.find((e) => e.name === `${llama}/package.json`)!.data.toString('utf8')).version;
         const nlc = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'node-llama-cpp', 'package.json'), 'utf8')).version;
         assert.equal(version, nlc, `${llamaPackageName(target)} ${version} does not match node-llama-cpp ${nlc}`);

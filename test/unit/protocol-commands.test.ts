@@ -93,6 +93,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   setRuleEnabled: { name: 'style', enabled: false },
   previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
   getSystemPrompt: { threadId: null },
+  listPromptHistory: { limit: 20 },
 };
 
 describe('protocol: every command', () => {

@@ -70,7 +70,7 @@ describe('webview controller', () => {
 
   it('asks for settings and threads on start; a first prompt opens its new thread from seq 0', () => {
     const { host, c, model } = setup();
-    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads']);
+    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory']);
     model.draft = 'hello';
     assert.equal(c.sendPrompt(), true);
     const [send] = host.take();
@@ -137,7 +137,7 @@ describe('webview controller', () => {
     const { host, model } = setup(first.host.state); // the webview was destroyed and recreated
     const cmds = host.take();
     assert.deepEqual(cmds.map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
-      'getSettings', 'listThreads', ['subscribeThread', 3], ['subscribeTurn', 3],
+      'getSettings', 'listThreads', ['subscribeThread', 3], ['subscribeTurn', 3], 'listPromptHistory',
     ]);
     host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 3, kind: 'text', data: 'Hello, ' }, { turnId: R, seq: 4, kind: 'text', data: 'world' }] });
     assert.equal(runText(model.thread!.runs[R]!), 'Hello, world');
@@ -146,7 +146,7 @@ describe('webview controller', () => {
   it('a saved state of another version is ignored', () => {
     const { host, model } = setup({ version: 999, threadId: T, draft: 'x', threadJson: '{}' });
     assert.equal(model.thread, null);
-    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads']);
+    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory']);
   });
 
   it('a turn the engine cannot stream falls back to events, without an error notice', () => {
@@ -306,6 +306,7 @@ describe('webview controller', () => {
       'prepareModel', // a new engine session: its model may not be loaded
       ['subscribeThread', 3],
       ['subscribeTurn', 2],
+      'listPromptHistory', // and the prompt history (other windows may have sent prompts)
     ]);
   });
 
@@ -322,23 +323,31 @@ describe('webview controller', () => {
     assert.deepEqual(prepared(), ['openai:gpt-4o-mini']);
   });
 
-  it('ArrowUp recalls the thread\'s prompts and the ones sent from this view; typed text is kept', () => {
+  it('ArrowUp walks the engine\'s prompt history (asked at start and per engine session) plus what this view sends; the stash comes back', () => {
     const { host, c, model } = setup();
-    c.openThread(T);
-    host.post({ type: 'events', threadId: T, events: [...startEvents(), ...endEvents('Hi there')] });
-    host.take();
-    assert.equal(c.recallPrompt('older'), true);
+    const asked = host.take().filter((x) => x.type === 'listPromptHistory');
+    assert.equal(asked.length, 1, 'asked for the history at start');
+    const at = (draft: string) => ({ draft, selectionStart: draft.length, selectionEnd: draft.length });
+    host.post({ type: 'result', inReplyTo: (asked[0] as { requestId: string }).requestId, value: { prompts: [
+      { prompt: 'older @notes.md', threadId: 'thread:a', at: 1 }, { prompt: 'hello', threadId: T, at: 2 },
+    ] } });
+    model.draft = 'half typed';
+    assert.equal(c.recallPrompt('up', at(model.draft))?.draft, 'hello');
     assert.equal(model.draft, 'hello');
-    assert.equal(c.recallPrompt('older'), false, 'nothing older');
-    assert.equal(c.recallPrompt('newer'), true);
-    assert.equal(model.draft, '');
+    assert.equal(c.recallPrompt('up', at(model.draft))?.draft, 'older @notes.md');
+    assert.equal(c.recallPrompt('up', at(model.draft)), null, 'nothing older');
+    assert.equal(c.recallPrompt('down', at(model.draft))?.draft, 'hello');
+    const back = c.recallPrompt('down', at(model.draft));
+    assert.deepEqual([back?.draft, back?.caret, model.draft], ['half typed', 10, 'half typed'], 'the stashed draft, caret at its end');
     model.draft = 'next one';
     assert.equal(c.sendPrompt(), true);
-    assert.equal(c.recallPrompt('older'), true, 'sent from here, before its message event came back');
-    assert.equal(model.draft, 'next one');
-    model.draft = 'typed';
-    assert.equal(c.recallPrompt('older'), false);
-    assert.equal(model.draft, 'typed');
+    assert.equal(model.draft, '');
+    assert.equal(c.recallPrompt('up', at(''))?.draft, 'next one', 'sent from here, before the engine lists it');
+    assert.equal(c.recallPrompt('down', at('next one'))?.draft, '', 'ArrowDown past the newest gives back the empty draft');
+    assert.equal(c.recallPrompt('down', at('')), null, 'not walking: ArrowDown is the text box\'s');
+    host.take();
+    host.post({ type: 'settings', model: 'm', models: [], demoNotice: null }); // a new engine session: asked again
+    assert.ok(host.take().some((x) => x.type === 'listPromptHistory'));
   });
 
   it('waiting approvals survive a reload; one whose tool completed meanwhile is dropped on replay', () => {

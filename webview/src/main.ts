@@ -8,7 +8,11 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { mount } from 'svelte';
 import App from './App.svelte';
 import { createVsCodeBridge } from './lib/vscode-bridge';
+import { setCodeActionSink } from './lib/code/code-actions';
 import './styles.css';
 
 const target = document.getElementById('app') ?? document.body;
-mount(App, { target, props: { bridge: createVsCodeBridge(window) } });
+const bridge = createVsCodeBridge(window);
+// Code blocks post Insert at Cursor / Apply to File straight to the host (no engine command).
+setCodeActionSink((m) => bridge.sendCodeAction?.(m));
+mount(App, { target, props: { bridge } });

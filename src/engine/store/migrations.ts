@@ -238,6 +238,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    description: 'prompt history: the newest prompts as typed (with their @tokens), across threads (SPEC 6.3)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE prompt_history (
+          id         INTEGER PRIMARY KEY AUTOINCREMENT,
+          prompt     TEXT    NOT NULL,
+          -- the thread it went to; null when it failed before a thread existed
+          thread_id  TEXT,
+          created_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -20,6 +20,7 @@ import { StoreError } from './errors';
 import { project } from './projections';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
+import { promptHistory, recordPrompt, type PromptHistoryRow } from './prompt-history';
 import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput, type BeginRunOutcome } from './run-lifecycle';
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
@@ -30,6 +31,7 @@ import {
 } from './rows';
 
 export type { WaitRow } from './wait-reads';
+export type { PromptHistoryRow } from './prompt-history';
 export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
@@ -319,6 +321,16 @@ export class VoxStore {
     }), 'immediate'));
     this.notify(pending);
     return out;
+  }
+
+  /** Adds a prompt as typed to the prompt history (./prompt-history.ts: duplicates collapsed, bounded). */
+  recordPrompt(prompt: string, threadId: string | null): void {
+    this.write(() => recordPrompt(this.db, prompt, threadId, this.now()));
+  }
+
+  /** The newest prompts of the history, newest last. */
+  promptHistory(limit?: number): PromptHistoryRow[] {
+    return promptHistory(this.db, limit);
   }
 
   /** Starts a run atomically, or reports the live run that holds the thread; see the file header. */

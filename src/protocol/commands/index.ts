@@ -21,6 +21,7 @@ import { modelCommands } from './models';
 import { permissionCommands } from './permissions';
 import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
+import { historyCommands } from './history';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -38,6 +39,7 @@ export const COMMANDS = {
   ...permissionCommands,
   ...branchCommands,
   ...ruleCommands,
+  ...historyCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -56,6 +58,7 @@ export const COMMAND_AREAS = {
   permissions: Object.keys(permissionCommands),
   branches: Object.keys(branchCommands),
   rules: Object.keys(ruleCommands),
+  history: Object.keys(historyCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -94,3 +97,4 @@ export type { PermissionsView, PlanView } from './permissions';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
 export type { ReviewFileView, ReviewHunkView } from './review';
 export { MAX_TREE_MESSAGES, type BranchView } from './branches';
+export { MAX_PROMPT_HISTORY, type PromptHistoryEntry } from './history';

@@ -38,6 +38,8 @@ export const runCommands = {
       steer: optional(bool),
       /** @-mentions the engine resolves into the prompt (files, folders, problems, terminal, git, selection, threads; ../mentions.ts). */
       mentions: optional(mentionList),
+      /** false: not added to the prompt history (a prompt the client wrote itself, such as "Continue"). */
+      history: optional(bool),
     },
     /**
      * `runId` when it started; `queued` when it waits (`runId` null). `rules`: the rules attached

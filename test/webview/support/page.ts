@@ -12,7 +12,7 @@
 export function webviewHtml(origin: string, nonce: string): string {
   const csp = [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}' ${origin}`, // as chat-view.ts: the bundle by nonce, its lazy chunks from the origin
     `style-src ${origin}`,
     `img-src ${origin} data:`,
     `font-src ${origin}`,
@@ -27,9 +27,9 @@ export function webviewHtml(origin: string, nonce: string): string {
 <link rel="stylesheet" href="${origin}/dist/webview.css">
 <title>Vox</title>
 </head>
-<body>
+<body class="vscode-dark">
 <div id="app"></div>
-<script nonce="${nonce}" src="${origin}/dist/webview.js"></script>
+<script type="module" nonce="${nonce}" src="${origin}/dist/webview.js"></script>
 </body>
 </html>`;
 }

@@ -25,7 +25,7 @@ import { decodeState, encodeState } from './persistence';
 import { ContextController } from './context-state';
 import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
-import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
+import { PromptRecall, withSent, type ArrowInput, type RecallStep } from './prompt-recall';
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
@@ -47,8 +47,10 @@ export class Controller extends ControllerIntents {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
-  /** Prompts sent from this view, oldest first (recall also offers them before their thread shows them). */
-  private readonly sentHere: string[] = [];
+  /** ArrowUp/ArrowDown prompt recall (./prompt-recall.ts) over the engine's prompt history. */
+  readonly recall = new PromptRecall();
+  /** Prompts sent since the last `listPromptHistory` went out (its answer may not have them). */
+  private sentSinceHistory: string[] = [];
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   private dirty = false;
@@ -79,6 +81,7 @@ export class Controller extends ControllerIntents {
     this.send({ type: 'getSettings' });
     this.loadThreads();
     this.resubscribe();
+    this.loadPromptHistory();
   }
 
   dispose(): void {
@@ -134,6 +137,7 @@ export class Controller extends ControllerIntents {
         this.prepareModel(u.model, true);
         if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
         this.resubscribe();
+        this.loadPromptHistory(); // a new session may be a new engine (another window's prompts since)
         return;
       case 'result':
         this.onResult(u.inReplyTo, u.value);
@@ -222,6 +226,8 @@ export class Controller extends ControllerIntents {
       else if (m.thread.threadId !== started.threadId) m.sending = null;
       // Queued: it shows in the queue strip (from its event), not as a message being sent.
       if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
+    } else if (req.type === 'listPromptHistory') {
+      this.recall.setHistory((value as CommandResult<'listPromptHistory'>).prompts.map((p) => p.prompt), this.sentSinceHistory);
     } else if (req.type === 'listChildThreads' && req.parentId) {
       m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
     } else if (req.type === 'listApprovals') {
@@ -322,8 +328,8 @@ export class Controller extends ControllerIntents {
     this.model.sending = { requestId, prompt };
     this.model.draft = '';
     this.context.clearAfterSend();
-    this.sentHere.push(prompt);
-    if (this.sentHere.length > MAX_RECALLED_PROMPTS) this.sentHere.shift();
+    this.recall.sent(prompt);
+    this.sentSinceHistory = withSent(this.sentSinceHistory, prompt); // bounded like the history
     return true;
   }
 
@@ -332,23 +338,22 @@ export class Controller extends ControllerIntents {
     const thread = this.model.thread;
     if (!thread || this.model.sending) return false;
     const prompt = CONTINUE_PROMPT;
-    const requestId = this.send({ type: 'sendPrompt', threadId: thread.threadId, prompt, ifBusy: 'queue' }, { prompt });
+    const requestId = this.send({ type: 'sendPrompt', threadId: thread.threadId, prompt, ifBusy: 'queue', history: false }, { prompt });
     this.model.sending = { requestId, prompt };
     return true;
   }
 
-  /**
-   * ArrowUp/ArrowDown in the composer (./prompt-recall.ts): replaces an empty or recalled draft
-   * with the previous or next prompt; false when the key should act as usual.
-   */
-  recallPrompt(direction: 'older' | 'newer'): boolean {
-    const thread = this.model.thread;
-    // The prompt as typed: a message's attached context (its @-mentions) is not recalled as text.
-    const threadPrompts = thread ? thread.entries.flatMap((e) => (e.kind === 'message' && e.role === 'user' ? [splitContext(e.content).prompt] : [])) : [];
-    const next = recall(promptHistory(threadPrompts, this.sentHere), this.model.draft, direction);
-    if (next === null) return false;
-    this.model.draft = next;
-    return true;
+  /** ArrowUp/ArrowDown in the composer (./prompt-recall.ts): the new draft and caret, or null when the key is the text box's. */
+  recallPrompt(direction: 'up' | 'down', input: ArrowInput): RecallStep | null {
+    const step = this.recall.key(direction, input);
+    if (step) this.model.draft = step.draft;
+    return step;
+  }
+
+  /** Asks the engine for the prompt history (at start and when a new engine session connects). */
+  loadPromptHistory(): void {
+    this.sentSinceHistory = [];
+    this.send({ type: 'listPromptHistory' });
   }
 
   dismissNotice(id: number): void {

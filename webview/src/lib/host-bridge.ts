@@ -5,7 +5,9 @@
  *   webview → host  a ClientCommand of src/protocol/commands/ (the host hands it to its
  *                   engine session unchanged; each is answered by one `result` or `error`), or
  *                   `{ type: 'hostAction', action }` (src/protocol/host.ts) — not an engine
- *                   command: the extension itself handles it (set an API key, choose a GGUF, …).
+ *                   command: the extension itself handles it (set an API key, choose a GGUF, …);
+ *                   or `{ type: 'codeAction', action, code, path? }` (a code block's Insert at Cursor /
+ *                   Apply to File, also handled by the extension).
  *   host → webview  an EngineUpdate of src/protocol/updates.ts, decoded through `updateEnvelope`
  *                   — including `hostCommand` (newThread, focusComposer, insertPrompt {text},
  *                   openThread {threadId}) that the extension sends for palette commands.
@@ -16,15 +18,17 @@
  * `acquireVsCodeApi`. This file holds no DOM code, so Node tests can import it.
  */
 import type { ClientCommand } from '../../../src/protocol/commands/index';
-import type { HostAction } from '../../../src/protocol/host';
+import type { CodeActionMessage, HostAction } from '../../../src/protocol/host';
 
-export { HOST_ACTIONS, type HostAction, type HostActionMessage } from '../../../src/protocol/host';
+export { HOST_ACTIONS, type CodeActionMessage, type HostAction, type HostActionMessage } from '../../../src/protocol/host';
 
 export interface HostBridge {
   /** Sends one engine command. */
   send(command: ClientCommand): void;
   /** Asks the extension to do something outside the engine (see HOST_ACTIONS), about `args.threadId` if given. */
   sendHostAction(action: HostAction, args?: { threadId?: string }): void;
+  /** A code block's Insert at Cursor / Apply to File (the extension edits; optional: test bridges may leave it out). */
+  sendCodeAction?(message: CodeActionMessage): void;
   /** Listens to messages from the host; returns the unsubscribe function. */
   onMessage(listener: (data: unknown) => void): () => void;
   /** State saved by `setState` in this webview's previous life (or undefined). */

@@ -10,7 +10,8 @@
 import { Marked, type Token } from 'marked';
 import DOMPurify from 'dompurify';
 
-export type MarkdownPart = { kind: 'html'; html: string } | { kind: 'code'; lang: string; text: string };
+/** A code part's `info` is the whole fence info string (```ts src/app.ts: the language, then a path). */
+export type MarkdownPart = { kind: 'html'; html: string } | { kind: 'code'; lang: string; info: string; text: string };
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -74,8 +75,9 @@ export function markdownParts(src: string): MarkdownPart[] {
   for (const t of tokens) {
     if (t.type === 'space') continue;
     if (t.type === 'code') {
-      const lang = typeof t.lang === 'string' ? (t.lang.split(/\s+/)[0] ?? '') : '';
-      parts.push({ kind: 'code', lang, text: String(t.text ?? '') });
+      const info = typeof t.lang === 'string' ? t.lang.trim() : '';
+      const lang = info.split(/\s+/)[0] ?? '';
+      parts.push({ kind: 'code', lang, info, text: String(t.text ?? '') });
     } else {
       parts.push({ kind: 'html', html: renderBlock(t, tokens.links) });
     }

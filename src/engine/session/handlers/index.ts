@@ -19,6 +19,7 @@ import { modelHandlers } from './models';
 import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
+import { historyHandlers } from './history';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -38,4 +39,6 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...permissionHandlers,
   ...branchHandlers,
   ...ruleHandlers,
+  // After runHandlers: its sendPrompt wraps theirs (the prompt history).
+  ...historyHandlers,
 };

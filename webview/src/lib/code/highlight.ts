@@ -1,0 +1,23 @@
+/**
+ * Highlighting a code block: the fence's language to a grammar, the theme from VS Code's body
+ * class (./theme-watch.ts; re-highlighted when it changes), and the tokens from shiki — whose module, grammars and
+ * themes are separate chunks loaded the first time a block needs them (./shiki-loader.ts), so the
+ * webview's first load does not carry them. The schedule and thresholds are in ./languages.ts.
+ */
+import { grammarFor, type HighlightedLine, type ThemeKind } from './languages';
+
+export * from './languages';
+
+/** Tokens of `code` (lines of coloured tokens), or null when its language has no grammar here. */
+export async function highlightCode(code: string, lang: string, theme: ThemeKind): Promise<HighlightedLine[] | null> {
+  const id = grammarFor(lang);
+  if (!id) return null;
+  const shiki = await import('./shiki-loader');
+  return shiki.tokenize(code, id, theme);
+}
+
+/** The grammars loaded so far (none before the first highlighted block). */
+export async function loadedGrammars(): Promise<string[]> {
+  const shiki = await import('./shiki-loader');
+  return shiki.loadedLanguages();
+}

@@ -1,0 +1,123 @@
+/**
+ * The shiki highlighter of code blocks, loaded lazily (the first highlighted block imports this
+ * module, a chunk of its own). VS Code's TextMate grammars and themes, matched by shiki's
+ * JavaScript regex engine (no WASM, no eval: the webview's CSP stays strict). Each language is
+ * its own chunk, imported the first time a block uses it; themes likewise. `loadedLanguages`
+ * says what has been loaded (the tests check that only the languages a message uses are).
+ */
+import { createHighlighterCore, type HighlighterCore, type LanguageRegistration, type ThemeRegistration } from 'shiki/core';
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import type { GrammarId, HighlightedLine, ThemeKind } from './languages';
+
+type Loader<T> = () => Promise<{ default: T }>;
+
+/**
+ * The grammars Vox loads on demand (shiki ids). Each `import()` is a separate chunk: esbuild
+ * splits it out of the webview bundle, and nothing is fetched until a block needs it.
+ */
+const GRAMMARS: Record<GrammarId, Loader<LanguageRegistration[]>> = {
+  bat: () => import('@shikijs/langs/bat'),
+  c: () => import('@shikijs/langs/c'),
+  cmake: () => import('@shikijs/langs/cmake'),
+  cpp: () => import('@shikijs/langs/cpp'),
+  csharp: () => import('@shikijs/langs/csharp'),
+  css: () => import('@shikijs/langs/css'),
+  dart: () => import('@shikijs/langs/dart'),
+  diff: () => import('@shikijs/langs/diff'),
+  docker: () => import('@shikijs/langs/docker'),
+  elixir: () => import('@shikijs/langs/elixir'),
+  go: () => import('@shikijs/langs/go'),
+  graphql: () => import('@shikijs/langs/graphql'),
+  haskell: () => import('@shikijs/langs/haskell'),
+  hcl: () => import('@shikijs/langs/hcl'),
+  html: () => import('@shikijs/langs/html'),
+  ini: () => import('@shikijs/langs/ini'),
+  java: () => import('@shikijs/langs/java'),
+  javascript: () => import('@shikijs/langs/javascript'),
+  json: () => import('@shikijs/langs/json'),
+  jsonc: () => import('@shikijs/langs/jsonc'),
+  jsx: () => import('@shikijs/langs/jsx'),
+  kotlin: () => import('@shikijs/langs/kotlin'),
+  less: () => import('@shikijs/langs/less'),
+  lua: () => import('@shikijs/langs/lua'),
+  make: () => import('@shikijs/langs/make'),
+  markdown: () => import('@shikijs/langs/markdown'),
+  'objective-c': () => import('@shikijs/langs/objective-c'),
+  perl: () => import('@shikijs/langs/perl'),
+  php: () => import('@shikijs/langs/php'),
+  powershell: () => import('@shikijs/langs/powershell'),
+  proto: () => import('@shikijs/langs/proto'),
+  python: () => import('@shikijs/langs/python'),
+  r: () => import('@shikijs/langs/r'),
+  ruby: () => import('@shikijs/langs/ruby'),
+  rust: () => import('@shikijs/langs/rust'),
+  scala: () => import('@shikijs/langs/scala'),
+  scss: () => import('@shikijs/langs/scss'),
+  shellscript: () => import('@shikijs/langs/shellscript'),
+  shellsession: () => import('@shikijs/langs/shellsession'),
+  sql: () => import('@shikijs/langs/sql'),
+  svelte: () => import('@shikijs/langs/svelte'),
+  swift: () => import('@shikijs/langs/swift'),
+  terraform: () => import('@shikijs/langs/terraform'),
+  toml: () => import('@shikijs/langs/toml'),
+  tsx: () => import('@shikijs/langs/tsx'),
+  typescript: () => import('@shikijs/langs/typescript'),
+  vue: () => import('@shikijs/langs/vue'),
+  xml: () => import('@shikijs/langs/xml'),
+  yaml: () => import('@shikijs/langs/yaml'),
+  zig: () => import('@shikijs/langs/zig'),
+};
+
+/**
+ * VS Code's own Default Dark+ / Light+ themes; for high contrast (which shiki does not ship from
+ * VS Code) GitHub's high-contrast themes, the closest kept ones.
+ */
+const THEMES: Record<ThemeKind, [name: string, load: Loader<ThemeRegistration>]> = {
+  dark: ['dark-plus', () => import('@shikijs/themes/dark-plus')],
+  light: ['light-plus', () => import('@shikijs/themes/light-plus')],
+  hcDark: ['github-dark-high-contrast', () => import('@shikijs/themes/github-dark-high-contrast')],
+  hcLight: ['github-light-high-contrast', () => import('@shikijs/themes/github-light-high-contrast')],
+};
+
+let highlighter: Promise<HighlighterCore> | null = null;
+const languages = new Map<string, Promise<void>>();
+const themes = new Map<ThemeKind, Promise<void>>();
+
+function core(): Promise<HighlighterCore> {
+  highlighter ??= createHighlighterCore({ themes: [], langs: [], engine: createJavaScriptRegexEngine() });
+  return highlighter;
+}
+
+function loadLanguage(h: HighlighterCore, id: GrammarId): Promise<void> {
+  let p = languages.get(id);
+  if (!p) {
+    p = GRAMMARS[id]().then((m) => h.loadLanguage(m.default));
+    p.catch(() => languages.delete(id)); // a failed fetch may be retried by the next block
+    languages.set(id, p);
+  }
+  return p;
+}
+
+function loadTheme(h: HighlighterCore, kind: ThemeKind): Promise<void> {
+  let p = themes.get(kind);
+  if (!p) {
+    p = THEMES[kind][1]().then((m) => h.loadTheme(m.default));
+    p.catch(() => themes.delete(kind));
+    themes.set(kind, p);
+  }
+  return p;
+}
+
+/** The shiki ids of the grammars loaded so far (each with the grammars it embeds). */
+export async function loadedLanguages(): Promise<string[]> {
+  if (!highlighter) return [];
+  return (await highlighter).getLoadedLanguages().map(String).sort();
+}
+
+/** Tokens of `code` in grammar `id` with theme `kind`: lines of {text, color, fontStyle}. */
+export async function tokenize(code: string, id: GrammarId, kind: ThemeKind): Promise<HighlightedLine[]> {
+  const h = await core();
+  await Promise.all([loadLanguage(h, id), loadTheme(h, kind)]);
+  const lines = h.codeToTokensBase(code, { lang: id, theme: THEMES[kind][0] });
+  return lines.map((line) => line.map((t) => ({ text: t.content, ...(t.color ? { color: t.color } : {}), ...(t.fontStyle ? { fontStyle: t.fontStyle } : {}) })));
+}
