@@ -74,7 +74,8 @@ const all = {
   tokenizer: { ...common, entryPoints: ['src/engine/providers/gpt-tokenizer-entry.ts'], outfile: 'dist/tokenizer.js', sourcemap: false },
   webview,
   // The "Compare branches" editor tab (src/extension/compare/): its own small bundle, dist/compare.js + .css.
-  compare: { ...webview, entryPoints: ['webview/src/compare/main.ts'], outfile: 'dist/compare.js' },
+  // A classic script (no code splitting: it highlights nothing), so its page loads it like before.
+  compare: { ...webview, entryPoints: { compare: 'webview/src/compare/main.ts' }, splitting: false, format: 'iife', chunkNames: undefined },
 };
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (only !== undefined && !(only in all)) throw new Error(`--only=${only}: expected one of ${Object.keys(all).join(', ')}`);
