@@ -87,6 +87,10 @@ describe('code blocks: highlighting schedule, languages, themes, named files, ac
     const light = (await highlightCode('const answer = 42;', 'typescript', 'light'))!.flat();
     assert.equal(light.find((t) => t.text.trim() === 'const')?.color?.toUpperCase(), '#0000FF', 'Light+ keyword blue');
     assert.equal(await highlightCode('?', 'brainfudge', 'dark'), null);
+    // A line past TOKENIZE_MAX_LINE_CHARS (minified code) stays one plain token; the next line is coloured.
+    const long = (await highlightCode(`const a = [${'1,'.repeat(2_100)}];\nconst b = 2;`, 'ts', 'dark'))!;
+    assert.equal(long[0]!.length, 1, 'the long line is not tokenized');
+    assert.equal(long[1]!.find((t) => t.text.trim() === 'const')?.color?.toUpperCase(), '#569CD6');
     const py = (await highlightCode('def f():\n    return "x"\n', 'py', 'hcDark'))!;
     assert.equal(py.length, 3);
     const loaded = await loadedGrammars();

@@ -114,10 +114,19 @@ export async function loadedLanguages(): Promise<string[]> {
   return (await highlighter).getLoadedLanguages().map(String).sort();
 }
 
+/**
+ * Time one line may take to tokenize before the rest of it stays plain. shiki's default (500 ms)
+ * cut lines short when a grammar's first use — converting its patterns to JavaScript regexes —
+ * ran on a busy machine, leaving a block half coloured; a pathological line is still bounded.
+ */
+export const TOKENIZE_LINE_TIME_LIMIT_MS = 3_000;
+/** Lines longer than this stay plain (minified code): their cost grows with length, their colours help little. */
+export const TOKENIZE_MAX_LINE_CHARS = 4_000;
+
 /** Tokens of `code` in grammar `id` with theme `kind`: lines of {text, color, fontStyle}. */
 export async function tokenize(code: string, id: GrammarId, kind: ThemeKind): Promise<HighlightedLine[]> {
   const h = await core();
   await Promise.all([loadLanguage(h, id), loadTheme(h, kind)]);
-  const lines = h.codeToTokensBase(code, { lang: id, theme: THEMES[kind][0] });
+  const lines = h.codeToTokensBase(code, { lang: id, theme: THEMES[kind][0], tokenizeTimeLimit: TOKENIZE_LINE_TIME_LIMIT_MS, tokenizeMaxLineLength: TOKENIZE_MAX_LINE_CHARS });
   return lines.map((line) => line.map((t) => ({ text: t.content, ...(t.color ? { color: t.color } : {}), ...(t.fontStyle ? { fontStyle: t.fontStyle } : {}) })));
 }
