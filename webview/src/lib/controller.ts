@@ -19,9 +19,10 @@ import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
 import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type ThreadState,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
+import { replayTarget } from './bulk-replay';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
@@ -50,6 +51,8 @@ export class Controller extends ControllerIntents {
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   private dirty = false;
+  /** Counts saves, so a deferred save (persistSoon) that another overtook is skipped. */
+  private persistGeneration = 0;
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
@@ -164,9 +167,11 @@ export class Controller extends ControllerIntents {
   }
 
   private onEvents(threadId: string | null, events: unknown[]): void {
-    const thread = this.model.thread;
+    let thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    const res = applyEvents(thread, events, (w) => this.log.warn(w));
+    const plain = replayTarget(thread, events.length); // a long thread's first replay: applied off the proxy (./bulk-replay.ts)
+    const res = applyEvents(plain ?? thread, events, (w) => this.log.warn(w));
+    if (plain) thread = this.model.thread = plain;
     for (const id of res.completedItems) this.dropApproval(id);
     const sending = this.model.sending;
     if (sending && res.userMessages.length > 0) {
@@ -184,8 +189,21 @@ export class Controller extends ControllerIntents {
     if (res.endedRuns.length > 0) {
       this.context.refresh(); // the history grew: the meter counts it
       this.loadThreads(); // updatedAt moved
-      this.persistNow();
-    } else if (res.applied > 0) this.schedulePersist();
+    }
+    if (plain) this.persistSoon(plain); // not in the frame that shows the thread
+    else if (res.endedRuns.length > 0) this.persistNow();
+    else if (res.applied > 0) this.schedulePersist();
+  }
+
+  /**
+   * Saves `raw` (a plain thread state just replayed, ./bulk-replay.ts) in a task of its own; skipped
+   * when another save came first (that one is newer).
+   */
+  private persistSoon(raw: ThreadState): void {
+    const generation = ++this.persistGeneration;
+    setTimeout(() => {
+      if (generation === this.persistGeneration && this.model.thread?.threadId === raw.threadId) this.persistNow(raw);
+    }, 0);
   }
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
@@ -389,11 +407,15 @@ export class Controller extends ControllerIntents {
     else this.persistNow();
   }
 
-  /** Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts). */
-  persistNow(): void {
+  /**
+   * Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts).
+   * `raw`: the plain object the open thread was just replayed into (faster to encode than its proxy).
+   */
+  persistNow(raw?: ThreadState): void {
     this.dirty = false;
+    this.persistGeneration++;
     try {
-      this.bridge.setState(encodeState(this.model.thread, this.model.draft, this.model.approvals));
+      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals));
     } catch (e) {
       this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
     }
