@@ -42,6 +42,10 @@ const STEP_TIMEOUT_MS = 180_000;
 /** PageUp presses in the scroll step. */
 const PAGE_UPS = 20;
 const THREAD = 'thread:bench-long';
+/** Runs per size of the virtualised list (the median of each figure is printed; the machine may be shared). */
+const REPEATS = 3;
+/** Runs of the baseline (slow: 10,000 messages take tens of seconds per run). */
+const BASELINE_REPEATS = 1;
 
 interface Row { size: number; mode: 'virtualised' | 'baseline'; openMs: number; openGapMs: number; domNodes: number; heapMiB: number; topMs: number; topGapMs: number; pageUpGapMs: number; branchMs: number; branchGapMs: number }
 
@@ -166,6 +170,18 @@ async function measure(origin: string, size: number, mode: Row['mode']): Promise
   }
 }
 
+/** Each figure's median over `runs`. */
+function median(runs: Row[]): Row {
+  const mid = (f: (r: Row) => number) => {
+    const v = runs.map(f).sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+  };
+  const first = runs[0]!;
+  const out = { ...first };
+  for (const k of Object.keys(first) as (keyof Row)[]) if (typeof first[k] === 'number' && k !== 'size') (out as Record<string, unknown>)[k] = mid((r) => r[k] as number);
+  return out;
+}
+
 const fmt = (n: number, unit: string) => `${n >= 100 ? n.toFixed(0) : n.toFixed(1)}${unit}`;
 
 async function main(): Promise<void> {
@@ -180,9 +196,10 @@ async function main(): Promise<void> {
   try {
     for (const size of SIZES) {
       for (const mode of ['virtualised', 'baseline'] as const) {
-        const r = await measure(server.origin, size, mode);
-        rows.push(r);
-        console.log(`  measured ${size} messages, ${mode}`);
+        const runs: Row[] = [];
+        for (let i = 0; i < (mode === 'baseline' ? BASELINE_REPEATS : REPEATS); i++) runs.push(await measure(server.origin, size, mode));
+        rows.push(median(runs));
+        console.log(`  measured ${size} messages, ${mode} (${runs.length} run${runs.length > 1 ? 's, median' : ''})`);
       }
     }
   } finally {

@@ -19,10 +19,10 @@ import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
 import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type ThreadState,
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type EventsResult, type ThreadState,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
-import { replayTarget } from './bulk-replay';
+import { SlicedReplay, replayTarget } from './bulk-replay';
 import { ContextController } from './context-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
@@ -53,6 +53,8 @@ export class Controller extends ControllerIntents {
   private dirty = false;
   /** Counts saves, so a deferred save (persistSoon) that another overtook is skipped. */
   private persistGeneration = 0;
+  /** The open thread's first replay while it is applied in slices (./bulk-replay.ts). */
+  private replay: SlicedReplay | null = null;
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
@@ -167,11 +169,27 @@ export class Controller extends ControllerIntents {
   }
 
   private onEvents(threadId: string | null, events: unknown[]): void {
-    let thread = this.model.thread;
+    const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    const plain = replayTarget(thread, events.length); // a long thread's first replay: applied off the proxy (./bulk-replay.ts)
-    const res = applyEvents(plain ?? thread, events, (w) => this.log.warn(w));
-    if (plain) thread = this.model.thread = plain;
+    if (this.replay?.threadId === threadId) return this.replay.add(events); // behind the replay, in order
+    const plain = replayTarget(thread, events.length);
+    if (plain) {
+      // A long thread's first replay: off the proxy, in time slices, swapped in once (./bulk-replay.ts).
+      const replay = new SlicedReplay(plain, (state, res) => {
+        if (this.replay !== replay) return;
+        this.replay = null;
+        this.model.thread = state;
+        this.afterEvents(state, res, true);
+      }, (w) => this.log.warn(w));
+      this.replay = replay;
+      replay.add(events);
+      return;
+    }
+    this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);
+  }
+
+  /** Follow-up of applied events; `replayed`: `thread` is the plain state a replay just swapped in. */
+  private afterEvents(thread: ThreadState, res: EventsResult, replayed: boolean): void {
     for (const id of res.completedItems) this.dropApproval(id);
     const sending = this.model.sending;
     if (sending && res.userMessages.length > 0) {
@@ -190,7 +208,7 @@ export class Controller extends ControllerIntents {
       this.context.refresh(); // the history grew: the meter counts it
       this.loadThreads(); // updatedAt moved
     }
-    if (plain) this.persistSoon(plain); // not in the frame that shows the thread
+    if (replayed) this.persistSoon(thread); // not in the frame that shows the thread
     else if (res.endedRuns.length > 0) this.persistNow();
     else if (res.applied > 0) this.schedulePersist();
   }
@@ -393,6 +411,8 @@ export class Controller extends ControllerIntents {
   }
 
   private leaveThread(): void {
+    this.replay?.cancel();
+    this.replay = null;
     const thread = this.model.thread;
     if (!thread) return;
     this.send({ type: 'unsubscribe', target: `thread:${thread.threadId}` });
