@@ -28,6 +28,11 @@ import { chromium, type Page } from 'playwright-core';
 import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from '../test/webview/support/page';
 import { longThreadEvents, longThreadKeys } from '../test/webview/support/long-thread';
 
+/** What the page-side callbacks below touch (this file is type-checked without the DOM library). */
+interface PageElement { scrollTop: number; clientHeight: number; scrollHeight: number; tabIndex: number; focus(): void; getBoundingClientRect(): { top: number; height: number } }
+declare const document: { querySelector(selector: string): PageElement | null };
+declare const window: Record<string, unknown> & { postMessage(m: unknown, origin: string): void };
+
 const ROOT = path.resolve(__dirname, '..');
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -105,7 +110,7 @@ async function waitPosted(page: Page, type: string): Promise<Record<string, unkn
 
 /** Posts `events` (stashed in the page first, so the transfer from Node is not timed) and times the frame where `selector` is painted. */
 async function timed(page: Page, events: unknown[] | null, act: string, selector: string): Promise<{ ms: number; gapMs: number }> {
-  if (events) await page.evaluate((e) => { (window as unknown as { __next: unknown }).__next = e; }, events);
+  if (events) await page.evaluate((e) => { window.__next = e; }, events);
   const [t0, ms] = (await page.evaluate(`(async () => {
     const t0 = performance.now();
     ${act}
@@ -143,7 +148,7 @@ async function measure(origin: string, size: number, mode: Row['mode']): Promise
     const top = await timed(page, null, `document.querySelector('.scroller').scrollTop = 0;`, `[data-vkey="${keys[0]}"]`);
 
     await page.evaluate(() => {
-      const s = document.querySelector<HTMLElement>('.scroller')!;
+      const s = document.querySelector('.scroller')!;
       s.scrollTop = s.scrollHeight;
       s.tabIndex = -1; // focusable, so PageUp scrolls it (bench only)
       s.focus();
