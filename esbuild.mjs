@@ -1,5 +1,5 @@
 // Bundles Vox: dist/extension.js (VS Code extension host, CJS), dist/cli.js (the `vox` CLI) and
-// dist/webview.js + dist/webview.css (the Svelte chat webview, browser IIFE).
+// dist/webview.js + dist/webview.css (the Svelte chat webview, browser IIFE), dist/compare.js + .css (the compare tab).
 // `vscode` and native/ESM-only packages with binaries stay external and load from node_modules.
 // The webview's CSS is emitted as a separate file (Svelte `css: 'external'`), so the webview's
 // CSP needs no 'unsafe-inline' for styles. `--only=webview` (or extension, cli) builds one bundle.
@@ -66,6 +66,8 @@ const all = {
   // this file by path on the first OpenAI-family token count (src/engine/providers/token-count.ts).
   tokenizer: { ...common, entryPoints: ['src/engine/providers/gpt-tokenizer-entry.ts'], outfile: 'dist/tokenizer.js', sourcemap: false },
   webview,
+  // The "Compare branches" editor tab (src/extension/compare/): its own small bundle, dist/compare.js + .css.
+  compare: { ...webview, entryPoints: ['webview/src/compare/main.ts'], outfile: 'dist/compare.js' },
 };
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (only !== undefined && !(only in all)) throw new Error(`--only=${only}: expected one of ${Object.keys(all).join(', ')}`);

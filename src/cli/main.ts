@@ -22,6 +22,7 @@ import { registerRunCommands } from './run-commands';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
+import { registerBranchCommands } from './branch-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -69,6 +70,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerContextCommands(program, run);
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
+  registerBranchCommands(program, run);
   return program;
 }
 

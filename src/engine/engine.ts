@@ -29,13 +29,14 @@ import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
+import { parseSampling } from './branches/sampling';
 import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
 function bindHost(h: Host): Host {
   return {
     model: () => h.model(), setModel: (r) => h.setModel(r), modelChoices: () => h.modelChoices(), approvalSettings: () => h.approvalSettings(),
-    providerSettings: () => h.providerSettings(), permissionSettings: () => h.permissionSettings?.(),
+    providerSettings: () => h.providerSettings(), permissionSettings: () => h.permissionSettings?.(), samplingSettings: () => h.samplingSettings?.(),
     ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto') => h.setPermissionMode!(m) } : {}),
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
@@ -200,8 +201,17 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
       return { ...h, peek: () => streams.accumulated(h.runId)?.text ?? '' };
     },
   });
+  // The default sampling settings of runs (posture, SPEC 6.3), read per run; a bad setting is reported and the providers' defaults used.
+  const sampling = () => {
+    try {
+      return parseSampling(host.samplingSettings?.());
+    } catch (e) {
+      host.notify({ level: 'error', source: 'runs', message: `${(e as Error).message} Using the providers' defaults.` });
+      return {};
+    }
+  };
   const runs = new RunRegistry({
-    store, streams, runner, hooks, waits, background, workspaceRoot: config.workspaceRoot, ...(config.random ? { random: config.random } : {}),
+    store, streams, runner, hooks, waits, background, sampling, workspaceRoot: config.workspaceRoot, ...(config.random ? { random: config.random } : {}),
   });
   runsRef = runs;
   if (!config.readOnly) background.recoverInterrupted();

@@ -64,6 +64,12 @@ export interface Host {
    * validated by the engine (../engine/permissions/); undefined for none.
    */
   permissionSettings?(): unknown;
+  /**
+   * The default sampling settings `{temperature?, topP?, reasoningEffort?}` of runs (VS Code:
+   * `vox.sampling.*`), validated by the engine (../engine/branches/sampling.ts); undefined or
+   * null values: the provider's default.
+   */
+  samplingSettings?(): unknown;
   /** Persists the workspace's default permission mode (VS Code: the workspace setting). */
   setPermissionMode?(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void>;
   /** A provider key, or undefined when none is set. Never logged, never stored by the engine. */
@@ -88,6 +94,8 @@ export function environmentHost(opts: {
   modelChoices?: ModelChoice[];
   /** Permission settings `{mode?, rules?}` (the CLI's `--mode`); validated by the engine. */
   permissions?: { mode?: string; rules?: unknown };
+  /** Sampling settings `{temperature?, topP?, reasoningEffort?}`; default VOX_TEMPERATURE, VOX_TOP_P, VOX_REASONING_EFFORT. */
+  sampling?: unknown;
   memento?: HostMemento;
 }): Host {
   const env = opts.env ?? process.env;
@@ -103,6 +111,11 @@ export function environmentHost(opts: {
     modelChoices: () => opts.modelChoices ?? [{ ref: model, label: model, isDemo: model === 'local:demo' }],
     approvalSettings: () => undefined,
     permissionSettings: () => permissions,
+    samplingSettings: () => opts.sampling ?? {
+      ...(env.VOX_TEMPERATURE ? { temperature: env.VOX_TEMPERATURE } : {}),
+      ...(env.VOX_TOP_P ? { topP: env.VOX_TOP_P } : {}),
+      ...(env.VOX_REASONING_EFFORT ? { reasoningEffort: env.VOX_REASONING_EFFORT } : {}),
+    },
     async setPermissionMode(mode) {
       permissions = { ...permissions, mode };
     },

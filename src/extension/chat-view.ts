@@ -22,6 +22,7 @@ const HOST_ACTIONS: Record<HostAction, [string, ...unknown[]]> = {
   useVsCodeLm: ['vox.connectModel', 'vscode-lm'],
   connectModel: ['vox.connectModel'],
   reviewChanges: ['vox.review.changes'],
+  compareBranches: ['vox.compareBranches'],
 };
 
 export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
@@ -89,7 +90,9 @@ class ChatConnection implements vscode.Disposable {
   private receive(msg: unknown): void {
     if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'hostAction') {
       try {
-        void vscode.commands.executeCommand(...HOST_ACTIONS[hostActionMessage(msg).action]);
+        const m = hostActionMessage(msg);
+        // A thread-scoped action (Compare branches) gets the thread as its argument.
+        void vscode.commands.executeCommand(...HOST_ACTIONS[m.action], ...(m.threadId ? [m.threadId] : []));
       } catch (e) {
         this.log.warn(`unknown host action from webview: ${(e as Error).message}`);
       }

@@ -91,6 +91,12 @@ export class EngineHost implements Host, vscode.Disposable {
     return { mode: cfg.get('permissionMode'), rules: cfg.get('permissionRules') };
   }
 
+  /** `vox.sampling.*`: the default temperature, top_p and reasoning effort of runs (validated by the engine). */
+  samplingSettings(): unknown {
+    const cfg = vscode.workspace.getConfiguration('vox.sampling');
+    return { temperature: cfg.get('temperature'), topP: cfg.get('topP'), reasoningEffort: cfg.get('reasoningEffort') };
+  }
+
   async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
     // The workspace's default; without a folder open, the user's.
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;

@@ -13,6 +13,7 @@ import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
 import { registerReview, type ReviewApi } from './review/register';
+import { registerCompareBranches } from './compare/compare-panel';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -79,6 +80,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.window.registerTreeDataProvider(VARIANTS_VIEW_ID, variantsView),
     ...registerCheckpointCommands(host, checkpointsView),
     ...registerVariantCommands(host, variantsView),
+    ...registerCompareBranches(ctx, host, log),
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;

@@ -10,6 +10,7 @@
  */
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
+import { posture } from './posture';
 
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
@@ -80,6 +81,8 @@ const SHAPES = {
     threadId: str, runId: str, ordinal: int, provider: str, model: str, ownerPid: int, userMessageId: str,
     /** When the owner process started (ms since the epoch): with the pid, who runs it (pids are reused). */
     ownerStartedAt: optional(nullable(int)),
+    /** What the answer is generated with (./posture.ts); absent in events of older builds. */
+    posture: optional(posture),
   },
   'item.started': {
     threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),
@@ -104,6 +107,10 @@ const SHAPES = {
   'checkpoint.pruned': { threadId: str, refs: arrayOf(str) },
   /** The thread's head moves back to `toMessageId` (null: before the first message); later messages stay as a branch. */
   'thread.rewound': { threadId: str, toMessageId: nullable(str) },
+  /** The user picked a branch: the head moves to `toMessageId` (a leaf) as with a rewind; every message stays. */
+  'thread.branchSwitched': { threadId: str, toMessageId: str },
+  /** An assistant message edited in place: the projection takes `content` (and the edit time); its `message.added` keeps the original. */
+  'message.edited': { threadId: str, messageId: str, content: str },
   'run.ended': {
     threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals,
     /** `length`: the last reply stopped at the output-token limit (OpenAI `finish_reason: length`, Anthropic `max_tokens`, llama.cpp `maxTokens`). */

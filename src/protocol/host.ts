@@ -5,11 +5,11 @@
  */
 import { literal, object, optional, str, type Infer } from './wire/validators';
 
-export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm', 'connectModel', 'reviewChanges'] as const;
+export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm', 'connectModel', 'reviewChanges', 'compareBranches'] as const;
 export type HostAction = (typeof HOST_ACTIONS)[number];
 
-/** Webview → host: run the VS Code command behind a button. */
-export const hostActionMessage = object({ type: literal('hostAction'), action: literal(...HOST_ACTIONS) });
+/** Webview → host: run the VS Code command behind a button (`threadId`: the thread it acts on, e.g. Compare branches). */
+export const hostActionMessage = object({ type: literal('hostAction'), action: literal(...HOST_ACTIONS), threadId: optional(str) });
 export type HostActionMessage = Infer<typeof hostActionMessage>;
 
 /** Host → webview: a palette command acting on the view. */

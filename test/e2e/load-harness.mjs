@@ -34,3 +34,8 @@ export function loadVariantsUi() {
 export function loadConnectUi() {
   return loadTs('./ui-connect.ts', 'runConnectChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-branches.ts')>} */
+export function loadBranchesUi() {
+  return loadTs('./ui-branches.ts', 'runBranchChecks');
+}

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadChatUi, loadCheckpointsUi, loadConnectUi, loadVariantsUi } from './load-harness.mjs';
+import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadConnectUi, loadVariantsUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -29,6 +29,7 @@ const UI_SETS = {
   checkpoints: { label: 'checkpoints UI', load: async () => { const m = await loadCheckpointsUi(); return { run: m.runCheckpointChecks, names: m.CHECKPOINT_CHECKS }; } },
   variants: { label: 'variants UI', load: async () => { const m = await loadVariantsUi(); return { run: m.runVariantChecks, names: m.VARIANT_CHECKS }; } },
   connect: { label: 'connect UI', load: async () => { const m = await loadConnectUi(); return { run: m.runConnectChecks, names: m.CONNECT_CHECKS }; } },
+  branches: { label: 'branches UI', load: async () => { const m = await loadBranchesUi(); return { run: m.runBranchChecks, names: m.BRANCH_CHECKS }; } },
 };
 
 /**

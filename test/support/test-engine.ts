@@ -24,6 +24,8 @@ export class TestHost implements Host {
   permissions: { mode?: string; rules?: unknown } | undefined;
   /** Editor facts for @-mentions (@problems, @terminal, @selection); tests set what they need. */
   mentionSources?: MentionSources;
+  /** The sampling settings `{temperature?, topP?, reasoningEffort?}` (VS Code: vox.sampling.*). */
+  sampling: unknown;
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();
 
@@ -50,6 +52,9 @@ export class TestHost implements Host {
   }
   permissionSettings(): unknown {
     return this.permissions;
+  }
+  samplingSettings(): unknown {
+    return this.sampling;
   }
   async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
     this.permissions = { ...this.permissions, mode };

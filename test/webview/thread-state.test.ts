@@ -19,17 +19,27 @@ const R = 'run:1';
 /** Builds stored events with increasing seqs, as the engine's log would. */
 function eventLog() {
   let seq = 0;
+  // Like the engine: a prompt follows the thread's head (the last message), an answer its run's prompt.
+  let head: string | null = null;
+  const promptOf: Record<string, string> = {};
   const e = (ev: Record<string, unknown>) => ({ seq: ++seq, time: 1_700_000_000_000 + seq, threadId: T, ...ev });
+  const added = (ev: Record<string, unknown>) => {
+    head = ev.messageId as string;
+    return e(ev);
+  };
   return {
     created: (title = 'Hello') => e({ type: 'thread.created', title }),
-    user: (messageId: string, content: string) => e({ type: 'message.added', messageId, parentId: null, role: 'user', content, runId: null, status: 'complete' }),
-    runStarted: (runId = R, userMessageId = 'msg:u1') => e({ type: 'run.started', runId, ordinal: 0, provider: 'openai', model: 'gpt-test', ownerPid: 1, userMessageId }),
+    user: (messageId: string, content: string) => added({ type: 'message.added', messageId, parentId: head, role: 'user', content, runId: null, status: 'complete' }),
+    runStarted: (runId = R, userMessageId = 'msg:u1') => {
+      promptOf[runId] = userMessageId;
+      return e({ type: 'run.started', runId, ordinal: 0, provider: 'openai', model: 'gpt-test', ownerPid: 1, userMessageId });
+    },
     itemStarted: (itemId: string, ordinal: number, kind: string, toolName: string | null = null, args: string | null = null, runId = R) =>
       e({ type: 'item.started', runId, itemId, ordinal, kind, toolName, arguments: args }),
     itemCompleted: (itemId: string, content: string, status = 'completed', isError = false, runId = R) =>
       e({ type: 'item.completed', runId, itemId, status, content, isError }),
     final: (content: string, status = 'complete', runId = R) =>
-      e({ type: 'message.added', messageId: `msg:a-${runId}`, parentId: 'msg:u1', role: 'assistant', content, runId, status }),
+      added({ type: 'message.added', messageId: `msg:a-${runId}`, parentId: promptOf[runId] ?? 'msg:u1', role: 'assistant', content, runId, status }),
     runEnded: (status = 'completed', error: string | null = null, runId = R) =>
       e({ type: 'run.ended', runId, status, error, usage: { inputTokens: 10, outputTokens: 5 } }),
     raw: e,

@@ -311,7 +311,8 @@ describe('chat webview in Chromium (fake host)', function () {
     for (const el of await page.locator('article.run > *').all()) {
       order.push((await el.getAttribute('data-role')) ?? (await el.getAttribute('class'))?.split(' ')[0] ?? '?');
     }
-    assert.deepEqual(order, ['assistant', 'tool', 'reasoning', 'assistant', 'run-status']);
+    // The prompt's row (Edit, ‹ › when forked) first and the answer's (Regenerate, Edit) last: ./branches-browser.test.ts.
+    assert.deepEqual(order, ['prompt-actions', 'assistant', 'tool', 'reasoning', 'assistant', 'run-status', 'message-actions']);
     assert.equal(await page.locator('vscode-button.stop').count(), 0);
     await page.locator('vscode-button.send').waitFor();
     assert.match(await page.locator('.run-status .usage').innerText(), /1200 in/);

@@ -31,6 +31,7 @@ import { countPrompt, countSourceOf, countText } from '../providers/token-count'
 import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
+import type { SamplingSettings } from '../../protocol/posture';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -89,6 +90,8 @@ export interface TurnSpec {
   suspended?: () => boolean;
   /** The run's background work (../runs/background.ts): the tools' port, reports at the start, settlement at the end. */
   background?: TurnBackground;
+  /** Sampling settings of every model call of the turn (its posture; absent or null: the provider's default). */
+  sampling?: SamplingSettings;
 }
 
 export interface TurnBackground {
@@ -241,7 +244,7 @@ export class AgentRunner {
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal })) {
+        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) })) {
           if (ev.type === 'text' || ev.type === 'reasoning') {
             t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
             if (ev.type === 'text') {
@@ -372,4 +375,13 @@ export class AgentRunner {
       await t.hooks.run('afterTool', { ...info, call, tool, result, status });
     }
   }
+}
+
+/** The request fields of a turn's sampling settings (null and unset both leave the provider's default). */
+function samplingRequest(s: SamplingSettings | undefined): { temperature?: number; topP?: number; reasoningEffort?: 'low' | 'medium' | 'high' } {
+  return {
+    ...(s?.temperature != null ? { temperature: s.temperature } : {}),
+    ...(s?.topP != null ? { topP: s.topP } : {}),
+    ...(s?.reasoningEffort != null ? { reasoningEffort: s.reasoningEffort } : {}),
+  };
 }

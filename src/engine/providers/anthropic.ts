@@ -103,6 +103,7 @@ export class AnthropicProvider implements ModelProvider {
       ...(system ? { system } : {}),
       ...(req.tools && req.tools.length > 0 ? { tools: toAnthropicTools(req.tools) } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.topP !== undefined ? { top_p: req.topP } : {}),
     };
 
     // One controller for the request and the SSE parser, linked to the caller's signal. The

@@ -215,6 +215,7 @@ export class LocalLlamaProvider implements ModelProvider {
         stopOnAbortSignal: false,
         maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
         temperature,
+        ...(req.topP !== undefined ? { topP: req.topP } : {}),
         // node-llama-cpp seeds with the current second when given none, so every reply within a
         // second would be the same sample: draw one per request unless a seed is configured.
         ...(temperature > 0 ? { seed: this.options.seed ?? randomInt(MAX_SAMPLING_SEED) } : {}),

@@ -92,7 +92,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       stream_options: { include_usage: true },
       ...(req.tools && req.tools.length > 0 ? { tools: toOpenAITools(req.tools) } : {}),
       ...(req.maxTokens !== undefined ? { [this.maxTokensParam]: req.maxTokens } : {}),
-      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...samplingParams(req),
     };
 
     let sdkStream: AsyncIterable<ChatCompletionChunk>;
@@ -252,4 +252,19 @@ export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessage
         return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     }
   });
+}
+
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) take `reasoning_effort` and refuse a
+ * temperature or top_p other than the default; other chat models take temperature and top_p
+ * and refuse `reasoning_effort`. The model name decides, as the API itself does.
+ */
+const REASONING_MODEL_RE = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/;
+
+function samplingParams(req: StreamRequest): { temperature?: number; top_p?: number; reasoning_effort?: 'low' | 'medium' | 'high' } {
+  if (REASONING_MODEL_RE.test(req.model)) return req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {};
+  return {
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.topP !== undefined ? { top_p: req.topP } : {}),
+  };
 }

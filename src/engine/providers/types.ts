@@ -58,7 +58,11 @@ export interface StreamRequest {
   tools?: ToolSpec[];
   signal?: AbortSignal;
   maxTokens?: number;
+  /** Sampling settings (unset: the provider's default); providers send what their API accepts. */
   temperature?: number;
+  topP?: number;
+  /** Reasoning effort, sent to reasoning models of APIs that take it (OpenAI o-series / gpt-5). */
+  reasoningEffort?: 'low' | 'medium' | 'high';
 }
 
 export interface ModelProvider {

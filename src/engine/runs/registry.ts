@@ -23,6 +23,8 @@ import { RunError } from './errors';
 import { planRateLimitWait, type RateLimitWaits } from './rate-limit';
 import type { BackgroundWork } from './background';
 import type { UsageTotals } from '../../protocol/events';
+import { splitContext } from '../../protocol/mentions';
+import { posture as postureValidator, type Posture, type SamplingSettings } from '../../protocol/posture';
 
 /** Characters of the first prompt used as a new thread's title. */
 export const THREAD_TITLE_PROMPT_CHARS = 80;
@@ -40,7 +42,14 @@ export interface StartRunRequest {
   prompt: string;
   /** The resolved model (the caller resolves refs, so a bad ref fails before anything is written). */
   model: ResolvedModel;
-  parentMessageId?: string;
+  /** The message the prompt answers (null: a new root); default the thread's head. */
+  parentMessageId?: string | null;
+  /** Names of the rules attached to the prompt (recorded in the run's posture). */
+  rules?: string[];
+  /** Labels of the prompt's @-mentions (recorded in the run's posture). */
+  mentions?: string[];
+  /** Sampling settings; each one unset takes the engine's default (`RunRegistryDeps.sampling`), null the provider's. */
+  sampling?: SamplingSettings;
   /** Where the run's tools act; default the engine's workspace. */
   workspaceRoot?: string;
   kind?: RunKind;
@@ -55,6 +64,8 @@ export interface StartRunRequest {
 export interface RunHandle {
   threadId: string;
   runId: string;
+  /** The prompt's user message. */
+  userMessageId: string;
   /** Resolves when the run (turn-end hooks included) is over; never rejects. */
   done: Promise<TurnResult>;
   cancel(): void;
@@ -77,6 +88,8 @@ export interface RunRegistryDeps {
   hooks: HookBus;
   workspaceRoot: string;
   now?: () => number;
+  /** The default sampling settings (the host's `vox.sampling.*`), read when a run starts. */
+  sampling?: () => SamplingSettings;
 }
 
 export class RunRegistry {
@@ -91,13 +104,15 @@ export class RunRegistry {
   start(req: StartRunRequest): RunHandle {
     if (this.closing) throw new RunError('shuttingDown', 'the engine is shutting down; the prompt was not started');
     const { store, streams } = this.deps;
+    const posture = this.postureOf(req);
     const outcome = store.beginRun({
       threadId: req.threadId ?? null,
       newThreadId: allocate('thread'),
       title: req.title ?? Array.from(req.prompt).slice(0, THREAD_TITLE_PROMPT_CHARS).join(''),
       prompt: req.prompt,
       userMessageId: allocate('msg'),
-      ...(req.parentMessageId ? { parentMessageId: req.parentMessageId } : {}),
+      ...(req.parentMessageId !== undefined ? { parentMessageId: req.parentMessageId } : {}),
+      posture,
       provider: req.model.provider.id,
       model: req.model.label,
       ownerPid: process.pid,
@@ -113,7 +128,26 @@ export class RunRegistry {
     }
     const { threadId, runId, userMessageId } = outcome;
     streams.open(runId);
-    return this.launch({ threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks });
+    return this.launch({ threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks, sampling: posture });
+  }
+
+  /**
+   * The posture a run records and generates with (SPEC 6.3): the model, the sampling settings
+   * (the request's, else the engine's defaults), the rules and mentions. webSearch is false: no
+   * provider of Vox searches the web yet.
+   */
+  private postureOf(req: StartRunRequest): Posture {
+    const defaults = this.deps.sampling?.() ?? {};
+    const pick = <K extends keyof SamplingSettings>(k: K): NonNullable<SamplingSettings[K]> | null => {
+      const v = req.sampling?.[k] !== undefined ? req.sampling[k] : defaults[k];
+      return (v ?? null) as NonNullable<SamplingSettings[K]> | null;
+    };
+    return {
+      provider: req.model.provider.id, model: req.model.label,
+      reasoningEffort: pick('reasoningEffort'), webSearch: false, temperature: pick('temperature'), topP: pick('topP'),
+      // The mentions default to the labels of the prompt's context block (what sendPrompt resolved).
+      rules: req.rules ?? [], mentions: req.mentions ?? splitContext(req.prompt).chips.map((c) => c.label),
+    };
   }
 
   /**
@@ -132,7 +166,7 @@ export class RunRegistry {
       const chunks = store.chunksAfter(r.id, 0);
       const joined = (kind: string) => chunks.filter((c) => c.kind === kind).map((c) => c.data).join('');
       streams.open(r.id, { lastSeq: chunks.length > 0 ? chunks[chunks.length - 1]!.seq : 0, text: joined('text'), reasoning: joined('reasoning') });
-      const h = this.launch({ threadId: r.threadId, runId: r.id, userMessageId: r.userMessageId, model, workspaceRoot: this.deps.workspaceRoot, kind: 'thread', resumed: true });
+      const h = this.launch({ threadId: r.threadId, runId: r.id, userMessageId: r.userMessageId, model, workspaceRoot: this.deps.workspaceRoot, kind: 'thread', resumed: true, sampling: storedPosture(r) });
       out.push(h);
     }
     return out;
@@ -140,7 +174,7 @@ export class RunRegistry {
 
   private launch(spec: {
     threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind;
-    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean;
+    hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean; sampling?: SamplingSettings | undefined;
   }): RunHandle {
     const { store } = this.deps;
     const { threadId, runId, userMessageId, workspaceRoot } = spec;
@@ -159,6 +193,7 @@ export class RunRegistry {
         recover: (e, attempt, usageSoFar) => this.recover(threadId, runId, e, attempt, usageSoFar, ac.signal),
         ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
         suspended: () => this.live.get(runId)?.suspended === true,
+        ...(spec.sampling ? { sampling: spec.sampling } : {}),
         ...(bg ? { background: { port: bg, takeReport: () => bg.takeReport(), settle: (signal, onWaiting) => bg.settle(signal, onWaiting) } } : {}),
       })
       .then(async (r) => {
@@ -177,7 +212,7 @@ export class RunRegistry {
       runId, threadId, kind: spec.kind, model: spec.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done, suspended: false,
     });
     this.changed();
-    return { threadId, runId, done, cancel: () => ac.abort() };
+    return { threadId, runId, userMessageId, done, cancel: () => ac.abort() };
   }
 
   /** A failed model call: a rate limit is waited out (true: retry), anything else stands (false). */
@@ -251,6 +286,16 @@ export class RunRegistry {
         this.listeners.delete(l);
       }
     }
+  }
+}
+
+/** A run's recorded posture (undefined for runs recorded before postures, or an unreadable one). */
+export function storedPosture(r: Pick<RunRow, 'postureJson'>): Posture | undefined {
+  if (r.postureJson === null) return undefined;
+  try {
+    return postureValidator(JSON.parse(r.postureJson));
+  } catch {
+    return undefined;
   }
 }
 

@@ -21,6 +21,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
   provider: ['status', 'resetAtMs', 'retryAfterMs'],
   download: ['status'],
   connect: ['provider', 'endpoint', 'status'],
+  branch: ['threadId', 'messageId', 'runId', 'count', 'max'],
 };
 
 const pickDetails: DetailsOf = (e) => {

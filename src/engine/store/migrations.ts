@@ -227,6 +227,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    description: 'the posture of runs (SPEC 6.3) and assistant messages edited in place',
+    up(db) {
+      db.exec(`
+        -- JSON {provider, model, reasoningEffort, webSearch, temperature, topP, rules, mentions}; NULL for older runs
+        ALTER TABLE runs ADD COLUMN posture TEXT;
+        ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -45,6 +45,17 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     }
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
   },
+  'thread.branchSwitched'(db, e) {
+    const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
+    if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
+    mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+  },
+  'message.edited'(db, e, time) {
+    mustChange(
+      db.prepare("UPDATE messages SET content = ?, edited_at = ? WHERE id = ? AND thread_id = ? AND role = 'assistant'").run(e.content, time, e.messageId, e.threadId),
+      `assistant message ${e.messageId} of thread ${e.threadId}`,
+    );
+  },
   'checkpoint.captured'(db, e, time) {
     db.prepare(
       `INSERT OR REPLACE INTO checkpoints (thread_id, ordinal, ref, run_id, trigger, tool_name, changed, skipped, over_budget_ms, rewind_to, created_at)
@@ -60,9 +71,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'run.started'(db, e, time) {
     db.prepare(
-      `INSERT INTO runs (id, thread_id, ordinal, provider, model, status, owner_pid, owner_started_at, user_message_id, started_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
-    ).run(e.runId, e.threadId, e.ordinal, e.provider, e.model, e.ownerPid, e.ownerStartedAt ?? null, e.userMessageId, time);
+      `INSERT INTO runs (id, thread_id, ordinal, provider, model, status, owner_pid, owner_started_at, user_message_id, started_at, posture)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
+    ).run(e.runId, e.threadId, e.ordinal, e.provider, e.model, e.ownerPid, e.ownerStartedAt ?? null, e.userMessageId, time, e.posture ? JSON.stringify(e.posture) : null);
   },
   'item.started'(db, e, time) {
     db.prepare(

@@ -8,12 +8,16 @@ export interface ThreadRow { id: string; title: string; createdAt: number; updat
 export interface MessageRow {
   id: string; threadId: string; parentId: string | null; role: Role; content: string;
   runId: string | null; status: MessageStatus; createdAt: number;
+  /** Set when an assistant message was edited in place (`message.edited`). */
+  editedAt: number | null;
 }
 export interface RunRow {
   id: string; threadId: string; ordinal: number; provider: string; model: string; status: RunStatus;
   ownerPid: number | null; ownerStartedAt: number | null; userMessageId: string | null; startedAt: number; endedAt: number | null;
   error: string | null; inputTokens: number; outputTokens: number;
   cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number;
+  /** The run's posture as JSON (protocol/posture.ts); null for runs recorded before it existed. */
+  postureJson: string | null;
 }
 export interface TurnItemRow {
   id: string; runId: string; ordinal: number; kind: ItemKind; status: ItemStatus; toolName: string | null;
@@ -38,11 +42,11 @@ export interface ThreadPage { threads: ThreadRow[]; nextCursor: string | null }
 
 export const THREAD_COLUMNS = `id, title, created_at AS createdAt, updated_at AS updatedAt, last_seq AS lastSeq, parent_thread_id AS parentThreadId,
   (SELECT COUNT(*) FROM threads c WHERE c.parent_thread_id = threads.id AND c.deleted = 0) AS childCount`;
-export const MESSAGE_COLUMNS = 'id, thread_id AS threadId, parent_id AS parentId, role, content, run_id AS runId, status, created_at AS createdAt';
+export const MESSAGE_COLUMNS = 'id, thread_id AS threadId, parent_id AS parentId, role, content, run_id AS runId, status, created_at AS createdAt, edited_at AS editedAt';
 export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model, status, owner_pid AS ownerPid, owner_started_at AS ownerStartedAt,
   user_message_id AS userMessageId,
   started_at AS startedAt, ended_at AS endedAt, error, input_tokens AS inputTokens, output_tokens AS outputTokens,
-  cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens`;
+  cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens, posture AS postureJson`;
 export const ITEM_COLUMNS = 'id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError';
 export const QUEUE_COLUMNS = `entry_id AS entryId, thread_id AS threadId, prompt, model, position, owner_pid AS ownerPid,
   owner_started_at AS ownerStartedAt, steer, created_at AS createdAt, status, run_id AS runId`;

@@ -7,6 +7,7 @@
  * whose process died as interrupted (their streamed text kept).
  */
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
+import type { Posture } from '../../protocol/posture';
 import type { SqlDatabase } from './driver';
 import { selfStartMs } from '../platform/process-identity';
 import { queueEntry, queuedEntries } from './queue-reads';
@@ -33,8 +34,10 @@ export interface BeginRunInput {
   title: string;
   prompt: string;
   userMessageId: string;
-  /** The message the prompt answers; default the thread's head. */
-  parentMessageId?: string;
+  /** The message the prompt answers (null: a new root, as the thread's first message); default the thread's head. */
+  parentMessageId?: string | null;
+  /** What the run generates with (protocol/posture.ts), recorded on `run.started`. */
+  posture?: Posture;
   provider: string;
   model: string;
   ownerPid: number;
@@ -69,7 +72,7 @@ export function beginRun(store: LifecycleStore, input: BeginRunInput): BeginRunO
     if (input.fromQueue !== undefined && (entry?.status !== 'queued' || entry.threadId !== threadId)) {
       return { started: false, gone: true }; // cancelled, steered or started by another engine meanwhile
     }
-    const parentId = input.parentMessageId ?? store.headMessageId(threadId);
+    const parentId = input.parentMessageId !== undefined ? input.parentMessageId : store.headMessageId(threadId);
     const ordinal = store.nextRunOrdinal(threadId);
     const runId = input.runIdFor(threadId, ordinal);
     append(
@@ -77,7 +80,7 @@ export function beginRun(store: LifecycleStore, input: BeginRunInput): BeginRunO
       { type: 'message.added', threadId, messageId: input.userMessageId, parentId, role: 'user', content: entry?.prompt ?? input.prompt, runId: null, status: 'complete' },
       {
         type: 'run.started', threadId, runId, ordinal, provider: input.provider, model: input.model, ownerPid: input.ownerPid,
-        ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId,
+        ownerStartedAt: input.ownerStartedAt, userMessageId: input.userMessageId, ...(input.posture ? { posture: input.posture } : {}),
       },
       ...(input.fromQueue !== undefined ? [{ type: 'queue.removed' as const, threadId, entryId: input.fromQueue, reason: 'started' as const, runId }] : []),
     );

@@ -19,6 +19,7 @@ import { variantCommands } from './variants';
 import { worktreeCommands } from './worktrees';
 import { modelCommands } from './models';
 import { permissionCommands } from './permissions';
+import { branchCommands } from './branches';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -34,6 +35,7 @@ export const COMMANDS = {
   ...modelCommands,
   ...reviewCommands,
   ...permissionCommands,
+  ...branchCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -50,6 +52,7 @@ export const COMMAND_AREAS = {
   models: Object.keys(modelCommands),
   review: Object.keys(reviewCommands),
   permissions: Object.keys(permissionCommands),
+  branches: Object.keys(branchCommands),
 } as const;
 
 type Commands = typeof COMMANDS;
@@ -87,3 +90,4 @@ export type { WorktreeView } from './worktrees';
 export type { PermissionsView, PlanView } from './permissions';
 export { MAX_VARIANTS, type VariantPoolView, type VariantView } from './variants';
 export type { ReviewFileView, ReviewHunkView } from './review';
+export { MAX_TREE_MESSAGES, type BranchView } from './branches';

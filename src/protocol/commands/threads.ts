@@ -5,6 +5,7 @@
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
 import { messageStatus, role, runStatus, usageTotals } from '../events';
+import { posture } from '../posture';
 import { MAX_TITLE_CHARS, name, nonEmpty, seq } from './common';
 import { ack, defineCommand } from './define';
 
@@ -24,6 +25,8 @@ export type ThreadSummary = Infer<typeof threadSummary>;
 
 export const messageView = object({
   id: str, threadId: str, parentId: nullable(str), role, content: str, runId: nullable(str), status: messageStatus, createdAt: int,
+  /** When an assistant message was last edited in place (`message.edited`); null or absent: never. */
+  editedAt: optional(nullable(int)),
 });
 export type MessageView = Infer<typeof messageView>;
 
@@ -38,6 +41,8 @@ export const runSummary = object({
   startedAt: int, endedAt: nullable(int), error: nullable(str), usage: usageTotals,
   /** Set while the run waits for a rate limit (thread status waitingRateLimit). */
   waiting: optional(nullable(rateLimitWaitView)),
+  /** What the run generated with (../posture.ts); absent for runs recorded before posture existed. */
+  posture: optional(nullable(posture)),
 });
 export type RunSummary = Infer<typeof runSummary>;
 
@@ -82,7 +87,7 @@ export const threadCommands = {
     result: subscribed,
   }),
   watchThreads: defineCommand('watchThreads', {
-    summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, runs or is checkpointed.',
+    summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, switches branch, runs, is checkpointed or has an answer edited.',
     requires: ['read'],
     params: {},
     result: subscribed,

@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   ],
   /** Reviewing the agent's edits: previews of waiting calls, a turn's changes, per-hunk keep/undo. */
   review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
+  /** The conversation tree: branches, switching, regenerate / retry / edit, compare (../branches.ts). */
+  branch: ['unknownMessage', 'wrongThread', 'badLeaves', 'tooLarge', 'emptyContent', 'notRetryable', 'nothingToRegenerate', 'cycle', 'badTarget'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */

@@ -28,6 +28,7 @@ import { splitContext } from '../../../src/protocol/mentions';
 import { MAX_RECALLED_PROMPTS, promptHistory, recall } from './prompt-recall';
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
+import { TreeIntents } from './tree-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -58,9 +59,12 @@ export class Controller extends ControllerIntents {
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
+  /** Regenerate, retry, edit, switch branch, compare (./tree-intents.ts). */
+  readonly tree: TreeIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
+    this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,

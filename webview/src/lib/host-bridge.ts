@@ -23,8 +23,8 @@ export { HOST_ACTIONS, type HostAction, type HostActionMessage } from '../../../
 export interface HostBridge {
   /** Sends one engine command. */
   send(command: ClientCommand): void;
-  /** Asks the extension to do something outside the engine (see HOST_ACTIONS). */
-  sendHostAction(action: HostAction): void;
+  /** Asks the extension to do something outside the engine (see HOST_ACTIONS), about `args.threadId` if given. */
+  sendHostAction(action: HostAction, args?: { threadId?: string }): void;
   /** Listens to messages from the host; returns the unsubscribe function. */
   onMessage(listener: (data: unknown) => void): () => void;
   /** State saved by `setState` in this webview's previous life (or undefined). */

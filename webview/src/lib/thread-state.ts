@@ -14,12 +14,14 @@
  * compatibility), broken ones are reported through `warn` and skipped; nothing here throws on
  * wire data.
  */
-import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type Role, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
+import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
 import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
+import type { Posture } from '../../../src/protocol/posture';
+import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
 
@@ -89,6 +91,8 @@ export interface RunView {
   settling?: boolean;
   /** `length`: the reply stopped at the output-token limit (run.ended); the run offers Continue. */
   stopReason?: 'end' | 'length';
+  /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
+  posture?: Posture;
 }
 
 export interface BackgroundView {
@@ -98,19 +102,21 @@ export interface BackgroundView {
 
 export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
 
-export type Entry =
-  | { kind: 'message'; messageId: string; role: Role; content: string; status: MessageStatus }
-  | { kind: 'run'; runId: string };
+/** One row of the open branch (derived from the tree: ./tree-state.ts). */
+export type { Entry };
 
 export interface ThreadState extends PlanFields {
   threadId: string;
   title: string | null;
   deleted: boolean;
   lastEventSeq: number;
+  /** The path from the root to the head (./tree-state.ts derives it; other branches stay in `tree`). */
   entries: Entry[];
   runs: Record<string, RunView>;
-  /** Entries hidden by `thread.rewound` (a checkpoint restore): kept in the store as a branch. */
+  /** Messages below the head (a checkpoint restore moved it back): a branch the user can open. */
   rewoundEntries: number;
+  /** Every message of every branch, and the head (./tree-state.ts). */
+  tree: TreeFields;
   /** Prompts waiting for the running turn, next first (./queue-state.ts). */
   queue: QueuedView[];
 }
@@ -118,7 +124,7 @@ export interface ThreadState extends PlanFields {
 const noWarn: Warn = () => {};
 
 export function createThreadState(threadId: string): ThreadState {
-  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0, queue: [] };
+  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0, queue: [], tree: createTree() };
 }
 
 function seqOf(raw: unknown): number | null {
@@ -160,6 +166,7 @@ export function applyEvents(state: ThreadState, rawEvents: readonly unknown[], w
     }
     if (seq !== null && seq > state.lastEventSeq) state.lastEventSeq = seq;
   }
+  finishBatch(state); // the open branch, recomputed once per batch if the head moved off it
   return result;
 }
 
@@ -168,6 +175,7 @@ function newRun(ev: Extract<WireEvent, { type: 'run.started' }>): RunView {
     runId: ev.runId, ordinal: ev.ordinal, provider: ev.provider, model: ev.model, userMessageId: ev.userMessageId,
     status: 'running', error: null, usage: null, items: [], stream: [], lastChunkSeq: 0,
     streamEnded: false, streamUnavailable: false, statusText: null, final: null, waiting: null, background: [], settling: false,
+    ...(ev.posture ? { posture: ev.posture } : {}),
   };
 }
 
@@ -195,29 +203,27 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'thread.deleted':
       state.deleted = true;
       return;
-    case 'thread.rewound': {
-      // Keep the entries up to and including the message the thread rewinds to (a user message, or a run's final answer).
-      const keep = ev.toMessageId === null ? 0 : state.entries.findIndex((e) =>
-        e.kind === 'message' ? e.messageId === ev.toMessageId : state.runs[e.runId]?.final?.messageId === ev.toMessageId) + 1;
-      if (ev.toMessageId !== null && keep === 0) return; // unknown target: show everything rather than guess
-      state.rewoundEntries += state.entries.length - keep;
-      state.entries = state.entries.slice(0, keep);
+    case 'thread.rewound':
+      // The head goes back (an unknown target is ignored: show everything rather than guess); the later messages stay a branch.
+      moveHead(state, ev.toMessageId);
       return;
-    }
+    case 'thread.branchSwitched':
+      moveHead(state, ev.toMessageId); // the user picked a branch: its tip is the head
+      return;
+    case 'message.edited':
+      editMessage(state, ev.messageId, ev.content, ev.time);
+      return;
     case 'message.added': {
       const run = ev.runId !== null ? state.runs[ev.runId] : undefined;
-      if (run && ev.role === 'assistant') {
-        run.final = { messageId: ev.messageId, content: ev.content, status: ev.status };
-        return;
-      }
-      state.entries.push({ kind: 'message', messageId: ev.messageId, role: ev.role, content: ev.content, status: ev.status });
+      if (run && ev.role === 'assistant') run.final = { messageId: ev.messageId, content: ev.content, status: ev.status };
+      addMessage(state, ev, ev.time);
       if (ev.role === 'user') result.userMessages.push(ev.messageId);
       return;
     }
     case 'run.started':
       if (state.runs[ev.runId]) return;
       state.runs[ev.runId] = newRun(ev);
-      state.entries.push({ kind: 'run', runId: ev.runId });
+      addRun(state, ev.runId, ev.userMessageId);
       result.startedRuns.push(ev.runId);
       return;
     case 'item.started': {
@@ -420,6 +426,6 @@ export function isThreadState(v: unknown): v is ThreadState {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Partial<ThreadState>;
   if (typeof s.threadId !== 'string' || typeof s.lastEventSeq !== 'number' || !Array.isArray(s.entries)) return false;
-  if (typeof s.runs !== 'object' || s.runs === null) return false;
+  if (typeof s.runs !== 'object' || s.runs === null || !isTree(s.tree)) return false;
   return Object.values(s.runs).every((r) => typeof r === 'object' && r !== null && Array.isArray(r.items) && Array.isArray(r.stream) && typeof r.lastChunkSeq === 'number');
 }

@@ -18,7 +18,7 @@ export function createVsCodeBridge(win: Window = window): HostBridge {
   const api = acquireVsCodeApi();
   return {
     send: (command) => api.postMessage(command),
-    sendHostAction: (action) => api.postMessage({ type: 'hostAction', action } satisfies HostActionMessage),
+    sendHostAction: (action, args) => api.postMessage({ type: 'hostAction', action, ...(args?.threadId ? { threadId: args.threadId } : {}) } satisfies HostActionMessage),
     onMessage(listener) {
       const handler = (e: MessageEvent): void => listener(e.data);
       win.addEventListener('message', handler);

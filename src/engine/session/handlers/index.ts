@@ -17,6 +17,7 @@ import { variantHandlers } from './variants';
 import { worktreeHandlers } from './worktrees';
 import { modelHandlers } from './models';
 import { permissionHandlers } from './permissions';
+import { branchHandlers } from './branches';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -34,4 +35,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...modelHandlers,
   ...reviewHandlers,
   ...permissionHandlers,
+  ...branchHandlers,
 };

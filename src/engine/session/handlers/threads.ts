@@ -5,9 +5,10 @@ import { usageOf } from '../../store/rows';
 import type { HandlerTable } from './types';
 import { waitView } from '../../runs/rate-limit';
 import { childThreads } from '../../store/family-reads';
+import { storedPosture } from '../../runs/registry';
 
-/** Event types that `watchThreads` reports: what changes a thread list or the checkpoints view. */
-const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.'];
+/** Event types that `watchThreads` reports: what changes a thread list, the checkpoints view or a thread's tree (an answer edited in place). */
+const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.', 'message.edited'];
 
 type ThreadCommand = 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
 
@@ -25,7 +26,7 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
       const w = r.status === 'running' ? store.rateLimitWait(r.id) : undefined;
       return {
         id: r.id, threadId: r.threadId, ordinal: r.ordinal, provider: r.provider, model: r.model, status: r.status, userMessageId: r.userMessageId,
-        startedAt: r.startedAt, endedAt: r.endedAt, error: r.error, usage: usageOf(r), waiting: w ? waitView(w) : null,
+        startedAt: r.startedAt, endedAt: r.endedAt, error: r.error, usage: usageOf(r), waiting: w ? waitView(w) : null, posture: storedPosture(r) ?? null,
       };
     });
     return { thread, messages: store.activePath(cmd.threadId), runs };
