@@ -15,8 +15,9 @@
  *   heap        JS heap growth (after a forced GC) from before the open to after it settles;
  *   top         jump to the top: time to the first message painted, longest frame gap;
  *   PageUp ×20  from the bottom: the longest frame gap;
- *   branch      replace the entries with another path of the same size (rewind to the middle + a
- *               different tail, in one batch of events): time to its last message painted, gap.
+ *   branch      with a second branch of the same size from the middle (rewind + another tail,
+ *               untimed), `thread.branchSwitched` back to the first branch's leaf: the entries
+ *               are replaced by the other path; time to its last message painted, gap.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -164,7 +165,10 @@ async function measure(origin: string, size: number, mode: Row['mode']): Promise
     const half = size / 2;
     const tail = longThreadEvents({ threadId: THREAD, messages: half, variant: 'b', fromPair: half / 2, firstSeq: events.length + 2, created: false });
     const branchEvents = [{ seq: events.length + 1, time: Date.now(), threadId: THREAD, type: 'thread.rewound', toMessageId: `m:a${half / 2 - 1}` }, ...tail];
-    const branch = await timed(page, branchEvents, post, `[data-vkey="${longThreadKeys(half, 'b', half / 2).at(-1)}"]`);
+    // Another branch of the same size from the middle (untimed), then the switch back to the first one's leaf (timed).
+    await timed(page, branchEvents, post, `[data-vkey="${longThreadKeys(half, 'b', half / 2).at(-1)}"]`);
+    const switchBack = [{ seq: events.length + 2 + tail.length, time: Date.now(), threadId: THREAD, type: 'thread.branchSwitched', toMessageId: `m:a${size / 2 - 1}` }];
+    const branch = await timed(page, switchBack, post, `[data-vkey="${keys.at(-1)}"]`);
     return {
       size, mode, openMs: open.ms, openGapMs: open.gapMs, domNodes, heapMiB: (heap1 - heap0) / 2 ** 20,
       topMs: top.ms, topGapMs: top.gapMs, pageUpGapMs, branchMs: branch.ms, branchGapMs: branch.gapMs,

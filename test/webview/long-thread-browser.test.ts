@@ -3,7 +3,8 @@
  * 2,000-entry thread (./support/long-thread.ts, stored events) opens on its last entries with the
  * DOM bounded (MAX_ROWS_IN_DOM rows), in-thread find (Ctrl+F) reaches a message that is not
  * rendered, scrolls to it and highlights it, next/previous wrap, Esc clears; a branch switch
- * (rewind + another tail) keeps the entry at the viewport's top in place; streaming keeps the
+ * (rewind + another tail, then `thread.branchSwitched` back and forth) keeps the entry at the
+ * viewport's top in place; streaming keeps the
  * bottom in view, and after scrolling up the list stays put and offers "Jump to latest".
  * No timing asserts: every wait is a bounded wait for a state. Screenshot:
  * test-results/webview-long-thread-find.png. Skipped (with a message) when /usr/bin/chromium is absent.
@@ -138,7 +139,7 @@ describe('long threads in Chromium: virtualised list and in-thread find', functi
     await input.press('Escape');
   });
 
-  it('a branch switch (rewind + another tail of the same size) keeps the entry at the top in place', async () => {
+  it('a branch switch (rewind + another tail of the same size, then switching back and forth) keeps the entry at the top in place', async () => {
     const keep = 'msg:m:u100';
     await page.evaluate(() => { document.querySelector('.scroller')!.scrollTop = 0; });
     await row(keys[0]!).waitFor();
@@ -161,9 +162,18 @@ describe('long threads in Chromium: virtualised list and in-thread find', functi
       return after !== null && Math.abs(after - before!) <= 2;
     });
     assert.ok((await rowCount()) <= MAX_ROWS_IN_DOM);
-    // The other branch's last entry is the list's end.
+    // Switching back to the first branch (its leaf) replaces the entries again; u100 is shared, so it stays put.
+    await w.host({ type: 'events', threadId: T, events: [{ seq: ++lastSeq, time: Date.now(), threadId: T, type: 'thread.branchSwitched', toMessageId: `m:a${half - 1}` }] });
+    await w.eventually('the first branch is back', async () => (await page.locator('.vrow[data-vkey^="msg:m:b-"]').count()) === 0 && (await row('msg:m:u100').count()) === 1);
+    await w.eventually('u100 still where it was', async () => {
+      const after = await rowTop(keep);
+      return after !== null && Math.abs(after - before!) <= 2;
+    });
+    assert.ok((await rowCount()) <= MAX_ROWS_IN_DOM);
+    // The other branch again: its last entry is the list's end.
+    await w.host({ type: 'events', threadId: T, events: [{ seq: ++lastSeq, time: Date.now(), threadId: T, type: 'thread.branchSwitched', toMessageId: `m:b-a${half - 1}` }] });
     await page.evaluate(() => { const s = document.querySelector('.scroller')!; s.scrollTop = s.scrollHeight; });
-    await row(`run:run:b-${half / 2 + half / 2 - 1}`).waitFor();
+    await row(`run:run:b-${half - 1}`).waitFor();
   });
 
   it('streaming keeps the bottom in view; scrolled up, the list stays put and offers Jump to latest', async () => {
