@@ -64,6 +64,16 @@ describe('in-thread find', () => {
     assert.deepEqual(findInThread(s, 'needle', index).matches, [{ key: 'run:r', index: 1, occurrence: 0 }, { key: 'run:r', index: 1, occurrence: 1 }]);
   });
 
+  it('an answer edited in place is searched in its new words (even at the same length)', () => {
+    const s = longThread(4);
+    const index = new EntryTextIndex();
+    assert.equal(findInThread(s, 'answer 1', index).matches.length, 1);
+    const final = s.runs['run:1']!.final!;
+    applyEvents(s, [{ seq: s.lastEventSeq + 1, time: 1, threadId: T, type: 'message.edited', messageId: final.messageId, content: final.content.replace('Answer 1', 'Reply! 1') }]);
+    assert.equal(findInThread(s, 'answer 1', index).matches.length, 0, 'the old words are gone');
+    assert.equal(findInThread(s, 'reply! 1', index).matches.length, 1);
+  });
+
   it('finds the plan\'s title and steps after the entries', () => {
     const s = longThread(4);
     s.plan = { planId: 'p', title: 'Refactor the parser', status: 'proposed', steps: [{ id: 's1', text: 'Split the parser module', status: 'pending', note: null }] } as ThreadState['plan'];

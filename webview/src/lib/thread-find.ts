@@ -42,25 +42,26 @@ export function entrySearchText(entry: Entry, runs: ThreadState['runs']): string
   return run ? runSearchText(run) : '';
 }
 
-function signature(entry: Entry, runs: ThreadState['runs']): string {
-  if (entry.kind === 'message') return `m${entry.content.length}`;
+/** What an entry's text depends on: its run's progress, and the message text itself (an edit in place changes it). */
+function signature(entry: Entry, runs: ThreadState['runs']): { sig: string; body: string | null } {
+  if (entry.kind === 'message') return { sig: 'm', body: entry.content };
   const run = runs[entry.runId];
-  if (!run) return 'none';
-  return `${run.status}:${run.lastChunkSeq}:${run.final?.messageId ?? ''}:${run.items.length}:${run.final?.content.length ?? 0}`;
+  if (!run) return { sig: 'none', body: null };
+  return { sig: `${run.status}:${run.lastChunkSeq}:${run.final?.messageId ?? ''}:${run.items.length}`, body: run.final?.content ?? null };
 }
 
 /** Lower-cased entry texts by key, re-derived only when an entry changed. */
 export class EntryTextIndex {
-  private readonly cache = new Map<string, { sig: string; lower: string }>();
+  private readonly cache = new Map<string, { sig: string; body: string | null; lower: string }>();
 
   /** The lower-cased text of `entry`. */
   lowerText(entry: Entry, runs: ThreadState['runs']): string {
     const key = entryKey(entry);
-    const sig = signature(entry, runs);
+    const { sig, body } = signature(entry, runs);
     const hit = this.cache.get(key);
-    if (hit && hit.sig === sig) return hit.lower;
+    if (hit && hit.sig === sig && hit.body === body) return hit.lower; // strings compare by value (same string: by reference)
     const lower = entrySearchText(entry, runs).toLowerCase();
-    this.cache.set(key, { sig, lower });
+    this.cache.set(key, { sig, body, lower });
     return lower;
   }
 }
