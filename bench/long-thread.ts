@@ -45,6 +45,10 @@ const VIEWPORT = { width: 480, height: 900 };
 const SETTLE_MS = 600;
 /** Longest wait for one step (the 10,000-message baseline takes a while). */
 const STEP_TIMEOUT_MS = 180_000;
+/** A step that takes longer is reported as "> STEP_BUDGET_MS" and the run's later steps are skipped (the page is still busy). */
+const STEP_BUDGET_MS = 60_000;
+
+class OverBudget extends Error {}
 /** PageUp presses in the scroll step. */
 const PAGE_UPS = 20;
 const THREAD = 'thread:bench-long';
@@ -112,12 +116,21 @@ async function waitPosted(page: Page, type: string): Promise<Record<string, unkn
 /** Posts `events` (stashed in the page first, so the transfer from Node is not timed) and times the frame where `selector` is painted. */
 async function timed(page: Page, events: unknown[] | null, act: string, selector: string): Promise<{ ms: number; gapMs: number }> {
   if (events) await page.evaluate((e) => { window.__next = e; }, events);
-  const [t0, ms] = (await page.evaluate(`(async () => {
+  const run = page.evaluate(`(async () => {
     const t0 = performance.now();
     ${act}
     const ms = await window.__painted(${JSON.stringify(selector)}, t0);
     return [t0, ms];
-  })()`)) as [number, number];
+  })()`) as Promise<[number, number]>;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const budget = new Promise<null>((r) => (timer = setTimeout(() => r(null), STEP_BUDGET_MS)));
+  const done = await Promise.race([run, budget]);
+  clearTimeout(timer);
+  if (done === null) {
+    run.catch(() => {}); // the page is closed with the context
+    throw new OverBudget();
+  }
+  const [t0, ms] = done;
   await page.waitForTimeout(SETTLE_MS);
   const gapMs = (await page.evaluate(`window.__gapSince(${t0})`)) as number;
   return { ms, gapMs };
@@ -140,39 +153,48 @@ async function measure(origin: string, size: number, mode: Row['mode']): Promise
     await page.waitForTimeout(SETTLE_MS);
     const events = longThreadEvents({ threadId: THREAD, messages: size });
     const keys = longThreadKeys(size);
-    const heap0 = await heapUsed(page);
-    const post = `window.postMessage({ type: 'events', threadId: ${JSON.stringify(THREAD)}, events: window.__next }, '*'); window.__next = null;`;
-    const open = await timed(page, events, post, `[data-vkey="${keys.at(-1)}"]`);
-    const domNodes = (await page.evaluate('document.getElementsByTagName("*").length')) as number;
-    const heap1 = await heapUsed(page);
+    const row: Row = { size, mode, openMs: NaN, openGapMs: NaN, domNodes: NaN, heapMiB: NaN, topMs: NaN, topGapMs: NaN, pageUpGapMs: NaN, branchMs: NaN, branchGapMs: NaN };
+    try {
+      const heap0 = await heapUsed(page);
+      const post = `window.postMessage({ type: 'events', threadId: ${JSON.stringify(THREAD)}, events: window.__next }, '*'); window.__next = null;`;
+      const open = await timed(page, events, post, `[data-vkey="${keys.at(-1)}"]`);
+      row.openMs = open.ms;
+      row.openGapMs = open.gapMs;
+      row.domNodes = (await page.evaluate('document.getElementsByTagName("*").length')) as number;
+      row.heapMiB = ((await heapUsed(page)) - heap0) / 2 ** 20;
 
-    const top = await timed(page, null, `document.querySelector('.scroller').scrollTop = 0;`, `[data-vkey="${keys[0]}"]`);
+      const top = await timed(page, null, `document.querySelector('.scroller').scrollTop = 0;`, `[data-vkey="${keys[0]}"]`);
+      row.topMs = top.ms;
+      row.topGapMs = top.gapMs;
 
-    await page.evaluate(() => {
-      const s = document.querySelector('.scroller')!;
-      s.scrollTop = s.scrollHeight;
-      s.tabIndex = -1; // focusable, so PageUp scrolls it (bench only)
-      s.focus();
-    });
-    await page.waitForTimeout(SETTLE_MS);
-    const t0 = (await page.evaluate('performance.now()')) as number;
-    for (let i = 0; i < PAGE_UPS; i++) await page.keyboard.press('PageUp');
-    await page.waitForTimeout(SETTLE_MS);
-    const pageUpGapMs = (await page.evaluate(`window.__gapSince(${t0})`)) as number;
+      await page.evaluate(() => {
+        const s = document.querySelector('.scroller')!;
+        s.scrollTop = s.scrollHeight;
+        s.tabIndex = -1; // focusable, so PageUp scrolls it (bench only)
+        s.focus();
+      });
+      await page.waitForTimeout(SETTLE_MS);
+      const t0 = (await page.evaluate('performance.now()')) as number;
+      for (let i = 0; i < PAGE_UPS; i++) await page.keyboard.press('PageUp');
+      await page.waitForTimeout(SETTLE_MS);
+      row.pageUpGapMs = (await page.evaluate(`window.__gapSince(${t0})`)) as number;
 
-    await page.evaluate(() => { const s = document.querySelector('.scroller')!; s.scrollTop = s.scrollHeight; });
-    await page.waitForTimeout(SETTLE_MS);
-    const half = size / 2;
-    const tail = longThreadEvents({ threadId: THREAD, messages: half, variant: 'b', fromPair: half / 2, firstSeq: events.length + 2, created: false });
-    const branchEvents = [{ seq: events.length + 1, time: Date.now(), threadId: THREAD, type: 'thread.rewound', toMessageId: `m:a${half / 2 - 1}` }, ...tail];
-    // Another branch of the same size from the middle (untimed), then the switch back to the first one's leaf (timed).
-    await timed(page, branchEvents, post, `[data-vkey="${longThreadKeys(half, 'b', half / 2).at(-1)}"]`);
-    const switchBack = [{ seq: events.length + 2 + tail.length, time: Date.now(), threadId: THREAD, type: 'thread.branchSwitched', toMessageId: `m:a${size / 2 - 1}` }];
-    const branch = await timed(page, switchBack, post, `[data-vkey="${keys.at(-1)}"]`);
-    return {
-      size, mode, openMs: open.ms, openGapMs: open.gapMs, domNodes, heapMiB: (heap1 - heap0) / 2 ** 20,
-      topMs: top.ms, topGapMs: top.gapMs, pageUpGapMs, branchMs: branch.ms, branchGapMs: branch.gapMs,
-    };
+      await page.evaluate(() => { const s = document.querySelector('.scroller')!; s.scrollTop = s.scrollHeight; });
+      await page.waitForTimeout(SETTLE_MS);
+      const half = size / 2;
+      const tail = longThreadEvents({ threadId: THREAD, messages: half, variant: 'b', fromPair: half / 2, firstSeq: events.length + 2, created: false });
+      const branchEvents = [{ seq: events.length + 1, time: Date.now(), threadId: THREAD, type: 'thread.rewound', toMessageId: `m:a${half / 2 - 1}` }, ...tail];
+      // Another branch of the same size from the middle (untimed), then the switch back to the first one's leaf (timed).
+      await timed(page, branchEvents, post, `[data-vkey="${longThreadKeys(half, 'b', half / 2).at(-1)}"]`);
+      const switchBack = [{ seq: events.length + 2 + tail.length, time: Date.now(), threadId: THREAD, type: 'thread.branchSwitched', toMessageId: `m:a${size / 2 - 1}` }];
+      const branch = await timed(page, switchBack, post, `[data-vkey="${keys.at(-1)}"]`);
+      row.branchMs = branch.ms;
+      row.branchGapMs = branch.gapMs;
+    } catch (e) {
+      if (!(e instanceof OverBudget)) throw e;
+      console.log(`  ${size} messages, ${mode}: a step took over ${STEP_BUDGET_MS / 1000} s; its later figures are not measured`);
+    }
+    return row;
   } finally {
     await context.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -191,7 +213,7 @@ function median(runs: Row[]): Row {
   return out;
 }
 
-const fmt = (n: number, unit: string) => `${n >= 100 ? n.toFixed(0) : n.toFixed(1)}${unit}`;
+const fmt = (n: number, unit: string) => (Number.isNaN(n) ? `> ${STEP_BUDGET_MS / 1000} s` : `${n >= 100 ? n.toFixed(0) : n.toFixed(1)}${unit}`);
 
 async function main(): Promise<void> {
   if (!fs.existsSync(CHROMIUM)) {
@@ -218,7 +240,7 @@ async function main(): Promise<void> {
   const cols: [string, (r: Row) => string, (r: Row) => number][] = [
     ['open→painted', (r) => fmt(r.openMs, ' ms'), (r) => r.openMs],
     ['open gap', (r) => fmt(r.openGapMs, ' ms'), (r) => r.openGapMs],
-    ['DOM nodes', (r) => String(r.domNodes), (r) => r.domNodes],
+    ['DOM nodes', (r) => (Number.isNaN(r.domNodes) ? 'n/m' : String(r.domNodes)), (r) => r.domNodes],
     ['heap Δ', (r) => fmt(r.heapMiB, ' MiB'), (r) => r.heapMiB],
     ['top→painted', (r) => fmt(r.topMs, ' ms'), (r) => r.topMs],
     ['top gap', (r) => fmt(r.topGapMs, ' ms'), (r) => r.topGapMs],
@@ -233,7 +255,7 @@ async function main(): Promise<void> {
     const b = rows.find((r) => r.size === size && r.mode === 'baseline')!;
     lines.push([String(size), 'virtualised', ...cols.map((c) => c[1](v))]);
     lines.push([String(size), 'baseline', ...cols.map((c) => c[1](b))]);
-    lines.push([String(size), 'baseline ÷ virtualised', ...cols.map((c) => `${(c[2](b) / Math.max(c[2](v), 1e-9)).toFixed(1)}×`)]);
+    lines.push([String(size), 'baseline ÷ virtualised', ...cols.map((c) => (Number.isNaN(c[2](b)) ? 'n/m' : `${(c[2](b) / Math.max(c[2](v), 1e-9)).toFixed(1)}×`))]);
   }
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const print = (l: string[]) => console.log(l.map((c, i) => c.padStart(widths[i]!)).join('  '));
