@@ -241,7 +241,7 @@ async function main(): Promise<void> {
     ['open→painted', (r) => fmt(r.openMs, ' ms'), (r) => r.openMs],
     ['open gap', (r) => fmt(r.openGapMs, ' ms'), (r) => r.openGapMs],
     ['DOM nodes', (r) => (Number.isNaN(r.domNodes) ? 'n/m' : String(r.domNodes)), (r) => r.domNodes],
-    ['heap Δ', (r) => fmt(r.heapMiB, ' MiB'), (r) => r.heapMiB],
+    ['heap Δ', (r) => (Number.isNaN(r.heapMiB) ? 'n/m' : fmt(r.heapMiB, ' MiB')), (r) => r.heapMiB],
     ['top→painted', (r) => fmt(r.topMs, ' ms'), (r) => r.topMs],
     ['top gap', (r) => fmt(r.topGapMs, ' ms'), (r) => r.topGapMs],
     [`PageUp×${PAGE_UPS} gap`, (r) => fmt(r.pageUpGapMs, ' ms'), (r) => r.pageUpGapMs],
