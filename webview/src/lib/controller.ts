@@ -19,9 +19,10 @@ import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
 import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream,
+  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type EventsResult, type ThreadState,
 } from './thread-state';
 import { decodeState, encodeState } from './persistence';
+import { SlicedReplay, replayTarget } from './bulk-replay';
 import { ContextController } from './context-state';
 import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
@@ -54,6 +55,10 @@ export class Controller extends ControllerIntents {
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   private dirty = false;
+  /** Counts saves, so a deferred save (persistSoon) that another overtook is skipped. */
+  private persistGeneration = 0;
+  /** The open thread's first replay while it is applied in slices (./bulk-replay.ts). */
+  private replay: SlicedReplay | null = null;
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
@@ -175,7 +180,25 @@ export class Controller extends ControllerIntents {
   private onEvents(threadId: string | null, events: unknown[]): void {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    const res = applyEvents(thread, events, (w) => this.log.warn(w));
+    if (this.replay?.threadId === threadId) return this.replay.add(events); // behind the replay, in order
+    const plain = replayTarget(thread, events.length);
+    if (plain) {
+      // A long thread's first replay: off the proxy, in time slices, swapped in once (./bulk-replay.ts).
+      const replay = new SlicedReplay(plain, (state, res) => {
+        if (this.replay !== replay) return;
+        this.replay = null;
+        this.model.thread = state;
+        this.afterEvents(state, res, true);
+      }, (w) => this.log.warn(w));
+      this.replay = replay;
+      replay.add(events);
+      return;
+    }
+    this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);
+  }
+
+  /** Follow-up of applied events; `replayed`: `thread` is the plain state a replay just swapped in. */
+  private afterEvents(thread: ThreadState, res: EventsResult, replayed: boolean): void {
     for (const id of res.completedItems) this.dropApproval(id);
     const sending = this.model.sending;
     if (sending && res.userMessages.length > 0) {
@@ -193,8 +216,21 @@ export class Controller extends ControllerIntents {
     if (res.endedRuns.length > 0) {
       this.context.refresh(); // the history grew: the meter counts it
       this.loadThreads(); // updatedAt moved
-      this.persistNow();
-    } else if (res.applied > 0) this.schedulePersist();
+    }
+    if (replayed) this.persistSoon(thread); // not in the frame that shows the thread
+    else if (res.endedRuns.length > 0) this.persistNow();
+    else if (res.applied > 0) this.schedulePersist();
+  }
+
+  /**
+   * Saves `raw` (a plain thread state just replayed, ./bulk-replay.ts) in a task of its own; skipped
+   * when another save came first (that one is newer).
+   */
+  private persistSoon(raw: ThreadState): void {
+    const generation = ++this.persistGeneration;
+    setTimeout(() => {
+      if (generation === this.persistGeneration && this.model.thread?.threadId === raw.threadId) this.persistNow(raw);
+    }, 0);
   }
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
@@ -388,6 +424,8 @@ export class Controller extends ControllerIntents {
   }
 
   private leaveThread(): void {
+    this.replay?.cancel();
+    this.replay = null;
     const thread = this.model.thread;
     if (!thread) return;
     this.send({ type: 'unsubscribe', target: `thread:${thread.threadId}` });
@@ -402,11 +440,15 @@ export class Controller extends ControllerIntents {
     else this.persistNow();
   }
 
-  /** Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts). */
-  persistNow(): void {
+  /**
+   * Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts).
+   * `raw`: the plain object the open thread was just replayed into (faster to encode than its proxy).
+   */
+  persistNow(raw?: ThreadState): void {
     this.dirty = false;
+    this.persistGeneration++;
     try {
-      this.bridge.setState(encodeState(this.model.thread, this.model.draft, this.model.approvals));
+      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals));
     } catch (e) {
       this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -403,13 +403,14 @@ export function runsNeedingStream(state: ThreadState): RunView[] {
 
 /** The newest run that is still going, if any (what Stop cancels). */
 export function activeRun(state: ThreadState): RunView | null {
-  let found: RunView | null = null;
-  for (const e of state.entries) {
+  // From the end: the newest running run is usually the last entry (long threads stay cheap).
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i]!;
     if (e.kind !== 'run') continue;
     const run = state.runs[e.runId];
-    if (run && run.status === 'running') found = run;
+    if (run && run.status === 'running') return run;
   }
-  return found;
+  return null;
 }
 
 /** The subscriptions that resume this thread exactly where the state stands. */
