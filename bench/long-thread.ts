@@ -88,6 +88,8 @@ function serve(): Promise<{ origin: string; close(): Promise<void> }> {
     if (url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, 'bench-nonce'));
     else if (url === '/theme.css') res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
     else if (files[url]) res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
+    // The ES-module bundle's split chunks (shared code and code highlighting), as VS Code serves them from dist/.
+    else if (/^\/dist\/webview-chunks\/[\w.-]+\.js$/.test(url) && fs.existsSync(path.join(ROOT, url))) res.writeHead(200, { 'content-type': 'text/javascript' }).end(fs.readFileSync(path.join(ROOT, url)));
     else res.writeHead(404).end();
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
