@@ -126,7 +126,12 @@ const TRANSCRIPT_JS = `(() => {
   const log = document.querySelector('[role="log"][aria-label="Conversation"]');
   const out = [];
   const text = (el) => (el?.innerText ?? '').trim();
-  for (const el of log ? Array.from(log.children) : []) {
+  // The list is virtualised (VirtualList.svelte): each entry sits in a .vrow of the .vlist; this
+  // short thread renders all of them. A run's action rows (edit, regenerate, ‹ › switchers) are
+  // controls, not conversation.
+  const rows = log ? Array.from(log.querySelectorAll(':scope > .vlist > .vrow > *')) : [];
+  for (const el of rows.length > 0 ? rows : log ? Array.from(log.children) : []) {
+    if (el.matches('.vlist, .jump-latest, .find-bar')) continue;
     if (el.matches('.message.user')) out.push('you: ' + text(el.querySelector('.plain')));
     else if (el.matches('article.run')) {
       for (const b of Array.from(el.children)) {
@@ -134,6 +139,7 @@ const TRANSCRIPT_JS = `(() => {
         else if (b.matches('.steer')) out.push('steer: ' + [text(b.querySelector('.steer-label')), text(b.querySelector('.plain')), text(b.querySelector('.steer-skipped'))].join(' | '));
         else if (b.matches('section.tool')) out.push('tool: ' + text(b.querySelector('.name')));
         else if (b.matches('footer.run-status')) out.push('end: ' + (b.getAttribute('data-status') ?? '?'));
+        else if (b.matches('.prompt-actions, .message-actions')) continue;
         else out.push('other: ' + b.className);
       }
     } else out.push('other: ' + el.className);

@@ -12,7 +12,7 @@ import { runText } from '../../webview/src/lib/blocks';
 import { pathIds, siblingsIn, treeWork } from '../../webview/src/lib/tree-state';
 import { TreeIntents } from '../../webview/src/lib/tree-intents';
 import { createModel, type AppModel } from '../../webview/src/lib/app-model';
-import { decodeState, encodeState } from '../../webview/src/lib/persistence';
+import { decodeState, encodeState, MAX_PERSISTED_THREAD_MESSAGES } from '../../webview/src/lib/persistence';
 import { buildTree, latestLeafUnder, pathTo, siblingsOf } from '../../src/protocol/branches';
 import type { ClientCommand } from '../../src/protocol/commands/index';
 import { formatContext } from '../../src/protocol/mentions';
@@ -162,6 +162,28 @@ describe('webview conversation tree', () => {
     const fromOld = decodeState({ version: 1, threadId: T, draft: '', threadJson: JSON.stringify(older), approvals: [] }, (w) => warnings.push(w))!.thread!;
     assert.equal(fromOld.lastEventSeq, 0, 'replayed from seq 0');
     assert.equal(warnings.length, 1);
+  });
+
+  it('a thread over MAX_PERSISTED_THREAD_MESSAGES is not serialised (it is replayed from seq 0 on reload); one at the bound is', () => {
+    const l = log();
+    const build = (pairs: number) => {
+      const st = createThreadState(T);
+      const evs: unknown[] = [];
+      let parent: string | null = null;
+      for (let i = 0; i < pairs; i++) {
+        evs.push(l.user(`u${i}`, parent), l.run(`r${i}`, `u${i}`), l.answer(`a${i}`, `u${i}`, `r${i}`));
+        parent = `a${i}`;
+      }
+      applyEvents(st, evs);
+      return st;
+    };
+    const atBound = build(MAX_PERSISTED_THREAD_MESSAGES / 2);
+    assert.equal(atBound.tree.messageCount, MAX_PERSISTED_THREAD_MESSAGES);
+    assert.ok(encodeState(atBound, 'd', []).threadJson !== null);
+    const over = encodeState(build(MAX_PERSISTED_THREAD_MESSAGES / 2 + 1), 'draft kept', []);
+    assert.equal(over.threadJson, null);
+    assert.equal(over.draft, 'draft kept');
+    assert.equal(decodeState(over, () => {})!.thread!.lastEventSeq, 0, 'replayed from the start');
   });
 
   describe('10,000 messages stay linear (work counted, not timed)', () => {

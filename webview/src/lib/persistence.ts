@@ -12,6 +12,12 @@ import { createThreadState, isThreadState, type ThreadState } from './thread-sta
 export const PERSIST_VERSION = 1;
 /** Largest thread snapshot (JSON characters) saved; a bigger thread is replayed from seq 0 instead. */
 export const MAX_PERSISTED_THREAD_CHARS = 4_000_000;
+/**
+ * Threads with more messages than this are not saved at all, so a long thread never pays for a
+ * JSON.stringify of itself (about 30 ms per 1,000 messages, in one task: a frame gap); a re-created
+ * webview replays it from seq 0 instead, in slices (./bulk-replay.ts).
+ */
+export const MAX_PERSISTED_THREAD_MESSAGES = 1_000;
 
 export interface SavedApproval {
   callId: string;
@@ -51,7 +57,8 @@ function isApproval(v: unknown): v is SavedApproval {
 }
 
 export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[]): PersistedState {
-  let threadJson: string | null = thread ? JSON.stringify(thread) : null;
+  const tooMany = thread !== null && (thread.tree?.messageCount ?? thread.entries.length) > MAX_PERSISTED_THREAD_MESSAGES;
+  let threadJson: string | null = thread && !tooMany ? JSON.stringify(thread) : null;
   if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null;
   return {
     version: PERSIST_VERSION,

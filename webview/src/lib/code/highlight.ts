@@ -8,12 +8,22 @@ import { grammarFor, type HighlightedLine, type ThemeKind } from './languages';
 
 export * from './languages';
 
+/**
+ * Blocks take turns, one tokenization per task: when shiki (or a grammar) arrives, every block on
+ * screen is waiting for it, and tokenizing them all in the microtasks of one task would hold the
+ * frame for as long as all of them take (a long thread opening on a page of code).
+ */
+let turn: Promise<unknown> = Promise.resolve();
+const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** Tokens of `code` (lines of coloured tokens), or null when its language has no grammar here. */
 export async function highlightCode(code: string, lang: string, theme: ThemeKind): Promise<HighlightedLine[] | null> {
   const id = grammarFor(lang);
   if (!id) return null;
   const shiki = await import('./shiki-loader');
-  return shiki.tokenize(code, id, theme);
+  const mine = turn.then(nextTask).then(() => shiki.tokenize(code, id, theme));
+  turn = mine.catch(() => undefined);
+  return mine;
 }
 
 /** The grammars loaded so far (none before the first highlighted block). */
