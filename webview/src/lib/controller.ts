@@ -21,12 +21,12 @@ import { RequestTracker, type Pending } from './requests';
 import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type EventsResult, type ThreadState,
 } from './thread-state';
-import { decodeState, encodeState } from './persistence';
+import { StateSaver } from './state-saver';
 import { SlicedReplay, replayTarget } from './bulk-replay';
 import { ContextController } from './context-state';
 import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
-import { PromptRecall, withSent, type ArrowInput, type RecallStep } from './prompt-recall';
+import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall';
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
@@ -50,13 +50,10 @@ export class Controller extends ControllerIntents {
   private nextNotice = 1;
   /** ArrowUp/ArrowDown prompt recall (./prompt-recall.ts) over the engine's prompt history. */
   readonly recall = new PromptRecall();
-  /** Prompts sent since the last `listPromptHistory` went out (its answer may not have them). */
-  private sentSinceHistory: string[] = [];
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
-  private dirty = false;
-  /** Counts saves, so a deferred save (persistSoon) that another overtook is skipped. */
-  private persistGeneration = 0;
+  /** When the state is saved with vscode.setState (./state-saver.ts). */
+  private readonly saver: StateSaver;
   /** The open thread's first replay while it is applied in slices (./bulk-replay.ts). */
   private replay: SlicedReplay | null = null;
   private stopListening: (() => void) | null = null;
@@ -67,6 +64,7 @@ export class Controller extends ControllerIntents {
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
+    this.saver = new StateSaver(model, bridge, log);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
@@ -82,7 +80,7 @@ export class Controller extends ControllerIntents {
 
   start(): void {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
-    this.restore();
+    this.saver.restore();
     this.send({ type: 'getSettings' });
     this.loadThreads();
     this.resubscribe();
@@ -217,20 +215,9 @@ export class Controller extends ControllerIntents {
       this.context.refresh(); // the history grew: the meter counts it
       this.loadThreads(); // updatedAt moved
     }
-    if (replayed) this.persistSoon(thread); // not in the frame that shows the thread
+    if (replayed) this.saver.soon(thread); // not in the frame that shows the thread
     else if (res.endedRuns.length > 0) this.persistNow();
-    else if (res.applied > 0) this.schedulePersist();
-  }
-
-  /**
-   * Saves `raw` (a plain thread state just replayed, ./bulk-replay.ts) in a task of its own; skipped
-   * when another save came first (that one is newer).
-   */
-  private persistSoon(raw: ThreadState): void {
-    const generation = ++this.persistGeneration;
-    setTimeout(() => {
-      if (generation === this.persistGeneration && this.model.thread?.threadId === raw.threadId) this.persistNow(raw);
-    }, 0);
+    else if (res.applied > 0) this.saver.schedule();
   }
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
@@ -263,7 +250,7 @@ export class Controller extends ControllerIntents {
       // Queued: it shows in the queue strip (from its event), not as a message being sent.
       if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
     } else if (req.type === 'listPromptHistory') {
-      this.recall.setHistory((value as CommandResult<'listPromptHistory'>).prompts.map((p) => p.prompt), this.sentSinceHistory);
+      this.recall.setHistory((value as CommandResult<'listPromptHistory'>).prompts.map((p) => p.prompt));
     } else if (req.type === 'listChildThreads' && req.parentId) {
       m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
     } else if (req.type === 'listApprovals') {
@@ -365,7 +352,6 @@ export class Controller extends ControllerIntents {
     this.model.draft = '';
     this.context.clearAfterSend();
     this.recall.sent(prompt);
-    this.sentSinceHistory = withSent(this.sentSinceHistory, prompt); // bounded like the history
     return true;
   }
 
@@ -388,7 +374,7 @@ export class Controller extends ControllerIntents {
 
   /** Asks the engine for the prompt history (at start and when a new engine session connects). */
   loadPromptHistory(): void {
-    this.sentSinceHistory = [];
+    this.recall.requested();
     this.send({ type: 'listPromptHistory' });
   }
 
@@ -434,37 +420,14 @@ export class Controller extends ControllerIntents {
     this.model.sending = null;
   }
 
-  private schedulePersist(): void {
-    const thread = this.model.thread;
-    if (thread && activeRun(thread)) this.dirty = true; // written once the run ends
-    else this.persistNow();
-  }
-
-  /**
-   * Saves {threadId, draft, thread state with its seqs, waiting approvals} now (./persistence.ts).
-   * `raw`: the plain object the open thread was just replayed into (faster to encode than its proxy).
-   */
+  /** Saves the state now (./state-saver.ts); `raw`: a plain thread state just replayed. */
   persistNow(raw?: ThreadState): void {
-    this.dirty = false;
-    this.persistGeneration++;
-    try {
-      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals));
-    } catch (e) {
-      this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    this.saver.now(raw);
   }
 
   /** True while a save was skipped because a run is streaming. */
   get hasUnsavedState(): boolean {
-    return this.dirty;
-  }
-
-  private restore(): void {
-    const saved = decodeState(this.bridge.getState(), (w) => this.log.warn(w));
-    if (!saved) return;
-    this.model.draft = saved.draft;
-    this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
-    this.model.thread = saved.thread;
+    return this.saver.unsaved;
   }
 
   /**

@@ -97,9 +97,19 @@ export function withSent(history: readonly string[], prompt: string): string[] {
 export class PromptRecall {
   private history: string[] = [];
   private state: RecallState = NOT_WALKING;
+  /** Prompts sent since the engine's history was last asked for (its answer may not have them). */
+  private sentSinceRequest: string[] = [];
 
-  /** The engine's history (newest last), with prompts this view sent that it does not list yet kept at the end. */
-  setHistory(fromEngine: readonly string[], sentSince: readonly string[] = []): void {
+  /** The engine's history is being asked for: prompts sent from now on are kept until its answer. */
+  requested(): void {
+    this.sentSinceRequest = [];
+  }
+
+  /**
+   * The engine's history (newest last), with prompts this view sent that it does not list yet kept
+   * at the end (by default those sent since `requested`).
+   */
+  setHistory(fromEngine: readonly string[], sentSince: readonly string[] = this.sentSinceRequest): void {
     let h = fromEngine.slice(-MAX_RECALLED_PROMPTS);
     for (const p of sentSince) if (!h.includes(p)) h = withSent(h, p);
     this.history = h;
@@ -120,6 +130,7 @@ export class PromptRecall {
   /** A prompt was sent: it is the newest, and any walk (and its stash) ends. */
   sent(prompt: string): void {
     this.history = withSent(this.history, prompt);
+    this.sentSinceRequest = withSent(this.sentSinceRequest, prompt); // bounded like the history
     this.state = NOT_WALKING;
   }
 
