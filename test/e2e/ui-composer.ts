@@ -14,7 +14,10 @@
  *   5. with every editor closed, Insert shows "No editor to insert into";
  *   6. "Apply to square.ts" (the fence names src/square.ts, which does not exist) opens the diff
  *      tab, asks in a modal dialog, and the file is written only after "Apply";
- *   7. screenshots.
+ *   7. screenshots;
+ *   8. Ctrl+F in the chat opens the in-thread find (the list is virtualised, so it searches the
+ *      thread's state, not the page): "square" matches in the prompt and the answer, Enter steps
+ *      to the next match, Esc closes it.
  */
 import type { Frame, Page } from 'playwright-core';
 import * as h from './harness';
@@ -33,6 +36,7 @@ export const COMPOSER_CHECKS = {
   noEditor: 'composer UI: Insert with no editor open says so clearly',
   apply: 'composer UI: Apply to square.ts opens a diff against the proposal, asks, and writes the file only after "Apply"',
   screenshots: 'composer UI: screenshots in test-results/ and the README picture',
+  find: 'composer UI: Ctrl+F in the chat opens find over the thread: matches counted, Enter steps to the next, Esc closes',
 } as const;
 
 const MODEL = 'openai:gpt-e2e';
@@ -207,6 +211,28 @@ export async function runComposerChecks(o: UiCheckOptions): Promise<void> {
         await dialog.getByRole('button', { name: 'Apply', exact: true }).click({ timeout: 5_000 });
         await h.waitFor('src/square.ts written', 15_000, async () => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === `${CODE}\n`, 100);
         await toast(p, 'Applied the code block to src/square.ts').waitFor({ state: 'visible', timeout: 10_000 });
+      }), p);
+
+    // ---- 8. Find in the thread (Ctrl+F inside the chat webview, as a user presses it)
+    await o.check(COMPOSER_CHECKS.find, () =>
+      timed(COMPOSER_CHECKS.find, async () => {
+        requireState('highlighted');
+        const view = await sidebar();
+        await composer(view).click({ timeout: 10_000 });
+        await p.keyboard.press('Control+f');
+        const bar = view.locator('.find-bar');
+        await bar.waitFor({ state: 'visible', timeout: 10_000 });
+        const count = bar.locator('.find-count');
+        // "square": in the prompt "Write a square function" and in the answer's code block.
+        await bar.locator('.find-input').fill('square');
+        await h.waitFor('find to count its matches', 10_000, async () => /^1\/\d+$/.test((await count.innerText()).trim()));
+        const first = (await count.innerText()).trim();
+        const total = Number(first.split('/')[1]);
+        assert(total >= 2, `find counts ${first}: expected "square" in the prompt and the answer`);
+        await bar.locator('.find-input').press('Enter');
+        await h.waitFor('Enter to step to match 2', 10_000, async () => (await count.innerText()).trim() === `2/${total}`);
+        await bar.locator('.find-input').press('Escape');
+        await bar.waitFor({ state: 'detached', timeout: 10_000 });
       }), p);
 
     await o.check(COMPOSER_CHECKS.screenshots, async () => {

@@ -403,12 +403,15 @@ export function runsNeedingStream(state: ThreadState): RunView[] {
 
 /** The newest run that is still going, if any (what Stop cancels). */
 export function activeRun(state: ThreadState): RunView | null {
-  // From the end: the newest running run is usually the last entry (long threads stay cheap).
+  // Only the newest run on the path can be running: a thread runs one turn at a time, a prompt
+  // sent meanwhile is queued (no new run), and regenerate, retry, edit and branch switches are
+  // refused while it runs — so this looks at the last run entry only (O(1): every row's actions
+  // ask, and a scan of a long thread per row held its opening frame).
   for (let i = state.entries.length - 1; i >= 0; i--) {
     const e = state.entries[i]!;
     if (e.kind !== 'run') continue;
     const run = state.runs[e.runId];
-    if (run && run.status === 'running') return run;
+    return run && run.status === 'running' ? run : null;
   }
   return null;
 }

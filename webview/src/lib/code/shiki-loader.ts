@@ -1,12 +1,14 @@
 /**
  * The shiki highlighter of code blocks, loaded lazily (the first highlighted block imports this
  * module, a chunk of its own). VS Code's TextMate grammars and themes, matched by shiki's
- * JavaScript regex engine (no WASM, no eval: the webview's CSP stays strict). Each language is
+ * JavaScript raw engine over the precompiled grammars (@shikijs/langs-precompiled: the Oniguruma
+ * patterns already translated to JavaScript regexes, so a grammar's first use costs no
+ * translation — about 150 ms in one task otherwise; no WASM, no eval: the CSP stays strict). Each language is
  * its own chunk, imported the first time a block uses it; themes likewise. `loadedLanguages`
  * says what has been loaded (the tests check that only the languages a message uses are).
  */
 import { createHighlighterCore, type HighlighterCore, type LanguageRegistration, type ThemeRegistration } from 'shiki/core';
-import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import { createJavaScriptRawEngine } from 'shiki/engine/javascript';
 import type { GrammarId, HighlightedLine, ThemeKind } from './languages';
 
 type Loader<T> = () => Promise<{ default: T }>;
@@ -16,56 +18,56 @@ type Loader<T> = () => Promise<{ default: T }>;
  * splits it out of the webview bundle, and nothing is fetched until a block needs it.
  */
 const GRAMMARS: Record<GrammarId, Loader<LanguageRegistration[]>> = {
-  bat: () => import('@shikijs/langs/bat'),
-  c: () => import('@shikijs/langs/c'),
-  cmake: () => import('@shikijs/langs/cmake'),
-  cpp: () => import('@shikijs/langs/cpp'),
-  csharp: () => import('@shikijs/langs/csharp'),
-  css: () => import('@shikijs/langs/css'),
-  dart: () => import('@shikijs/langs/dart'),
-  diff: () => import('@shikijs/langs/diff'),
-  docker: () => import('@shikijs/langs/docker'),
-  elixir: () => import('@shikijs/langs/elixir'),
-  go: () => import('@shikijs/langs/go'),
-  graphql: () => import('@shikijs/langs/graphql'),
-  haskell: () => import('@shikijs/langs/haskell'),
-  hcl: () => import('@shikijs/langs/hcl'),
-  html: () => import('@shikijs/langs/html'),
-  ini: () => import('@shikijs/langs/ini'),
-  java: () => import('@shikijs/langs/java'),
-  javascript: () => import('@shikijs/langs/javascript'),
-  json: () => import('@shikijs/langs/json'),
-  jsonc: () => import('@shikijs/langs/jsonc'),
-  jsx: () => import('@shikijs/langs/jsx'),
-  kotlin: () => import('@shikijs/langs/kotlin'),
-  less: () => import('@shikijs/langs/less'),
-  lua: () => import('@shikijs/langs/lua'),
-  make: () => import('@shikijs/langs/make'),
-  markdown: () => import('@shikijs/langs/markdown'),
-  'objective-c': () => import('@shikijs/langs/objective-c'),
-  perl: () => import('@shikijs/langs/perl'),
-  php: () => import('@shikijs/langs/php'),
-  powershell: () => import('@shikijs/langs/powershell'),
-  proto: () => import('@shikijs/langs/proto'),
-  python: () => import('@shikijs/langs/python'),
-  r: () => import('@shikijs/langs/r'),
-  ruby: () => import('@shikijs/langs/ruby'),
-  rust: () => import('@shikijs/langs/rust'),
-  scala: () => import('@shikijs/langs/scala'),
-  scss: () => import('@shikijs/langs/scss'),
-  shellscript: () => import('@shikijs/langs/shellscript'),
-  shellsession: () => import('@shikijs/langs/shellsession'),
-  sql: () => import('@shikijs/langs/sql'),
-  svelte: () => import('@shikijs/langs/svelte'),
-  swift: () => import('@shikijs/langs/swift'),
-  terraform: () => import('@shikijs/langs/terraform'),
-  toml: () => import('@shikijs/langs/toml'),
-  tsx: () => import('@shikijs/langs/tsx'),
-  typescript: () => import('@shikijs/langs/typescript'),
-  vue: () => import('@shikijs/langs/vue'),
-  xml: () => import('@shikijs/langs/xml'),
-  yaml: () => import('@shikijs/langs/yaml'),
-  zig: () => import('@shikijs/langs/zig'),
+  bat: () => import('@shikijs/langs-precompiled/bat'),
+  c: () => import('@shikijs/langs-precompiled/c'),
+  cmake: () => import('@shikijs/langs-precompiled/cmake'),
+  cpp: () => import('@shikijs/langs-precompiled/cpp'),
+  csharp: () => import('@shikijs/langs-precompiled/csharp'),
+  css: () => import('@shikijs/langs-precompiled/css'),
+  dart: () => import('@shikijs/langs-precompiled/dart'),
+  diff: () => import('@shikijs/langs-precompiled/diff'),
+  docker: () => import('@shikijs/langs-precompiled/docker'),
+  elixir: () => import('@shikijs/langs-precompiled/elixir'),
+  go: () => import('@shikijs/langs-precompiled/go'),
+  graphql: () => import('@shikijs/langs-precompiled/graphql'),
+  haskell: () => import('@shikijs/langs-precompiled/haskell'),
+  hcl: () => import('@shikijs/langs-precompiled/hcl'),
+  html: () => import('@shikijs/langs-precompiled/html'),
+  ini: () => import('@shikijs/langs-precompiled/ini'),
+  java: () => import('@shikijs/langs-precompiled/java'),
+  javascript: () => import('@shikijs/langs-precompiled/javascript'),
+  json: () => import('@shikijs/langs-precompiled/json'),
+  jsonc: () => import('@shikijs/langs-precompiled/jsonc'),
+  jsx: () => import('@shikijs/langs-precompiled/jsx'),
+  kotlin: () => import('@shikijs/langs-precompiled/kotlin'),
+  less: () => import('@shikijs/langs-precompiled/less'),
+  lua: () => import('@shikijs/langs-precompiled/lua'),
+  make: () => import('@shikijs/langs-precompiled/make'),
+  markdown: () => import('@shikijs/langs-precompiled/markdown'),
+  'objective-c': () => import('@shikijs/langs-precompiled/objective-c'),
+  perl: () => import('@shikijs/langs-precompiled/perl'),
+  php: () => import('@shikijs/langs-precompiled/php'),
+  powershell: () => import('@shikijs/langs-precompiled/powershell'),
+  proto: () => import('@shikijs/langs-precompiled/proto'),
+  python: () => import('@shikijs/langs-precompiled/python'),
+  r: () => import('@shikijs/langs-precompiled/r'),
+  ruby: () => import('@shikijs/langs-precompiled/ruby'),
+  rust: () => import('@shikijs/langs-precompiled/rust'),
+  scala: () => import('@shikijs/langs-precompiled/scala'),
+  scss: () => import('@shikijs/langs-precompiled/scss'),
+  shellscript: () => import('@shikijs/langs-precompiled/shellscript'),
+  shellsession: () => import('@shikijs/langs-precompiled/shellsession'),
+  sql: () => import('@shikijs/langs-precompiled/sql'),
+  svelte: () => import('@shikijs/langs-precompiled/svelte'),
+  swift: () => import('@shikijs/langs-precompiled/swift'),
+  terraform: () => import('@shikijs/langs-precompiled/terraform'),
+  toml: () => import('@shikijs/langs-precompiled/toml'),
+  tsx: () => import('@shikijs/langs-precompiled/tsx'),
+  typescript: () => import('@shikijs/langs-precompiled/typescript'),
+  vue: () => import('@shikijs/langs-precompiled/vue'),
+  xml: () => import('@shikijs/langs-precompiled/xml'),
+  yaml: () => import('@shikijs/langs-precompiled/yaml'),
+  zig: () => import('@shikijs/langs-precompiled/zig'),
 };
 
 /**
@@ -84,7 +86,7 @@ const languages = new Map<string, Promise<void>>();
 const themes = new Map<ThemeKind, Promise<void>>();
 
 function core(): Promise<HighlighterCore> {
-  highlighter ??= createHighlighterCore({ themes: [], langs: [], engine: createJavaScriptRegexEngine() });
+  highlighter ??= createHighlighterCore({ themes: [], langs: [], engine: createJavaScriptRawEngine() });
   return highlighter;
 }
 
