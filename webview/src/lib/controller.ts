@@ -15,7 +15,7 @@
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
 import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
-import { MAX_NOTICES, applyThreadPage, type AppModel, type Logger } from './app-model';
+import { MAX_NOTICES, applyModelResult, consoleLogger, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
 import {
@@ -33,16 +33,10 @@ import { TreeIntents } from './tree-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
-
 export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView, type Logger, type Notice, type SettingsView, type ThreadSummary } from './app-model';
 
 /** What Continue sends after a reply that stopped at the output-token limit. */
 export const CONTINUE_PROMPT = 'Your last reply stopped at the output-token limit. Continue exactly where you stopped, without repeating what you already wrote.';
-
-const consoleLogger: Logger = {
-  warn: (m) => console.warn(`[vox] ${m}`),
-  error: (m) => console.error(`[vox] ${m}`),
-};
 
 export class Controller extends ControllerIntents {
   private readonly requests = new RequestTracker();
@@ -233,12 +227,11 @@ export class Controller extends ControllerIntents {
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
     const m = this.model;
+    if (applyModelResult(m, req, value)) return;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
       const st = toSettings(value as CommandResult<'getSettings'>);
       m.settings = st;
       this.prepareModel(st.model, false);
-    } else if (req.type === 'listThreads') {
-      applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
     } else if (req.type === 'sendPrompt') {
       const started = value as CommandResult<'sendPrompt'>;
       this.context.noteSent(started.rules, started.warnings);
@@ -251,18 +244,10 @@ export class Controller extends ControllerIntents {
       if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
     } else if (req.type === 'listPromptHistory') {
       this.recall.setHistory((value as CommandResult<'listPromptHistory'>).prompts.map((p) => p.prompt));
-    } else if (req.type === 'listChildThreads' && req.parentId) {
-      m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
-    } else if (req.type === 'listApprovals') {
-      for (const a of (value as CommandResult<'listApprovals'>).approvals) {
-        if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
-      }
     } else if (req.type === 'respondToApproval' && req.callId) {
       this.dropApproval(req.callId);
     } else if (req.type === 'renameThread' || req.type === 'deleteThread') {
       this.loadThreads();
-    } else if (req.type === 'getPermissions' || (req.type === 'setPermissionMode' && req.scopeWorkspace)) {
-      m.permissions = value as CommandResult<'getPermissions'>;
     }
   }
 
