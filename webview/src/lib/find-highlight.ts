@@ -5,6 +5,7 @@
  * The DOM Svelte owns is never modified. The stored text is markdown and the rendered text is not,
  * so the n-th occurrence in the source maps to the n-th rendered one (the last when fewer render).
  * Where the API is missing (an old engine) the selected match becomes the document selection.
+ * A match inside a closed `<details>` (a tool card's arguments or result) opens it.
  */
 import { occurrenceRanges } from './thread-find';
 
@@ -70,6 +71,7 @@ export function highlightMatches(root: Element, query: string, occurrence: numbe
   clearFindHighlights();
   if (ranges.length === 0) return null;
   const current = ranges[Math.min(occurrence, ranges.length - 1)]!;
+  revealRange(current);
   const reg = highlights();
   if (reg) {
     reg.set(FIND_HIGHLIGHT, new Highlight(...ranges));
@@ -80,6 +82,13 @@ export function highlightMatches(root: Element, query: string, occurrence: numbe
     sel?.addRange(current);
   }
   return current;
+}
+
+/** Opens the closed `<details>` (a tool's arguments or result) that hold the range, so the match shows. */
+function revealRange(range: Range): void {
+  for (let el = range.startContainer.parentElement; el; el = el.parentElement) {
+    if (el instanceof HTMLDetailsElement && !el.open) el.open = true;
+  }
 }
 
 /** The text of the current match's highlight, or null when none is registered. */

@@ -1,16 +1,24 @@
 /**
- * In-thread find (SPEC 6.4), pure: what text each entry of a thread shows (user prompts without
- * their context block, a run's answer or streamed text and the prompts that steered it, the plan's
- * title and steps), the case-insensitive matches of a query over all of it — including entries
- * the virtualised list has not rendered — and next/previous with wrap-around. The find bar
- * (../components/FindBar.svelte) scrolls the list to a match's entry and highlights it there.
+ * In-thread find (SPEC 6.4, issue 15 item 4), pure: what text each entry of a thread shows (user
+ * prompts without their context block; a run's answer or streamed text, the prompts that steered
+ * it, and its tool calls — name, arguments as the card pretty-prints them, a command's terminal
+ * output as plain text, the result, the changed files — in the order the run renders them; the
+ * plan card's title, steps and step notes), the case-insensitive matches of a query over all of it
+ * — including entries the virtualised list has not rendered — and next/previous with wrap-around.
+ * The find bar (../components/FindBar.svelte) scrolls the list to a match's entry and highlights
+ * it there.
+ *
+ * While a run streams the matches are recomputed as its text grows; `followMatch` keeps the
+ * selection on the same occurrence (same entry key and occurrence number), so new matches never
+ * move what the user is looking at.
  *
  * Entry texts are cached by entry key with a signature of what can change them (a streaming run's
- * chunk seq, its final message), so searching a 10,000-entry thread again costs a scan, not a
- * re-derivation of every run's blocks.
+ * chunk seq, its final message, its finished items), so searching a 10,000-entry thread again
+ * costs a scan, not a re-derivation of every run's blocks.
  */
 import { splitContext } from '../../../src/protocol/mentions';
-import { runBlocks } from './blocks';
+import { styledSpans } from '../../../src/protocol/terminal';
+import { runBlocks, type ToolView } from './blocks';
 import type { Entry, RunView, ThreadState } from './thread-state';
 
 /** Longest query searched (longer input is cut): a find query is a phrase, not a document. */
@@ -25,14 +33,41 @@ export function entryKey(entry: Entry): string {
   return entry.kind === 'run' ? `run:${entry.runId}` : `msg:${entry.messageId}`;
 }
 
-/** The text a run shows: its answer (or the streamed text) and the prompts that steered it. */
+/** A tool call's arguments as its card shows them (pretty-printed JSON, else as written). */
+export function prettyArguments(args: string): string {
+  if (args.trim().length === 0) return '';
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/** The text of one tool card, in the card's order: name, arguments, terminal output, result, changed files. */
+export function toolSearchText(tool: ToolView): string {
+  const parts = [tool.name];
+  const args = prettyArguments(tool.arguments);
+  if (args) parts.push(args);
+  if (tool.output && tool.output.length > 0) parts.push(tool.output.map((l) => (styledSpans(l)[0] ?? []).map((sp) => sp.text).join('')).join('\n'));
+  if (tool.result !== null) parts.push(tool.result);
+  parts.push(...tool.changedPaths);
+  return parts.join('\n');
+}
+
+/** The text a run shows: its answer (or the streamed text), the prompts that steered it, and its tool calls. */
 export function runSearchText(run: RunView): string {
   const parts: string[] = [];
   for (const b of runBlocks(run)) {
     if (b.kind === 'text') parts.push(b.text);
     else if (b.kind === 'steer') parts.push(b.prompt);
+    else if (b.kind === 'tool') parts.push(toolSearchText(b.tool));
   }
   return parts.join('\n');
+}
+
+/** The text the plan card shows: title, then each step and its note. */
+export function planSearchText(plan: NonNullable<ThreadState['plan']>): string {
+  return [plan.title, ...plan.steps.flatMap((s) => (s.note ? [s.text, s.note] : [s.text]))].join('\n');
 }
 
 /** The text an entry shows, for search and for height estimates. */
@@ -47,7 +82,9 @@ function signature(entry: Entry, runs: ThreadState['runs']): { sig: string; body
   if (entry.kind === 'message') return { sig: 'm', body: entry.content };
   const run = runs[entry.runId];
   if (!run) return { sig: 'none', body: null };
-  return { sig: `${run.status}:${run.lastChunkSeq}:${run.final?.messageId ?? ''}:${run.items.length}`, body: run.final?.content ?? null };
+  let finished = 0; // an item.completed (a tool's result) changes the text without adding an item
+  for (const it of run.items) if (it.status !== 'started') finished++;
+  return { sig: `${run.status}:${run.lastChunkSeq}:${run.final?.messageId ?? ''}:${run.items.length}:${finished}`, body: run.final?.content ?? null };
 }
 
 /** Lower-cased entry texts by key, re-derived only when an entry changed. */
@@ -109,7 +146,7 @@ export function findInThread(thread: ThreadState, query: string, index: EntryTex
   }
   const plan = thread.plan;
   if (plan) {
-    const text = [plan.title, ...plan.steps.map((s) => s.text)].join('\n').toLowerCase();
+    const text = planSearchText(plan).toLowerCase();
     if (!occurrences(text, needle, PLAN_KEY, -1, matches)) return { matches, truncated: true };
   }
   return { matches, truncated: false };
@@ -131,6 +168,23 @@ export function reselect(matches: readonly FindMatch[], previous: FindMatch | nu
   if (!previous) return 0;
   const at = matches.findIndex((m) => m.index >= previous.index && (m.index !== previous.index || m.occurrence >= previous.occurrence));
   return at < 0 ? 0 : at;
+}
+
+/**
+ * The selection after the matches were recomputed for the same query (text streamed in, a tool
+ * finished, a step changed): the same occurrence of the same entry when it is still there — so the
+ * current match stays put while new ones appear around it — else as after a query change.
+ */
+export function followMatch(matches: readonly FindMatch[], previous: FindMatch | null): number {
+  if (previous) {
+    const same = matches.findIndex((m) => m.key === previous.key && m.occurrence === previous.occurrence);
+    if (same >= 0) return same;
+    // Gone (fewer occurrences now): the next match in reading order, the plan (index -1) last.
+    const pos = (m: FindMatch): number => (m.key === PLAN_KEY ? Number.MAX_SAFE_INTEGER : m.index);
+    const at = matches.findIndex((m) => pos(m) > pos(previous) || (pos(m) === pos(previous) && m.occurrence >= previous.occurrence));
+    return at >= 0 ? at : matches.length - 1;
+  }
+  return reselect(matches, previous);
 }
 
 /** "3/17", "0/0", "3/1000+". */
