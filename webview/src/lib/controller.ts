@@ -152,7 +152,12 @@ export class Controller extends ControllerIntents {
         return;
       case 'turnEnded':
         this.subscribedTurns.delete(u.turnId);
-        if (m.thread && applyTurnEnded(m.thread, u.turnId, u.status, u.error)) this.persistNow();
+        if (m.thread) {
+          const wasRunning = m.thread.runs[u.turnId]?.status === 'running';
+          // Saved once per turn: by the run.ended event that follows (flushed on hide or dispose if
+          // it never comes); a stream ending after run.ended changes nothing a resume needs.
+          if (applyTurnEnded(m.thread, u.turnId, u.status, u.error) && wasRunning) this.saver.defer();
+        }
         return;
       case 'approvalRequested':
         if (!m.approvals.some((a) => a.callId === u.callId)) {

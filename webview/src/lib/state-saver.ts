@@ -23,6 +23,11 @@ export class StateSaver {
     else this.now();
   }
 
+  /** Marks the state unsaved without writing: the next save (or the flush on hide / dispose) carries it. */
+  defer(): void {
+    this.dirty = true;
+  }
+
   /** Saves `raw` (a plain thread state just replayed, ./bulk-replay.ts) in a task of its own, unless a newer save came first. */
   soon(raw: ThreadState): void {
     const generation = ++this.generation;
