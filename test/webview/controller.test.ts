@@ -70,7 +70,9 @@ describe('webview controller', () => {
 
   it('asks for settings and threads on start; a first prompt opens its new thread from seq 0', () => {
     const { host, c, model } = setup();
-    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory']);
+    const first = host.take();
+    assert.deepEqual(first.map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory']);
+    host.post({ type: 'result', inReplyTo: first[1]!.requestId, value: { threads: [], nextCursor: null } }); // the list (one request at a time)
     model.draft = 'hello';
     assert.equal(c.sendPrompt(), true);
     const [send] = host.take();
@@ -304,6 +306,7 @@ describe('webview controller', () => {
     host.post(settings);
     assert.deepEqual(host.take().map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
       'prepareModel', // a new engine session: its model may not be loaded
+      'listThreads', // the list's pass again (the old session's request is never answered)
       ['subscribeThread', 3],
       ['subscribeTurn', 2],
       'listPromptHistory', // and the prompt history (other windows may have sent prompts)

@@ -14,7 +14,7 @@
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
-import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
+import { COMMANDS, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
 import { MAX_NOTICES, applyModelResult, consoleLogger, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
@@ -30,6 +30,7 @@ import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall'
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
+import { ThreadListLoader } from './thread-list-loader';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -55,10 +56,21 @@ export class Controller extends ControllerIntents {
   readonly context: ContextController;
   /** Regenerate, retry, edit, switch branch, compare (./tree-intents.ts). */
   readonly tree: TreeIntents;
+  /** The thread list in chunks, merged by id, kept across reopening (./thread-list-loader.ts). */
+  readonly threadList: ThreadListLoader;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
-    this.saver = new StateSaver(model, bridge, log);
+    this.threadList = new ThreadListLoader({
+      model,
+      send: (c, extra) => void this.send(c, extra),
+      schedule: (fn, ms) => {
+        const h = setTimeout(fn, ms);
+        return { cancel: () => clearTimeout(h) };
+      },
+      now: () => Date.now(),
+    });
+    this.saver = new StateSaver(model, bridge, log, this.threadList);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
@@ -76,13 +88,14 @@ export class Controller extends ControllerIntents {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
     this.saver.restore();
     this.send({ type: 'getSettings' });
-    this.loadThreads();
+    this.threadList.start();
     this.resubscribe();
     this.loadPromptHistory();
   }
 
   dispose(): void {
     this.persistNow();
+    this.threadList.dispose();
     this.stopListening?.();
     this.stopListening = null;
   }
@@ -133,6 +146,7 @@ export class Controller extends ControllerIntents {
         m.settings = toSettings(u);
         this.prepareModel(u.model, true);
         if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
+        this.threadList.reconnected(); // maybe a new session: the old one's list requests are lost
         this.resubscribe();
         this.loadPromptHistory(); // a new session may be a new engine (another window's prompts since)
         return;
@@ -231,6 +245,8 @@ export class Controller extends ControllerIntents {
       return;
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
+    if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
+    if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     const m = this.model;
     if (applyModelResult(m, req, value)) return;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
@@ -259,6 +275,8 @@ export class Controller extends ControllerIntents {
   private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
+    if (req?.type === 'listThreads') this.threadList.onError(req.walk);
+    if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.
@@ -302,22 +320,19 @@ export class Controller extends ControllerIntents {
     this.context.refresh();
   }
 
-  /** Reloads the first page of the thread list (the rows already shown beyond it stay until replaced). */
+  /** Reloads the first page of the thread list (the rows beyond it stay; ./thread-list-loader.ts). */
   loadThreads(): void {
-    this.send({ type: 'listThreads', limit: DEFAULT_THREAD_PAGE });
+    this.threadList.refresh();
   }
 
-  /** Loads the subagent threads under `threadId` (the thread list shows them nested). */
+  /** Loads the subagent threads under `threadId` (the thread list shows them nested), unless that load is on its way. */
   loadChildThreads(threadId: string): void {
-    this.send({ type: 'listChildThreads', threadId }, { parentId: threadId });
+    this.threadList.loadChildren(threadId);
   }
 
-  /** Loads the next page of the thread list, if there is one. */
+  /** Loads the next chunk of the thread list now, if there is one. */
   loadMoreThreads(): boolean {
-    const before = this.model.threadsCursor;
-    if (before === null) return false;
-    this.send({ type: 'listThreads', limit: DEFAULT_THREAD_PAGE, before }, { append: true });
-    return true;
+    return this.threadList.more();
   }
 
   /**

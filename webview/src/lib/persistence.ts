@@ -40,9 +40,15 @@ export interface PersistedState {
    * completes, on `approvalSettled`, or when answering them fails.
    */
   approvals: SavedApproval[];
+  /**
+   * JSON of the thread list's rows (a string, encoded only when the list changed), so a re-created
+   * webview shows the whole list at once instead of loading it again (../lib/thread-list-loader.ts).
+   * Optional: states saved by older builds have none.
+   */
+  threadListJson?: string | null;
 }
 
-export interface Restored { draft: string; approvals: SavedApproval[]; thread: ThreadState | null }
+export interface Restored { draft: string; approvals: SavedApproval[]; thread: ThreadState | null; threadListJson: string | null }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -56,7 +62,7 @@ function isApproval(v: unknown): v is SavedApproval {
     && typeof v.toolName === 'string' && typeof v.argumentsJson === 'string' && TOOL_CLASSES.includes(v.toolClass);
 }
 
-export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[]): PersistedState {
+export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[], threadListJson: string | null = null): PersistedState {
   const tooMany = thread !== null && (thread.tree?.messageCount ?? thread.entries.length) > MAX_PERSISTED_THREAD_MESSAGES;
   let threadJson: string | null = thread && !tooMany ? JSON.stringify(thread) : null;
   if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null;
@@ -66,6 +72,7 @@ export function encodeState(thread: ThreadState | null, draft: string, approvals
     draft,
     threadJson,
     approvals: approvals.map((a) => ({ callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
+    ...(threadListJson !== null ? { threadListJson } : {}),
   };
 }
 
@@ -74,7 +81,8 @@ export function decodeState(raw: unknown, warn: (message: string) => void): Rest
   if (!isRecord(raw) || raw.version !== PERSIST_VERSION) return null;
   const draft = typeof raw.draft === 'string' ? raw.draft : '';
   const approvals = Array.isArray(raw.approvals) ? raw.approvals.filter(isApproval) : [];
-  if (typeof raw.threadId !== 'string') return { draft, approvals, thread: null };
+  const threadListJson = typeof raw.threadListJson === 'string' ? raw.threadListJson : null;
+  if (typeof raw.threadId !== 'string') return { draft, approvals, thread: null, threadListJson };
   let thread = createThreadState(raw.threadId);
   if (typeof raw.threadJson === 'string') {
     try {
@@ -85,5 +93,5 @@ export function decodeState(raw: unknown, warn: (message: string) => void): Rest
       warn('saved thread state is not JSON; replaying the thread from the start');
     }
   }
-  return { draft, approvals, thread };
+  return { draft, approvals, thread, threadListJson };
 }

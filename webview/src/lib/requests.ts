@@ -9,7 +9,7 @@ import type { CommandType } from '../../../src/protocol/commands/index';
 export const MAX_TRACKED_REQUESTS = 256;
 
 /** What the controller remembers of a request until its answer. */
-export type Pending = { type: CommandType; threadId?: string; parentId?: string; turnId?: string; callId?: string; prompt?: string; append?: boolean; scopeWorkspace?: boolean };
+export type Pending = { type: CommandType; threadId?: string; parentId?: string; turnId?: string; callId?: string; prompt?: string; append?: boolean; scopeWorkspace?: boolean; /** listThreads: the loader's pass (0: a refresh of the first page). */ walk?: number };
 
 export class RequestTracker {
   private readonly pending = new Map<string, Pending>();

@@ -14,7 +14,9 @@ export class StateSaver {
   /** Counts saves, so a deferred save (`soon`) that another overtook is skipped. */
   private generation = 0;
 
-  constructor(private readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger) {}
+  constructor(private readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger,
+    /** The thread list, saved beside the thread so a re-created webview shows it at once (./thread-list-loader.ts). */
+    private readonly threadList?: { savedJson(): string | null; restore(json: string | null): void }) {}
 
   /** Saves now, or — while the open thread's run streams — once it ends. */
   schedule(): void {
@@ -44,7 +46,7 @@ export class StateSaver {
     this.dirty = false;
     this.generation++;
     try {
-      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals));
+      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals, this.threadList?.savedJson() ?? null));
     } catch (e) {
       this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -62,5 +64,6 @@ export class StateSaver {
     this.model.draft = saved.draft;
     this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
     this.model.thread = saved.thread;
+    this.threadList?.restore(saved.threadListJson);
   }
 }
