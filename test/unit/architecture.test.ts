@@ -21,7 +21,7 @@ const ENGINE_LAYERS: readonly string[][] = [
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans'],
   ['agent', 'connect'],
   ['checkpoints', 'worktrees', 'runs', 'context', 'rules'],
-  ['variants', 'review', 'branches'],
+  ['variants', 'review', 'branches', 'bundles'],
   ['session', 'services.ts'],
   ['engine.ts'],
 ];

@@ -94,6 +94,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
   getSystemPrompt: { threadId: null },
   listPromptHistory: { limit: 20 },
+  exportBundle: { path: '/tmp/vox.bundle.json', threadIds: ['t1'] },
+  importBundle: { path: '/tmp/vox.bundle.json' },
 };
 
 describe('protocol: every command', () => {

@@ -74,6 +74,36 @@ export class VoxStore {
     return stored;
   }
 
+  /**
+   * Appends events with the times they were first recorded at (a bundle import, ../bundles/), all
+   * in one transaction inside `prepare` (which runs first, in it: reads that decide what to
+   * append), then notifies listeners once it committed. A thread's `updated_at` ends at its
+   * newest event's time, whatever order older events arrived in.
+   */
+  appendRecorded<T>(prepare: () => { events: ReadonlyArray<{ event: VoxEvent; time: number }>; result: T }): { stored: StoredEvent[]; result: T } {
+    const out = this.write(() => this.db.transaction(() => {
+      const { events, result } = prepare();
+      const stored: StoredEvent[] = [];
+      const threads = new Set<string>();
+      for (const { event, time } of events) {
+        const threadId = 'threadId' in event ? event.threadId : null;
+        const { type, ...rest } = event;
+        const seq = Number(this.insertEvent.run(threadId, type, JSON.stringify(rest), time).lastInsertRowid);
+        project(this.db, event, time);
+        if (threadId) {
+          this.touchThread.run(seq, threadId);
+          threads.add(threadId);
+        }
+        stored.push({ ...event, seq, time } as StoredEvent);
+      }
+      const newest = this.db.prepare('UPDATE threads SET updated_at = (SELECT MAX(time) FROM events WHERE thread_id = ?) WHERE id = ?');
+      for (const id of threads) newest.run(id, id);
+      return { stored, result };
+    }, 'immediate'));
+    this.notify(out.stored);
+    return out;
+  }
+
   /** Runs a write; SQLite's failures (locked, read-only, disk full) become typed StoreErrors naming the file. */
   private write<T>(fn: () => T): T {
     try {

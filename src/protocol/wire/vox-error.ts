@@ -57,6 +57,8 @@ export const ERROR_CODES = {
   branch: ['unknownMessage', 'wrongThread', 'badLeaves', 'tooLarge', 'emptyContent', 'notRetryable', 'nothingToRegenerate', 'cycle', 'badTarget'],
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
+  /** Bundles: one JSON file of threads, rules and checkpoint ref names (../../engine/bundles/). */
+  bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */
