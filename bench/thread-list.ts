@@ -24,7 +24,7 @@
  *   reopen         the webview re-created (page reload; the saved state survives, as VS Code keeps
  *                  it): first rows painted, and the rows the list holds at that frame (the whole
  *                  list when it is not loaded again), then the whole list again.
- * Also saves docs/screenshot-threads.png (the chunked list in the sidebar's size).
+ * Also saves test-results/bench-thread-list.png (the chunked list in the sidebar's size).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -189,12 +189,13 @@ async function main(): Promise<void> {
   const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`webview build failed:\n${build.stdout}\n${build.stderr}`);
   const server = await serve();
+  fs.mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
   const rows: Row[] = [];
   try {
     for (const mode of ['chunked', 'baseline'] as const) {
       const runs: Row[] = [];
       const n = mode === 'baseline' ? BASELINE_REPEATS : REPEATS;
-      for (let i = 0; i < n; i++) runs.push(await measure(server.origin, mode, mode === 'chunked' && i === 0 ? path.join(ROOT, 'docs', 'screenshot-threads.png') : null));
+      for (let i = 0; i < n; i++) runs.push(await measure(server.origin, mode, mode === 'chunked' && i === 0 ? path.join(ROOT, 'test-results', 'bench-thread-list.png') : null));
       rows.push(median(runs));
       console.log(`  measured ${mode} (${n} run${n > 1 ? 's, median' : ''})`);
     }

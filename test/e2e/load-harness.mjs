@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-threads.ts')>} */
+export function loadThreadsUi() {
+  return loadTs('./ui-threads.ts', 'runThreadChecks');
+}
