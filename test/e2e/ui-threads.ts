@@ -21,7 +21,7 @@ import type { Frame } from 'playwright-core';
 import * as h from './harness';
 import { SIDEBAR } from './ui-chat-context';
 import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
-import { widenSideBar } from './ui-workbench';
+import { collapsePane, widenSideBar } from './ui-workbench';
 import { startTestEngine } from '../support/test-engine';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, countEvents } from '../../src/engine/bundles/format';
 
@@ -93,10 +93,12 @@ const LIST_STATE_FN = `() => {
   return { threads: Number(s?.dataset.threads ?? 0), loading: s?.dataset.loading ?? null, rows: document.querySelectorAll('ul.threads > li').length };
 }`;
 const CURRENT_HIGHLIGHT_FN = `() => { const x = CSS.highlights.get('vox-find-current'); if (!x) return null; for (const r of x) return r.toString(); return null; }`;
+/** Cosmetic (screenshot): the empty screen scrolled so the recent threads fill it, the list a little way down. */
+const SHOW_LIST_FN = `() => { const e = document.querySelector('section.empty'); if (e) e.scrollTop = e.scrollHeight; const s = document.querySelector('.thread-scroll'); if (s) s.scrollTop = 26 * 700; }`;
 const SCROLL_END_FN = `() => { const s = document.querySelector('.thread-scroll'); if (s) s.scrollTop = s.scrollHeight; }`;
 
-const listState = (view: Frame) => view.evaluate(LIST_STATE_FN) as Promise<{ threads: number; loading: string | null; rows: number }>;
-const currentHighlight = (view: Frame) => view.evaluate(CURRENT_HIGHLIGHT_FN) as Promise<string | null>;
+const listState = (view: Frame) => view.evaluate(`(${LIST_STATE_FN})()`) as Promise<{ threads: number; loading: string | null; rows: number }>;
+const currentHighlight = (view: Frame) => view.evaluate(`(${CURRENT_HIGHLIGHT_FN})()`) as Promise<string | null>;
 
 export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
   const timed = timedOf(o);
@@ -127,6 +129,7 @@ export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
         await openWorkbench();
         await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
         await widenSideBar(p, 520);
+        await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
         const view = await sidebar();
         await view.locator('ul.threads button.open').first().waitFor({ timeout: 30_000 });
         const seen: number[] = [];
@@ -139,6 +142,7 @@ export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
         }, 20);
         assert(last.rows <= MAX_ROWS_IN_DOM && last.rows > 0, `${last.rows} rows in the DOM for ${THREADS} threads`);
         assert(seen.length >= 2, `the list never grew in steps (saw ${JSON.stringify(seen)})`);
+        await view.evaluate(`(${SHOW_LIST_FN})()`);
         await shot('e2e-threads');
         await shot(README_THREADS.shot);
         state.list = true;
@@ -151,14 +155,14 @@ export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
         const view = await sidebar();
         const oldest = view.locator('ul.threads button.open', { hasText: 'The oldest thread' });
         await h.waitFor('the oldest thread rendered at the end of the list', 20_000, async () => {
-          await view.evaluate(SCROLL_END_FN);
+          await view.evaluate(`(${SCROLL_END_FN})()`);
           return (await oldest.count()) === 1;
         }, 100);
         await oldest.click({ timeout: 10_000 });
         await view.locator('section.tool', { hasText: 'read_file' }).waitFor({ timeout: 20_000 });
         await view.locator('section.plan').waitFor({ timeout: 20_000 });
         assert((await view.locator('details.result[open]').count()) === 0, 'the tool result starts closed');
-        await view.locator('article.run').last().click({ position: { x: 5, y: 5 } });
+        await view.locator('vscode-textarea').click({ timeout: 10_000 }); // focus inside the webview, as a user would
         await p.keyboard.press('Control+f');
         const input = view.locator('.find-bar input');
         await input.waitFor({ timeout: 10_000 });
