@@ -61,15 +61,7 @@ export class Controller extends ControllerIntents {
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
-    this.threadList = new ThreadListLoader({
-      model,
-      send: (c, extra) => void this.send(c, extra),
-      schedule: (fn, ms) => {
-        const h = setTimeout(fn, ms);
-        return { cancel: () => clearTimeout(h) };
-      },
-      now: () => Date.now(),
-    });
+    this.threadList = ThreadListLoader.withTimers(model, (c, extra) => void this.send(c, extra));
     this.saver = new StateSaver(model, bridge, log, this.threadList);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.context = new ContextController(model.context, {
@@ -166,12 +158,9 @@ export class Controller extends ControllerIntents {
         return;
       case 'turnEnded':
         this.subscribedTurns.delete(u.turnId);
-        if (m.thread) {
-          const wasRunning = m.thread.runs[u.turnId]?.status === 'running';
-          // Saved once per turn: by the run.ended event that follows (flushed on hide or dispose if
-          // it never comes); a stream ending after run.ended changes nothing a resume needs.
-          if (applyTurnEnded(m.thread, u.turnId, u.status, u.error) && wasRunning) this.saver.defer();
-        }
+        // Saved once per turn, by the run.ended event (flushed on hide or dispose if it never comes).
+        if (m.thread && m.thread.runs[u.turnId]?.status === 'running' && applyTurnEnded(m.thread, u.turnId, u.status, u.error)) this.saver.defer();
+        else if (m.thread) applyTurnEnded(m.thread, u.turnId, u.status, u.error); // after run.ended: nothing a resume needs
         return;
       case 'approvalRequested':
         if (!m.approvals.some((a) => a.callId === u.callId)) {

@@ -66,6 +66,19 @@ export class ThreadListLoader {
 
   constructor(private readonly deps: LoaderDeps) {}
 
+  /** The app's loader: real timers and clock. */
+  static withTimers(model: AppModel, send: LoaderDeps['send']): ThreadListLoader {
+    return new ThreadListLoader({
+      model,
+      send,
+      schedule: (fn, ms) => {
+        const h = setTimeout(fn, ms);
+        return { cancel: () => clearTimeout(h) };
+      },
+      now: () => Date.now(),
+    });
+  }
+
   /**
    * Starts a pass over the whole list from the newest thread (at start, and when an engine session
    * appears); a pass already under way goes on.
