@@ -27,7 +27,8 @@ const nextTask = (): Promise<void> =>
       done = true;
       setTimeout(resolve, 0);
     };
-    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(go);
+    const raf = (globalThis as { requestAnimationFrame?: (cb: () => void) => number }).requestAnimationFrame;
+    if (typeof raf === 'function') raf(go);
     setTimeout(go, FRAME_WAIT_MAX_MS);
   });
 
