@@ -28,7 +28,7 @@ const nextTask = (): Promise<void> =>
       setTimeout(resolve, 0);
     };
     const raf = (globalThis as { requestAnimationFrame?: (cb: () => void) => number }).requestAnimationFrame;
-    if (typeof raf === 'function') raf(go);
+    if (typeof raf === 'function') raf.call(globalThis, go);
     setTimeout(go, FRAME_WAIT_MAX_MS);
   });
 
