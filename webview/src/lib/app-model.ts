@@ -61,21 +61,13 @@ export const consoleLogger: Logger = {
   error: (m) => console.error(`[vox] ${m}`),
 };
 
-/** Folds a page of the thread list into the model: the first page replaces, later ones append. */
-export function applyThreadPage(m: AppModel, page: CommandResult<'listThreads'>, append: boolean): void {
-  const rows = append ? [...m.threads.filter((t) => !page.threads.some((p) => p.id === t.id)), ...page.threads] : page.threads;
-  m.threads = rows.sort((a, b) => b.updatedAt - a.updatedAt);
-  m.threadsCursor = page.nextCursor;
-  m.threadsLoaded = true;
-}
-
 /**
- * Answers that only fold data into the model (no follow-up requests): the thread list's pages,
- * subagent threads, waiting approvals and the permission settings. False for any other command.
+ * Answers that only fold data into the model (no follow-up requests): subagent threads, waiting
+ * approvals and the permission settings (the thread list's pages go to ./thread-list-loader.ts).
+ * False for any other command.
  */
 export function applyModelResult(m: AppModel, req: { type: string; append?: boolean; parentId?: string; scopeWorkspace?: boolean }, value: unknown): boolean {
-  if (req.type === 'listThreads') applyThreadPage(m, value as CommandResult<'listThreads'>, !!req.append);
-  else if (req.type === 'listChildThreads' && req.parentId) m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
+  if (req.type === 'listChildThreads' && req.parentId) m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
   else if (req.type === 'listApprovals') {
     for (const a of (value as CommandResult<'listApprovals'>).approvals) {
       if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
