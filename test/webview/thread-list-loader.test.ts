@@ -10,7 +10,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { createModel, type AppModel } from '../../webview/src/lib/app-model';
-import { MAX_SAVED_THREAD_ROWS, THREAD_LIST_CHUNK, THREAD_LIST_CHUNK_INTERVAL_MS, THREAD_LIST_FIRST_PAGE, ThreadListLoader } from '../../webview/src/lib/thread-list-loader';
+import { MAX_SAVED_THREAD_ROWS, THREAD_LIST_CHUNK, THREAD_LIST_CHUNK_INTERVAL_MS, THREAD_LIST_FIRST_PAGE, THREAD_LIST_STALE_MS, ThreadListLoader } from '../../webview/src/lib/thread-list-loader';
 import type { ClientCommand, ThreadSummary } from '../../src/protocol/commands';
 import { ManualClock } from '../support/manual-clock';
 
@@ -174,6 +174,35 @@ describe('thread list: chunked loading', () => {
     assert.equal(lists().length, 2, 'no retry loop');
     loader.reconnected();
     assert.deepEqual(lists()[2]!.command, { type: 'listThreads', limit: THREAD_LIST_FIRST_PAGE }, 'the first page again');
+  });
+
+  it(`a request unanswered for ${THREAD_LIST_STALE_MS} ms counts as lost: a refresh goes; the late answer still merges`, () => {
+    const all = rows(50);
+    const { clock, model, loader, lists } = setup(all);
+    loader.start(); // never answered (yet)
+    loader.refresh();
+    assert.equal(lists().length, 1, 'waits for the first');
+    clock.advance(THREAD_LIST_STALE_MS);
+    loader.refresh();
+    assert.equal(lists().length, 2, 'the first counts as lost');
+    const [lost, head] = lists();
+    loader.onPage(head!.extra.walk, page(all, 16));
+    assert.equal(model.threads.length, 16);
+    loader.onPage(lost!.extra.walk, page(all, 16)); // the late answer of the lost one: merged
+    // Answer whatever is asked, one at a time, until the pass is done.
+    let answered = 2;
+    for (let guard = 0; loader.loading && guard < 20; guard++) {
+      clock.advance(THREAD_LIST_CHUNK_INTERVAL_MS);
+      const waiting = lists().slice(answered);
+      assert.ok(waiting.length <= 1, `${waiting.length} requests at once`);
+      for (const s of waiting) {
+        const c = s.command as Extract<ClientCommand, { type: 'listThreads' }>;
+        loader.onPage(s.extra.walk, page(all, c.limit!, c.before));
+        answered++;
+      }
+    }
+    assert.deepEqual(model.threads.map((t) => t.id), all.map((t) => t.id), 'every thread once');
+    assert.equal(loader.loading, false);
   });
 
   it('child threads: one load per thread at a time', () => {

@@ -338,13 +338,13 @@ describe('chat webview in Chromium (fake host)', function () {
 
   it('thread list: rename (Enter saves) and delete (after confirming) post their commands', async () => {
     await page.locator('button.threads-toggle').click();
-    const row = page.locator('#vox-thread-panel li.row', { hasText: 'Older thread' });
+    const row = page.locator('#vox-thread-panel li.vrow', { hasText: 'Older thread' });
     await row.getByRole('button', { name: 'Rename Older thread' }).click();
     const input = page.locator('#vox-thread-panel input.rename');
     await input.fill('Renamed thread');
     await input.press('Enter');
     await waitPosted('renameThread', (m) => m.type === 'renameThread' && m.threadId === 'thread:old' && m.title === 'Renamed thread');
-    const renamed = page.locator('#vox-thread-panel li.row', { hasText: 'Renamed thread' });
+    const renamed = page.locator('#vox-thread-panel li.vrow', { hasText: 'Renamed thread' });
     await renamed.getByRole('button', { name: 'Delete Renamed thread' }).click();
     assert.equal((await posted()).filter((m) => m.type === 'deleteThread').length, 0, 'nothing deleted before confirming');
     await renamed.getByRole('button', { name: 'Delete', exact: true }).click();
@@ -352,17 +352,17 @@ describe('chat webview in Chromium (fake host)', function () {
     await page.locator('button.threads-toggle').click();
   });
 
-  it('the thread list is paged: "More threads…" asks for the next page and shows it', async () => {
+  it('the thread list comes in chunks: after a page with a cursor the next page is asked for on its own, and shows', async () => {
     await page.locator('button.threads-toggle').click();
     const first = (await posted()).filter((m) => m.type === 'listThreads').at(-1)!;
     await host({ type: 'result', inReplyTo: first.requestId, value: { nextCursor: '1:thread:z', threads: [
       { id: T, title: 'Fix the failing test', createdAt: 1, updatedAt: Date.now(), lastSeq: 0 },
     ] } });
-    await page.locator('#vox-thread-panel button.more').click();
     const more = await waitPosted('listThreads after the cursor', (m) => m.type === 'listThreads' && m.before === '1:thread:z');
+    assert.equal(more.limit, 200, 'later pages are the largest page');
     await host({ type: 'result', inReplyTo: more.requestId, value: { nextCursor: null, threads: [{ id: 'thread:paged', title: 'From the second page', createdAt: 1, updatedAt: 0, lastSeq: 0 }] } });
-    await page.locator('#vox-thread-panel li.row', { hasText: 'From the second page' }).waitFor();
-    assert.equal(await page.locator('#vox-thread-panel button.more').count(), 0, 'no more pages');
+    await page.locator('#vox-thread-panel li.vrow', { hasText: 'From the second page' }).waitFor();
+    await eventually('the list says it is complete', async () => (await page.locator('#vox-thread-panel .thread-scroll').getAttribute('data-loading')) === 'done');
     await page.locator('button.threads-toggle').click();
   });
 

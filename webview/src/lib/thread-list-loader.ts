@@ -22,6 +22,11 @@ export const THREAD_LIST_FIRST_PAGE = 16;
 export const THREAD_LIST_CHUNK = MAX_THREAD_PAGE;
 /** Pause between two later pages (ms): the list fills without holding the frames it shares with the chat. */
 export const THREAD_LIST_CHUNK_INTERVAL_MS = 50;
+/**
+ * A request unanswered this long (ms) counts as lost (an engine session that went away; a local
+ * engine answers a page in milliseconds): the next one may go. Its late answer is still merged.
+ */
+export const THREAD_LIST_STALE_MS = 2_000;
 /** Most rows kept in the saved state (a longer list saves its newest rows; the walk brings the rest). */
 export const MAX_SAVED_THREAD_ROWS = 10_000;
 
@@ -51,11 +56,18 @@ export class ThreadListLoader {
   /** The pass under way, if any. */
   private walk: Walk | null = null;
   private nextWalkId = 1;
-  /** The request of the list on its way (one at a time): a pass's page, or the head (`0`). */
-  private inFlight: number | null = null;
+  /** The request of the list on its way (one at a time): its token, what it is for (a pass's id, or `0`: the head), when it went. */
+  private inFlight: { token: number; walk: number; at: number } | null = null;
+  /** What each request sent (by token) was for, and when it went. */
+  private readonly sent = new Map<number, { walk: number; at: number }>();
+  /** When the queued head refresh was asked for. */
+  private headQueuedAt = 0;
+  private nextToken = 1;
   /** A refresh of the head was asked for while a request was on its way: it goes next. */
   private headQueued = false;
   private timer: { cancel(): void } | null = null;
+  /** A queued refresh's check for a lost request. */
+  private staleTimer: { cancel(): void } | null = null;
   /** Parents whose child threads are being loaded. */
   private readonly childLoads = new Set<string>();
   /** Bumped on every change of `model.threads`, for the saved copy. */
@@ -86,7 +98,7 @@ export class ThreadListLoader {
   start(): void {
     if (this.walk) return;
     this.walk = { id: this.nextWalkId++, seen: new Set(), startedAt: this.deps.now(), cursor: null };
-    if (this.inFlight === null) this.requestWalk();
+    if (!this.busy) this.requestWalk();
   }
 
   /**
@@ -94,11 +106,36 @@ export class ThreadListLoader {
    * first page again — after the request on its way, never beside it. Rows further down stay.
    */
   refresh(): void {
-    if (this.inFlight !== null) {
+    if (this.busy) {
+      if (!this.headQueued) this.headQueuedAt = this.deps.now();
       this.headQueued = true;
+      // If the request on its way is never answered, the refresh goes once it counts as lost.
+      const at = this.inFlight!.at;
+      this.staleTimer?.cancel();
+      this.staleTimer = this.deps.schedule(() => {
+        this.staleTimer = null;
+        if (this.headQueued && !this.busy && this.inFlight?.at === at) {
+          this.headQueued = false;
+          this.requestHead();
+        }
+      }, Math.max(0, at + THREAD_LIST_STALE_MS - this.deps.now()));
       return;
     }
     this.requestHead();
+  }
+
+  /** A request is on its way and not yet counted as lost. */
+  private get busy(): boolean {
+    return this.inFlight !== null && this.deps.now() - this.inFlight.at < THREAD_LIST_STALE_MS;
+  }
+
+  private send(command: ClientCommand, walk: number): void {
+    const token = this.nextToken++;
+    this.inFlight = { token, walk, at: this.deps.now() };
+    this.sent.set(token, { walk, at: this.inFlight.at });
+    if (this.sent.size > 64) this.sent.delete(this.sent.keys().next().value!);
+    this.requests++;
+    this.deps.send(command, { walk: token });
   }
 
   /** True while a pass has more pages to fetch. */
@@ -109,7 +146,7 @@ export class ThreadListLoader {
   /** Fetches the pass's next page now instead of after the pause ("More threads"); false when everything is loaded. */
   more(): boolean {
     if (!this.walk) return false;
-    if (this.inFlight === null) {
+    if (!this.busy) {
       this.timer?.cancel();
       this.timer = null;
       this.requestWalk();
@@ -118,55 +155,68 @@ export class ThreadListLoader {
   }
 
   private requestHead(): void {
-    this.inFlight = 0;
-    this.requests++;
-    this.deps.send({ type: 'listThreads', limit: THREAD_LIST_FIRST_PAGE }, { walk: 0 });
+    this.send({ type: 'listThreads', limit: THREAD_LIST_FIRST_PAGE }, 0);
   }
 
   private requestWalk(): void {
     const walk = this.walk!;
-    this.inFlight = walk.id;
-    this.requests++;
-    if (walk.cursor === null) this.deps.send({ type: 'listThreads', limit: THREAD_LIST_FIRST_PAGE }, { walk: walk.id });
-    else this.deps.send({ type: 'listThreads', limit: THREAD_LIST_CHUNK, before: walk.cursor }, { walk: walk.id });
+    if (walk.cursor === null) this.send({ type: 'listThreads', limit: THREAD_LIST_FIRST_PAGE }, walk.id);
+    else this.send({ type: 'listThreads', limit: THREAD_LIST_CHUNK, before: walk.cursor }, walk.id);
   }
 
-  /** The answer to one of our listThreads requests (`walkId`: what it was sent for). */
-  onPage(walkId: number | undefined, page: CommandResult<'listThreads'>): void {
-    this.inFlight = null;
+  /** Takes the request `token` off the books; what it was for (a pass's id, 0: the head). */
+  private settle(token: number | undefined): number | undefined {
+    const req = token === undefined ? undefined : this.sent.get(token);
+    if (token !== undefined) this.sent.delete(token);
+    if (this.inFlight?.token === token) this.inFlight = null;
+    // A first page asked for after a refresh was queued answers that refresh too.
+    if (req?.walk === 0 && this.headQueued && req.at >= this.headQueuedAt) this.headQueued = false;
+    return req?.walk;
+  }
+
+  /** The answer to one of our listThreads requests (`token`: the request's, from `send`'s extra `walk`). */
+  onPage(token: number | undefined, page: CommandResult<'listThreads'>): void {
+    const walkId = this.settle(token);
     const walk = this.walk;
     const head = walkId === 0 || (walk !== null && walk.id === walkId && walk.cursor === null);
     for (const t of page.threads) walk?.seen.add(t.id);
     if (head) this.mergeHead(page);
     else this.merge(page.threads);
     this.deps.model.threadsLoaded = true;
-    if (walk && walk.id === walkId) {
+    // A first page is a first page: a pass still waiting for its own goes on from this one.
+    const adopt = walkId === 0 && walk !== null && walk.cursor === null;
+    if (walk && (walk.id === walkId || adopt)) {
       walk.cursor = page.nextCursor;
       if (page.nextCursor === null) this.finish(walk);
     }
-    this.next();
+    this.next(head);
   }
 
   /** A listThreads request failed: a pass stops (the next start begins again); the rows stay. */
-  onError(walkId: number | undefined): void {
-    this.inFlight = null;
+  onError(token: number | undefined): void {
+    const walkId = this.settle(token);
     this.deps.model.threadsLoaded = true;
     if (this.walk && this.walk.id === walkId) {
       this.walk = null;
       this.deps.model.threadsCursor = null;
     }
-    this.next();
+    this.next(walkId === 0);
   }
 
-  /** What goes next: a queued head refresh at once, else the pass's next page after the pause. */
-  private next(): void {
-    if (this.headQueued) {
+  /**
+   * What goes next: the pass's next page (after the pause) and a queued head refresh take turns —
+   * after a head answer the pass goes on, after a pass page a queued refresh goes at once — so
+   * neither waits for the other to finish.
+   */
+  private next(lastWasHead: boolean): void {
+    if (this.busy) return; // a newer request is on its way: its answer goes on from here
+    const w = this.walk;
+    this.deps.model.threadsCursor = w?.cursor ?? null;
+    if (this.headQueued && !(lastWasHead && w && w.cursor !== null)) {
       this.headQueued = false;
       this.requestHead();
       return;
     }
-    const w = this.walk;
-    this.deps.model.threadsCursor = w?.cursor ?? null;
     if (!w || this.timer) return;
     if (w.cursor === null) {
       this.requestWalk(); // its first page was overtaken by a head request
@@ -174,7 +224,7 @@ export class ThreadListLoader {
     }
     this.timer = this.deps.schedule(() => {
       this.timer = null;
-      if (this.walk === w && this.inFlight === null) this.requestWalk();
+      if (this.walk === w && !this.busy) this.requestWalk();
     }, THREAD_LIST_CHUNK_INTERVAL_MS);
   }
 
@@ -242,6 +292,7 @@ export class ThreadListLoader {
    */
   reconnected(): void {
     this.inFlight = null;
+    this.sent.clear();
     this.headQueued = false;
     this.timer?.cancel();
     this.timer = null;
@@ -258,6 +309,8 @@ export class ThreadListLoader {
   dispose(): void {
     this.timer?.cancel();
     this.timer = null;
+    this.staleTimer?.cancel();
+    this.staleTimer = null;
     this.walk = null;
   }
 
