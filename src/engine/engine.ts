@@ -17,6 +17,7 @@ import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
+import { installRepetitionGuard } from './guards/install';
 import { ReviewService } from './review/service';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
@@ -226,6 +227,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
   const stopExternal = host.onExternalChange(() => checkpoints.noteExternalChange());
+  // The repetition guard on every run's stream (SPEC 3.1, ./guards/): a looping model is stopped.
+  install('repetition guard', installRepetitionGuard(hooks));
   const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints);
   install('checkpoints', async () => {
     uninstallHooks();

@@ -23,7 +23,7 @@ import { rebuildTurn } from './resume';
 import { openCommandOutput } from './command-output';
 import type { CommandOutputHub } from '../terminal/hub';
 import { redact } from '../platform/secrets';
-import type { HookBus, RunInfo } from './hooks';
+import { turnFailureText, type HookBus, type RunInfo } from './hooks';
 import type { PermissionDecision } from '../permissions/decide';
 import type { PlanService } from '../plans/service';
 import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
@@ -229,7 +229,7 @@ export class AgentRunner {
       const cancelled = signal.aborted || (isProviderError(e) && e.code === 'cancelled') || (e instanceof ToolError && e.code === 'cancelled');
       status = cancelled ? 'cancelled' : 'failed';
       // A provider may echo the key back in its error: never stored or shown (platform/secrets.ts).
-      error = cancelled ? null : redact((e as Error).message ?? String(e));
+      error = cancelled ? null : redact(turnFailureText(e));
     }
     if (status === 'cancelled' && t.suspended?.()) return { threadId, runId, status: 'interrupted', text: finalText, error: null, usage };
     const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : 'failed';
