@@ -108,6 +108,8 @@ export interface RecordedRequest {
   /** Parsed JSON body (undefined if the body was not JSON). `any` so tests can index into it freely. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** A streamed response: SSE events written of the scripted total, and whether the client closed the connection before the end. */
+  stream?: { written: number; total: number; clientClosed: boolean };
 }
 
 export interface FakeServer {
@@ -227,7 +229,10 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     res.end(text);
   };
 
-  const streamEvents = async (req: IncomingMessage, res: ServerResponse, turn: FakeTurn, events: string[], cut?: { after: number; mode: 'drop' | 'stall' }) => {
+  const streamEvents = async (req: IncomingMessage, res: ServerResponse, turn: FakeTurn, events: string[], cut?: { after: number; mode: 'drop' | 'stall' }, rec?: RecordedRequest) => {
+    const progress = { written: 0, total: events.length, clientClosed: false };
+    if (rec) rec.stream = progress;
+    res.on('close', () => void (!res.writableFinished && (progress.clientClosed = true)));
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -247,6 +252,7 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
         if (res.destroyed) return;
       }
       res.write(events[i]);
+      progress.written++;
     }
     if (!cut) return void res.end();
     if (cut.mode === 'drop') {
@@ -307,10 +313,10 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
         return void res.end();
       }
       case 'turn':
-        return streamEvents(req, res, next, format.encodeTurn(next, rec, seq));
+        return streamEvents(req, res, next, format.encodeTurn(next, rec, seq), undefined, rec);
       case 'drop':
       case 'stall':
-        return streamEvents(req, res, next.turn, format.encodeTurn(next.turn, rec, seq), { after: next.afterEvents, mode: next.kind });
+        return streamEvents(req, res, next.turn, format.encodeTurn(next.turn, rec, seq), { after: next.afterEvents, mode: next.kind }, rec);
     }
   };
 
