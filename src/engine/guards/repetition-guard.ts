@@ -100,9 +100,13 @@ export async function loadRepetitionGuard(): Promise<void> {
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
 
+/** The class of every ASCII character (the common case, one array read). */
+const ASCII_CLASS = Uint8Array.from({ length: 0x80 }, (_, c) =>
+  c <= 0x20 ? Cls.Space : (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? Cls.Word : Cls.Symbol);
+
 function classify(c: number, ch: string): Cls {
+  if (c < 0x80) return ASCII_CLASS[c] as Cls;
   if (c <= 0x20 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff) return Cls.Space;
-  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? Cls.Word : Cls.Symbol;
   if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xac00 && c <= 0xd7af)) return Cls.Cjk;
   if ((c >= 0x3001 && c <= 0x303f) || (c >= 0xff00 && c <= 0xffef)) return Cls.CjkMark;
   if (c >= 0xd800 && c <= 0xdfff) return Cls.Word; // astral letters/emoji halves: part of a word run
@@ -129,7 +133,8 @@ export class RepetitionGuard {
 
   // Tokenizer state (carried across deltas).
   private kind: Tok = Tok.None;
-  private text = '';
+  private carry = ''; // the open token's characters from earlier deltas
+  private from = 0; // where the open token starts in the current delta
   private tokLen = 0;
   private covered = 0; // characters since the last emitted token ended (whitespace and the token so far)
   private mono = true;
@@ -154,9 +159,9 @@ export class RepetitionGuard {
   push(delta: string): void {
     for (let i = 0; i < delta.length; i++) {
       const c = delta.charCodeAt(i);
-      const cls = classify(c, c < 0x80 ? '' : delta[i]!);
+      const cls: Cls = c < 0x80 ? (ASCII_CLASS[c] as Cls) : classify(c, delta[i]!);
       if (cls === Cls.Space) {
-        this.endToken(Cls.Space);
+        this.endToken(Cls.Space, delta, i);
         this.covered++;
         this.sawSpace = true;
         if (++this.spaceRun >= MAX_WHITESPACE_RUN) throw new RepetitionError('singleTokenRun', 1, this.spaceRun);
@@ -164,7 +169,7 @@ export class RepetitionGuard {
       }
       this.spaceRun = 0;
       if (cls === Cls.Cjk || cls === Cls.CjkMark) {
-        this.endToken(cls);
+        this.endToken(cls, delta, i);
         const covered = this.covered + 1;
         this.covered = 0;
         this.sawSpace = false;
@@ -174,17 +179,16 @@ export class RepetitionGuard {
       const want = cls === Cls.Word ? Tok.Word : Tok.Symbol;
       const upper = c >= 0x41 && c <= 0x5a;
       if (this.kind !== want) {
-        this.endToken(cls);
-        this.start(want);
+        this.endToken(cls, delta, i);
+        this.start(want, false, i);
       } else if (this.tokLen >= MAX_TOKEN_CHARS || (want === Tok.Word && upper && this.prevLower) || (this.tokLen >= MIN_PIECE_CHARS && this.cut(c))) {
-        this.endToken(cls);
-        this.start(want, true);
+        this.endToken(cls, delta, i);
+        this.start(want, true, i);
       }
       this.c2 = this.c1;
       this.c1 = c;
       if (this.tokLen === 0) this.first = c;
       else if (c !== this.first) this.mono = false;
-      this.text += delta[i];
       this.tokLen++;
       this.covered++;
       if (want === Tok.Word) {
@@ -196,6 +200,11 @@ export class RepetitionGuard {
         this.prevLower = c >= 0x61 && c <= 0x7a;
       }
     }
+    // A token still open at the end of the delta: its characters so far are carried to the next one.
+    if (this.kind !== Tok.None) {
+      this.carry += this.from === 0 ? delta : delta.slice(this.from);
+      this.from = 0;
+    }
   }
 
   /** Forgets everything: the next push starts a new stream (a new turn or model call). */
@@ -206,7 +215,8 @@ export class RepetitionGuard {
     this.streakChars = 0;
     this.slotPos.fill(-1);
     this.kind = Tok.None;
-    this.text = '';
+    this.carry = '';
+    this.from = 0;
     this.tokLen = 0;
     this.covered = 0;
     this.spaceRun = 0;
@@ -224,10 +234,11 @@ export class RepetitionGuard {
   }
 
   /** Starts a token; `sameRun`: the next piece of the same run of letters or symbols (its cut hash goes on). */
-  private start(kind: Tok, sameRun = false): void {
+  private start(kind: Tok, sameRun: boolean, from: number): void {
     if (!sameRun) this.c1 = this.c2 = 0;
     this.kind = kind;
-    this.text = '';
+    this.carry = '';
+    this.from = from;
     this.tokLen = 0;
     this.mono = true;
     this.hasLetter = false;
@@ -238,13 +249,13 @@ export class RepetitionGuard {
   }
 
   /** Ends the token being read (if any); `ender`: the class of the character that ended it. */
-  private endToken(ender: Cls): void {
+  private endToken(ender: Cls, delta: string, at: number): void {
     if (this.kind === Tok.None) return;
-    const text = this.text;
+    const text = this.carry + delta.slice(this.from, at);
     const covered = this.covered;
     const kind = this.kind;
     this.kind = Tok.None;
-    this.text = '';
+    this.carry = '';
     this.covered = 0;
     if (kind === Tok.Word) {
       // Digits after whitespace, ended by a symbol: maybe a list ordinal, decided when the symbol ends.
