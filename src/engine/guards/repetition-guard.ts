@@ -6,10 +6,12 @@
  * The unit ("token"). Characters are cut into tokens by a small state machine that does not care
  * how the text was split into deltas (the same text gives the same tokens, whatever the deltas):
  *   - whitespace separates tokens and is never one ("a  b" and "a\nb" are the same two tokens),
- *   - a run of letters/digits is one word token, cut at a camelCase hump (aB) and after
- *     MAX_TOKEN_CHARS characters (so identifiers and text without spaces still have units),
- *   - a run of other symbols (punctuation, box drawing, `_`) is one token, cut after
- *     MAX_TOKEN_CHARS: a separator line `=====`, a table rule `|---|---|`, `}}}}` or
+ *   - a run of letters/digits is one word token, cut at a camelCase hump (aB), at content-defined
+ *     places once it is MIN_PIECE_CHARS long (a hash of the last three characters decides, so
+ *     every copy of a string repeated without spaces is cut alike and the copies are the same
+ *     tokens, whatever the string's length) and always after MAX_TOKEN_CHARS characters,
+ *   - a run of other symbols (punctuation, box drawing, `_`) is one token, cut the same way: a
+ *     separator line `=====`, a table rule `|---|---|`, `}}}}` or
  *     `|................|` is one or a few tokens, not hundreds,
  *   - every CJK ideograph, kana, Hangul syllable and CJK punctuation mark is a token of its own,
  *   - a list ordinal (`12.` or `12)` after whitespace, followed by whitespace) becomes `#.`, so
@@ -23,13 +25,16 @@
  * tail of the stream repeating, token for token, what came P tokens earlier; its *streak* is how
  * many tokens in a row did so. Candidates come from a table of the last position of every
  * SHINGLE_TOKENS-gram (direct-mapped, SHINGLE_SLOTS slots): a new candidate is looked up only when
- * the current one breaks, and checked against the ring — one lookup and one compare per token.
- * The stream is stopped when the streak reaches P + min(P, LONG_UNIT_EXTRA) (the unit was seen at
- * least twice, three times when short) and
- *   - the cycle holds a lexical token, and the streak is MIN_CYCLE_TOKENS tokens or
+ * the current one breaks, and checked against the ring — a constant amount of work per token
+ * (a cached hash, one compare, one shingle), no re-scan of the tail.
+ * The stream is stopped when the streak reaches P + min(P, LONG_UNIT_EXTRA) (a unit of up to 32
+ * tokens seen three times, a longer one twice and 32 tokens more) and
+ *   - the cycle is words: P = 1 and the token is lexical, or the unit holds MIN_LEXICAL_IN_UNIT
+ *     lexical tokens (one word among numbers and symbols — `.byte 1`, `| yes |`, `0x00,` — is a
+ *     data line), and the streak is MIN_CYCLE_TOKENS tokens or
  *     MIN_CYCLE_CHARS characters long (words looping: a word, a sentence, a paragraph, a code line,
  *     a list item with rising numbers, a CJK sentence, an identifier without spaces), or
- *   - the cycle holds data only, and the streak covers DATA_CYCLE_CHARS characters (zero-filled
+ *   - otherwise (data), the streak covers DATA_CYCLE_CHARS characters (zero-filled
  *     tables, hexdumps of zero runs, base64 of zeros, border lines are legitimately that
  *     repetitive; only a very long stretch of them is a loop).
  * A run of MAX_WHITESPACE_RUN whitespace characters (a model emitting newlines forever) is a
@@ -37,10 +42,12 @@
  *
  * Bounds (asserted over the corpus, test/unit/repetition-guard.test.ts): a loop of words whose unit
  * is U characters is stopped within 2·U + LEXICAL_TRIP_SLACK_CHARS characters of where it began; a
- * loop of data within DATA_CYCLE_CHARS + DATA_TRIP_SLACK_CHARS. Known limits, by design: a run of
- * data-like text longer than DATA_CYCLE_CHARS (e.g. `od -v` of 350+ zero bytes, base64 of ~800
- * zero bytes) is taken for a loop; a word repeated 33 times in a row, or the same table cell
- * 17 times in a row, is too.
+ * loop of data within DATA_CYCLE_CHARS + one unit + DATA_TRIP_SLACK_CHARS. Known limits, by design:
+ * data-like text repeating for more than DATA_CYCLE_CHARS (about 1 KB of `xxd -p`, `od -v` or
+ * base64 output of zero bytes) is taken for a loop; so is one word repeated 33 times in a row. A
+ * loop of one word with punctuation ("very, very, very, …") counts as data and is stopped only
+ * after DATA_CYCLE_CHARS. A unit longer than MAX_PERIOD tokens (some 2,500 characters of prose)
+ * is not seen.
  */
 import { loadXxh64, type Hash64 } from '../../protocol/wire/interning';
 import { RepetitionError } from './repetition-error';
@@ -51,7 +58,7 @@ export const RING_SIZE = 1024;
 export const MAX_PERIOD = 512;
 /** Longest token: longer runs of letters or symbols are cut into pieces of this many characters. */
 export const MAX_TOKEN_CHARS = 16;
-/** A long run is cut at content-defined places, but never into pieces shorter than this (ordinary words stay whole). */
+/** A long run is cut at content-defined places, but never into pieces shorter than this (words of up to this length stay whole). */
 export const MIN_PIECE_CHARS = 8;
 /** Bits of the cut hash that must be zero: a cut after about every 2^bits characters past MIN_PIECE_CHARS. */
 export const PIECE_CUT_BITS = 2;
