@@ -3,7 +3,8 @@
  * server (real `openai` SDK over loopback, real SQLite): a model that loops is stopped — the run
  * ends failed with the guard's "stopped: the model repeated itself (…)", the HTTP stream is
  * aborted (the server sees the client close the connection long before the scripted end), and
- * the text that streamed before stays in the thread. A looping reasoning channel is stopped too;
+ * the text that streamed before stays in the thread. A real model that loops — the offline demo
+ * model under greedy decoding (llama.cpp) — is stopped too, and so is a looping reasoning channel;
  * a legitimately repetitive answer (a hexdump from the corpus) and a turn whose steps repeat the
  * same words across tool calls complete.
  */
@@ -19,6 +20,8 @@ import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
 import { builtinToolRegistry } from '../../src/engine/tools/builtins';
 import { OpenAICompatibleProvider } from '../../src/engine/providers/openai';
+import { LocalLlamaProvider } from '../../src/engine/providers/local-llama';
+import { execFileSync } from 'node:child_process';
 import { VoxStore } from '../../src/engine/store/store';
 import { TurnStreamRegistry } from '../../src/engine/stream/turn-stream-registry';
 import { REPEATED_ITSELF, repetitionDetail } from '../../src/protocol/repetition';
@@ -30,20 +33,26 @@ import { waitFor } from '../support/wait';
 const LOOP_COPIES = 400;
 /** The server pauses here (an event index well past where the guard trips) until the test has seen the run end. */
 const HOLD_AT_EVENT = 300;
+/** Generates the offline demo model (a real GGUF bigram model that llama.cpp runs). */
+const DEMO_MODEL_SCRIPT = path.resolve(__dirname, '../../scripts/make-demo-model.mjs');
+/** Budget for generating the demo model and loading llama.cpp. */
+const LOAD_TIMEOUT_MS = 60_000;
+/** The greedy demo model's reply cap: far beyond where the guard stops its loop. */
+const DEMO_MAX_TOKENS = 1024;
 
 describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)', function () {
   this.timeout(20_000);
   let dir: string;
   let ws: string;
-  let server: FakeServer;
+  let server: FakeServer | undefined;
   let store: VoxStore;
   let streams: TurnStreamRegistry;
   let uninstall: () => void;
 
   async function setup(responses: FakeResponse[]) {
-    server = await startFakeOpenAI({ responses });
+    const started = (server = await startFakeOpenAI({ responses }));
     const model: ResolvedModel = {
-      provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }),
+      provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: started.baseUrl }),
       model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: true,
     };
     const hooks = new HookBus();
@@ -76,6 +85,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
   afterEach(async () => {
     uninstall?.();
     await server?.close();
+    server = undefined;
     store.close();
     removeTmpDir(dir);
   });
@@ -96,7 +106,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
     assert.equal(run.error, result.error, 'run.ended carries the same text');
 
     // The stream was aborted: the client closed the connection while the server still had most of the script to send.
-    const rec = server.requests[0]!;
+    const rec = server!.requests[0]!;
     await waitFor('the server to see the client close the stream', 5_000, () => rec.stream?.clientClosed);
     h.release();
     assert.ok(rec.stream!.written < rec.stream!.total / 2, `${rec.stream!.written} of ${rec.stream!.total} events written`);
@@ -120,11 +130,36 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
     const result = await runs.start({ prompt: 'fix it', model }).done;
     assert.equal(result.status, 'failed');
     assert.ok(result.error?.startsWith(REPEATED_ITSELF), result.error ?? '');
-    await waitFor('the server to see the client close the stream', 5_000, () => server.requests[0]!.stream?.clientClosed);
+    await waitFor('the server to see the client close the stream', 5_000, () => server!.requests[0]!.stream?.clientClosed);
     h.release();
     const reasoning = store.chunksAfter(result.runId, 0).filter((c) => c.kind === 'reasoning').map((c) => c.data).join('');
     assert.ok(reasoning.startsWith('The user wants a fix. Wait, maybe'), reasoning);
     assert.equal(result.text, '', 'no answer text streamed');
+  });
+
+  it('stops a real looping model: the greedy demo model (llama.cpp) stuck on "the the the"', async function () {
+    this.timeout(LOAD_TIMEOUT_MS + 30_000);
+    const modelPath = path.join(dir, 'vox-demo.gguf');
+    execFileSync(process.execPath, [DEMO_MODEL_SCRIPT, modelPath], { stdio: 'pipe' });
+    const provider = new LocalLlamaProvider({ threads: 1, demoModelPath: modelPath });
+    try {
+      const hooks = new HookBus();
+      uninstall = installRepetitionGuard(hooks);
+      const policy = new ApprovalPolicy();
+      const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
+      const runs = new RunRegistry({ store, streams, runner: agent, hooks, waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
+      const model: ResolvedModel = { provider, model: modelPath, label: 'local:demo', toolsEnabled: false };
+      // Greedy decoding (temperature 0): a bigram model falls into its likeliest cycle and stays there.
+      const result = await runs.start({ prompt: 'hello', model, sampling: { temperature: 0, topP: null, reasoningEffort: null } }).done;
+      assert.equal(result.status, 'failed', result.error ?? '');
+      assert.ok(result.error?.startsWith(REPEATED_ITSELF), result.error ?? '');
+      assert.match(result.text, /(the ){8}/, result.text);
+      // Stopped long before the provider's reply cap (DEMO_MAX_TOKENS tokens, ~4,000 characters of "the "): a few hundred characters.
+      assert.ok(result.text.length < 400, `${result.text.length} characters`);
+      assert.equal(store.activePath(result.threadId).at(-1)!.content, result.text);
+    } finally {
+      await provider.dispose();
+    }
   });
 
   it('lets a legitimately repetitive answer (a hexdump with zero runs) and steps that repeat across tool calls complete', async () => {
@@ -139,7 +174,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
     const first = await runs.start({ prompt: 'dump /bin/true', model }).done;
     assert.equal(first.status, 'completed', first.error ?? '');
     assert.equal(first.text, hexdump);
-    assert.equal(server.requests[0]!.stream!.clientClosed, false);
+    assert.equal(server!.requests[0]!.stream!.clientClosed, false);
     // 30 + 30 + 30 "the" in one turn: 90 in a row would be a loop in one stream, but each model call has its own guard.
     const second = await runs.start({ prompt: 'read a.txt twice', model, threadId: first.threadId }).done;
     assert.equal(second.status, 'completed', second.error ?? '');
