@@ -37,8 +37,6 @@ const HOLD_AT_EVENT = 300;
 const DEMO_MODEL_SCRIPT = path.resolve(__dirname, '../../scripts/make-demo-model.mjs');
 /** Budget for generating the demo model and loading llama.cpp. */
 const LOAD_TIMEOUT_MS = 60_000;
-/** The greedy demo model's reply cap: far beyond where the guard stops its loop. */
-const DEMO_MAX_TOKENS = 1024;
 
 describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)', function () {
   this.timeout(20_000);
@@ -154,7 +152,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
       assert.equal(result.status, 'failed', result.error ?? '');
       assert.ok(result.error?.startsWith(REPEATED_ITSELF), result.error ?? '');
       assert.match(result.text, /(the ){8}/, result.text);
-      // Stopped long before the provider's reply cap (DEMO_MAX_TOKENS tokens, ~4,000 characters of "the "): a few hundred characters.
+      // Stopped long before the provider's reply cap (local-llama.ts's DEFAULT_MAX_TOKENS, 1,024 tokens: ~4,000 characters of "the "): a few hundred characters.
       assert.ok(result.text.length < 400, `${result.text.length} characters`);
       assert.equal(store.activePath(result.threadId).at(-1)!.content, result.text);
     } finally {
