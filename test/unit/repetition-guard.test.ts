@@ -17,6 +17,7 @@ import {
 import { RepetitionError } from '../../src/engine/guards/repetition-error';
 import { REPEATED_ITSELF, repetitionDetail } from '../../src/protocol/repetition';
 import { seededRandom } from '../support/random';
+import { HookBus, turnFailureText } from '../../src/engine/agent/hooks';
 
 const CORPUS = path.resolve(__dirname, '../fixtures/repetition');
 const LEGIT = path.join(CORPUS, 'legit');
@@ -245,4 +246,33 @@ describe('RepetitionGuard', () => {
       assert.equal(run(words, randomDeltas(4)).error, null, 'frequent short words at random');
     });
   });
+
+  describe('in a hook', () => {
+    it('a stopsTurn streamDelta handler throwing the guard\'s error fails the turn with the error\'s own text; other failures name the handler', () => {
+      const bus = new HookBus();
+      const guard = new RepetitionGuard();
+      bus.on('streamDelta', (c) => guard.push(c.delta), { name: 'repetition guard', failure: 'stopsTurn' });
+      const info = { threadId: 't', runId: 'r', workspaceRoot: '/', model: 'm', kind: 'text' as const };
+      let thrown: unknown;
+      try {
+        for (let i = 0; i <= MIN_CYCLE_TOKENS; i++) bus.delta({ ...info, delta: 'again ' });
+      } catch (e) {
+        thrown = e;
+      }
+      assert.ok(thrown, 'the turn was stopped');
+      assert.equal(turnFailureText(thrown), repetitionMessageOf(thrown));
+      assert.ok(turnFailureText(thrown).startsWith(REPEATED_ITSELF));
+      const other = new HookBus();
+      other.on('streamDelta', () => {
+        throw new Error('boom');
+      }, { name: 'other', failure: 'stopsTurn' });
+      assert.throws(() => other.delta({ ...info, delta: 'x' }), (e: unknown) => turnFailureText(e) === 'other (streamDelta): boom');
+    });
+  });
 });
+
+function repetitionMessageOf(e: unknown): string {
+  const cause = (e as { cause?: unknown }).cause;
+  assert.ok(cause instanceof RepetitionError);
+  return cause.message;
+}
