@@ -129,7 +129,7 @@ describe('false-refusal retry and tool-call salvage (agent loop, fake OpenAI ser
     const withCall = await setup([toolCallTurn([{ name: 'read_file', args: { path: 'a.txt' } }], { text: [REFUSAL] }), textTurn('ok')]);
     const b = await withCall('read a');
     assert.equal(server.requests.length, 2);
-    assert.ok(!store.items(b.result.runId).some((i) => i.kind === 'refusalRetry'));
+    assert.ok(!store.items(b.result.runId).some((i) => (i.kind as string) === 'refusalRetry'));
     assert.match(b.result.text, /can't run commands/);
   });
 
