@@ -12,6 +12,7 @@
  *    patterns run over the whole (short) content, so a word is never cut in two at the window's
  *    edge ("running" cut to "run" would otherwise match `\brun\b`).
  *  - Typographic apostrophes (’) count as straight ones: models write "can’t" as often as "can't".
+ *  - CAPABILITY_RE's words take a plural `s`/`es` (see there).
  */
 
 /** Replies at or over this length are real answers, never treated as refusals (seed: `content.len() < 700`). */
@@ -21,8 +22,13 @@ export const REFUSAL_WINDOW_CHARS = 350;
 
 /** Seed 003 §1.2 REFUSAL_RE: `(?i)\b(can't|cannot|can not|don't have|do not have|unable to|not able to|no access|without access|can't actually|cannot actually)\b`. */
 export const REFUSAL_RE = /\b(can't|cannot|can not|don't have|do not have|unable to|not able to|no access|without access|can't actually|cannot actually)\b/gi;
-/** Seed 003 §1.2 CAPABILITY_RE: `(?i)\b(tool|terminal|shell|command|run|execute|file|filesystem|browse|browser|web search|search|calendar|schedule|environment)\b`. */
-export const CAPABILITY_RE = /\b(tool|terminal|shell|command|run|execute|file|filesystem|browse|browser|web search|search|calendar|schedule|environment)\b/gi;
+/**
+ * Seed 003 §1.2 CAPABILITY_RE: `(?i)\b(tool|terminal|shell|command|run|execute|file|filesystem|browse|browser|web search|search|calendar|schedule|environment)\b`,
+ * with one deliberate extension: each word may take a plural / third-person `s` or `es`. Taken
+ * literally, `\bfile\b` misses "I can't read your files" and `\bcommand\b` misses "I cannot run
+ * commands" — the commonest refusals.
+ */
+export const CAPABILITY_RE = /\b(tool|terminal|shell|command|run|execute|file|filesystem|browse|browser|web search|search|calendar|schedule|environment)(?:e?s)?\b/gi;
 
 export interface RefusalContext {
   /** The model had tools to call in this call (native, or the fenced syntax for models without native tools). */

@@ -31,6 +31,13 @@ describe('detectFalseToolRefusal', () => {
     }
   });
 
+  it('capability words match in the plural too ("files", "commands", "tools", "searches")', () => {
+    for (const w of ['files', 'commands', 'tools', 'searches', 'shells', 'executes']) {
+      assert.equal(detectFalseToolRefusal(`I cannot touch ${w} here.`, withTools), true, w);
+    }
+    assert.equal(detectFalseToolRefusal('I cannot do filesx.', withTools), false);
+  });
+
   it('needs both patterns', () => {
     assert.equal(detectFalseToolRefusal('I cannot agree with that design.', withTools), false, 'a refusal without a capability');
     assert.equal(detectFalseToolRefusal('I will run the tests now.', withTools), false, 'a capability without a refusal');
