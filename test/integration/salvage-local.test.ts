@@ -62,7 +62,7 @@ describe('salvage with the local provider (demo GGUF, real llama.cpp)', function
       const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: fs.realpathSync(path.join(dir, 'ws')) });
       const result = await runs.start({ prompt: 'hello', model: { provider: recording, model: modelPath, label: 'local:demo', toolsEnabled: false }, sampling: { temperature: 0 } }).done;
       assert.equal(result.status, 'completed', result.error ?? '');
-      assert.equal(seen[0]!.tools.length, 0, 'no native tools for the demo model');
+      assert.equal(seen[0]!.tools?.length ?? 0, 0, 'no native tools for the demo model');
       assert.match(seen[0]!.messages[0]!.content, /```tool:read_file/);
       assert.match(seen[0]!.messages[0]!.content, /read_file\(path/);
       // The bigram writes no blocks and no refusal: one call, its text is the answer as streamed.

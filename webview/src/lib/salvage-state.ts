@@ -8,15 +8,24 @@
  * Pure, mutates the run's stream in place like ./thread-state.ts.
  */
 import { refusalRetryData, textRevisedData } from '../../../src/protocol/chunks';
-import type { RunView, StreamSegment, Warn } from './thread-state';
+
+/** The note's stream segment (part of ./thread-state.ts's StreamSegment, which imports it from here). */
+export interface RefusalSegment { kind: 'refusalRetry'; itemId: string; discarded: string; tools: string[] }
+interface TextSegment { kind: 'text'; text: string; toolsBefore: number }
+/** Any stream segment, as far as this module looks at it (this module does not import thread-state: no cycle). */
+type Segment = { kind: string } | TextSegment | RefusalSegment;
+type Warn = (message: string) => void;
+interface RunLike { stream: Segment[] }
+
+const isText = (s: Segment): s is TextSegment => s.kind === 'text';
 
 /** Removes `count` characters of text from the end of the stream; false when the stream has fewer in this step. */
-function dropTail(stream: StreamSegment[], count: number): boolean {
+function dropTail(stream: Segment[], count: number): boolean {
   let left = count;
   for (let i = stream.length - 1; i >= 0 && left > 0; i--) {
     const seg = stream[i]!;
     if (seg.kind === 'reasoning') continue;
-    if (seg.kind !== 'text') break;
+    if (!isText(seg)) break;
     const cut = Math.min(left, seg.text.length);
     seg.text = seg.text.slice(0, seg.text.length - cut);
     left -= cut;
@@ -25,7 +34,7 @@ function dropTail(stream: StreamSegment[], count: number): boolean {
   return left === 0;
 }
 
-function toolsIn(stream: readonly StreamSegment[]): number {
+function toolsIn(stream: readonly Segment[]): number {
   return stream.filter((s) => s.kind === 'tool').length;
 }
 
@@ -39,20 +48,20 @@ function parse<T>(data: string, validate: (v: unknown) => T, warn: Warn, what: s
 }
 
 /** A `refusalRetry` chunk: the refusal leaves the streamed text, the note takes its place. */
-export function applyRefusalRetryChunk(run: RunView, data: string, warn: Warn): void {
+export function applyRefusalRetryChunk(run: RunLike, data: string, warn: Warn): void {
   const d = parse(data, refusalRetryData, warn, 'refusalRetry');
-  if (!d || run.stream.some((s) => s.kind === 'refusalRetry' && s.itemId === d.itemId)) return;
+  if (!d || run.stream.some((s) => s.kind === 'refusalRetry' && (s as RefusalSegment).itemId === d.itemId)) return;
   if (!dropTail(run.stream, d.discarded.length)) warn('a refusalRetry chunk removes more text than its step streamed');
   run.stream.push({ kind: 'refusalRetry', itemId: d.itemId, discarded: d.discarded, tools: d.tools });
 }
 
 /** A `textRevised` chunk: the step's streamed text becomes `text` (the salvaged calls follow as tool calls). */
-export function applyTextRevisedChunk(run: RunView, data: string, warn: Warn): void {
+export function applyTextRevisedChunk(run: RunLike, data: string, warn: Warn): void {
   const d = parse(data, textRevisedData, warn, 'textRevised');
   if (!d) return;
   if (!dropTail(run.stream, d.removed)) warn('a textRevised chunk removes more text than its step streamed');
   if (d.text.length === 0) return;
   const last = run.stream[run.stream.length - 1];
-  if (last && last.kind === 'text') last.text += d.text;
+  if (last && isText(last)) last.text += d.text;
   else run.stream.push({ kind: 'text', text: d.text, toolsBefore: toolsIn(run.stream) });
 }

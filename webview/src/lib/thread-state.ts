@@ -18,7 +18,7 @@ import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type
 import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
-import { applyRefusalRetryChunk, applyTextRevisedChunk } from './salvage-state';
+import { applyRefusalRetryChunk, applyTextRevisedChunk, type RefusalSegment } from './salvage-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
@@ -62,7 +62,7 @@ export type StreamSegment =
   | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView; permission?: PermissionInfo }
   | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] }
   /** A false refusal was discarded here and the model asked again (./salvage-state.ts). */
-  | { kind: 'refusalRetry'; itemId: string; discarded: string; tools: string[] };
+  | RefusalSegment;
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
 
