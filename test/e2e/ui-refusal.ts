@@ -8,7 +8,7 @@
  *      the model calls read_file, then answers; the chat shows a collapsed "Retried after a
  *      refusal" note, the tool card and the answer — and no refusal in the answer;
  *   2. expand: the note opens on click and shows the discarded reply;
- *   3. screenshots (docs/screenshot-refusal.png with --update-screenshot).
+ *   3. screenshots (the expanded note: docs/screenshot-refusal-workbench.png with --update-screenshot).
  */
 import type { Frame } from 'playwright-core';
 import * as h from './harness';
@@ -23,7 +23,7 @@ export const REFUSAL_CHECKS = {
   screenshots: 'refusal UI: screenshots in test-results/ and the README picture',
 } as const;
 
-const README = readmePicture('screenshot-refusal', 250 * 1024);
+const README = readmePicture('screenshot-refusal-workbench', 250 * 1024);
 const PROMPT = 'What does src/math.js export?';
 const REFUSAL = "I'm sorry, but I can't read files in your workspace.";
 const ANSWER = 'It exports add and mean.';
@@ -83,7 +83,8 @@ export async function runRefusalChecks(o: UiCheckOptions): Promise<void> {
         await run.locator('section.tool', { hasText: 'read_file' }).first().waitFor({ timeout: 10_000 });
         const answer = (await run.locator('[data-role="assistant"]').allInnerTexts()).join('\n');
         assert(!answer.includes("can't read files"), `the answer shows the refusal: ${JSON.stringify(answer.slice(0, 200))}`);
-        await shot(README.shot);
+        await note.scrollIntoViewIfNeeded();
+        await shot('e2e-refusal');
         state.retried = true;
       }), p);
 
@@ -97,12 +98,13 @@ export async function runRefusalChecks(o: UiCheckOptions): Promise<void> {
         await h.waitFor('the note to open', 10_000, async () => (await note.getAttribute('open')) !== null, 100);
         const discarded = (await note.locator('.discarded').innerText()).trim();
         assert(discarded === REFUSAL, `the note shows ${JSON.stringify(discarded)}`);
-        await shot('e2e-refusal-open');
+        await note.scrollIntoViewIfNeeded();
+        await shot(README.shot);
       }), p);
 
     await o.check(REFUSAL_CHECKS.screenshots, async () => {
       requireState('retried');
-      checkScreenshots(o, shots, ['e2e-refusal-open'], README);
+      checkScreenshots(o, shots, ['e2e-refusal'], README);
     }, p);
   } finally {
     if (session) await session.close();
