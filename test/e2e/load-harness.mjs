@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-refusal.ts')>} */
+export function loadRefusalUi() {
+  return loadTs('./ui-refusal.ts', 'runRefusalChecks');
+}
