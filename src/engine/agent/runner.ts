@@ -56,6 +56,8 @@ export interface AgentRunnerDeps {
   permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
   /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
   plans?: PlanService;
+  /** Automatic compaction (../compaction/auto.ts): may compact the thread and rewrite the request's history in place before a model call. */
+  compactBeforeCall?: (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void>;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -155,7 +157,7 @@ export class AgentRunner {
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
     const system = this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain();
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
@@ -188,6 +190,7 @@ export class AgentRunner {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
         for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
+        if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
         await hooks.run('beforeModelCall', { ...info, step, messages });
         const { stepText, calls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
@@ -324,7 +327,7 @@ export class AgentRunner {
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
-      ...(permission ? { permission } : {}),
+      ...(permission ? { permission } : {}), ...(call.thoughtSignature !== undefined ? { thoughtSignature: call.thoughtSignature } : {}),
     });
     streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
     let result: ToolResult | undefined;
