@@ -214,7 +214,7 @@ describe('compaction: partial and automatic, over the protocol', function () {
     assert.equal(th.runs.find((r) => r.id === runId)!.status, 'completed');
     // The thread is over the window before the first call: the summary request comes first, then the turn's two calls.
     assert.equal(server.requests.length, 3);
-    const [summariser, firstCall, secondCall] = server.requests.map((r) => r.body.messages as Wire[]);
+    const [summariser, firstCall, secondCall] = server.requests.map((r) => r.body.messages as Wire[]) as [Wire[], Wire[], Wire[]];
     assert.ok(JSON.stringify(summariser).includes('You compact a conversation'));
     for (const [i, call] of [firstCall, secondCall].entries()) {
       // cl100k_base with OpenAI's framing, as the meter counts it; the tool definitions count too.
