@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-compact.ts')>} */
+export function loadCompactUi() {
+  return loadTs('./ui-compact.ts', 'runCompactChecks');
+}
