@@ -105,11 +105,15 @@ export async function runCompactChecks(o: UiCheckOptions): Promise<void> {
         assert(PROMPTS.slice(0, 2).every((x) => shown.includes(x)), `the prompts above the note: ${JSON.stringify(shown)}`);
         const draft = await view.locator('vscode-textarea textarea').inputValue();
         assert(draft === '', `"/compact" stayed in the composer: ${JSON.stringify(draft)}`);
-        await note.locator('summary').click();
-        await note.locator('.summary-text').waitFor({ timeout: 5_000 });
         state.compacted = true;
         await shot('e2e-compact');
         await shot(README.shot);
+        await note.locator('summary').click();
+        await note.locator('.summary-text').waitFor({ timeout: 5_000 });
+        const text = await note.locator('.summary-text').innerText();
+        assert(text.includes('## Decisions') && text.includes('src/lexer.ts'), `the opened note shows ${JSON.stringify(text.slice(0, 120))}`);
+        await shot('e2e-compact-summary');
+        await note.locator('summary').click();
       }), p);
 
     await o.check(COMPACT_CHECKS.next, () =>
@@ -130,7 +134,7 @@ export async function runCompactChecks(o: UiCheckOptions): Promise<void> {
       }), p);
 
     await o.check(COMPACT_CHECKS.screenshots, async () => {
-      checkScreenshots(o, shots, ['e2e-compact', 'e2e-compact-next'], [README]);
+      checkScreenshots(o, shots, ['e2e-compact', 'e2e-compact-summary', 'e2e-compact-next'], [README]);
     }, p);
   } finally {
     if (session) await session.close();

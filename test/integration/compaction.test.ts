@@ -246,4 +246,24 @@ describe('compaction: partial and automatic, over the protocol', function () {
     const after = await t.client().call('estimateContext', { threadId: 'thr:auto', draft: '' });
     assert.ok(after.tokens < 8_192, `after compaction the thread fits (${after.tokens})`);
   });
+
+  it('a failed automatic compaction is shown in the status line and reported; the turn goes on and does not try again', async () => {
+    server = await startFakeOpenAI({ responses: [textTurn('I would rather not.'), toolCallTurn([{ name: 'list_files', args: { path: '.' } }]), textTurn('done')] });
+    t = start(server, 'openai:gpt-4');
+    const filler = (i: number) => `message ${i}: ` + Array.from({ length: 220 }, (_, k) => `w${(i * 7 + k) % 97}`).join(' ');
+    seedThread(t.dbPath, 'thr:fail', 60, filler);
+    const runId = await runToEnd('thr:fail', 'continue');
+    assert.equal(server.requests.length, 3, 'one summary request, then the two calls of the turn');
+    const s = VoxStore.open(t.dbPath);
+    try {
+      assert.equal(s.run(runId)!.status, 'completed');
+      assert.equal(s.compactions('thr:fail').length, 0);
+      const status = s.chunksAfter(runId, 0).filter((c) => c.kind === 'status').map((c) => c.data);
+      assert.ok(status.some((x) => x.startsWith('Compacting the conversation')), JSON.stringify(status));
+      assert.ok(status.some((x) => x.startsWith('Automatic compaction failed:') && x.includes('did not answer with a summary')), JSON.stringify(status));
+    } finally {
+      s.close();
+    }
+    assert.ok(t.host.notices.some((n) => n.source === 'compaction' && n.message.includes('Automatic compaction of thread thr:fail failed')));
+  });
 });

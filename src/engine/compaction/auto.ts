@@ -7,7 +7,8 @@
  * request's history is rewritten in place: the system prompt, this turn's prompt and everything
  * the turn did so far (tool calls with their provider signatures) stay exactly as they were.
  * The chat is told with a status chunk while it runs and the `thread.compacted` note after.
- * A failed compaction is reported in the status line and the call goes ahead uncompacted.
+ * A failed compaction is reported in the status line and the call goes ahead uncompacted; the
+ * turn does not try again.
  */
 import { buildHistory } from '../agent/history';
 import type { TurnSpec } from '../agent/runner';
@@ -48,7 +49,10 @@ function rewriteHistory(store: VoxStore, t: TurnSpec, messages: ChatMessage[], e
 /** The runner's `compactBeforeCall`: see the file header. */
 export function autoCompactor(deps: AutoCompactionDeps): (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void> {
   const { store, streams } = deps;
+  // A turn whose automatic compaction failed is not compacted again (one failed summary call per turn, not one per model call).
+  const failed = new WeakSet<TurnSpec>();
   return async (t, messages, specs) => {
+    if (failed.has(t)) return;
     const window = (await contextWindowOf(t.model)).tokens;
     if (window === null || messages.length === 0) return;
     const total = (await countPrompt(t.model, messages, specs)).tokens;
@@ -70,6 +74,7 @@ export function autoCompactor(deps: AutoCompactionDeps): (t: TurnSpec, messages:
       streams.append(t.runId, 'status', '');
     } catch (e) {
       if (t.signal.aborted) throw e;
+      failed.add(t);
       streams.append(t.runId, 'status', `Automatic compaction failed: ${(e as Error).message}`);
       deps.onError?.(e, t.threadId);
     }

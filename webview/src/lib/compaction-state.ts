@@ -31,7 +31,9 @@ export function isCompactionEvent(ev: WireEvent): ev is CompactionEvent {
 }
 
 export function applyCompactionEvent(s: CompactionFields, ev: CompactionEvent): void {
-  const list = (s.compactions ??= []);
+  // Assigned, then read back: in the app `s` is a $state proxy, and a push on the raw array just assigned never reaches it.
+  if (!s.compactions) s.compactions = [];
+  const list = s.compactions;
   if (list.some((c) => c.compactionId === ev.compactionId)) return;
   list.push({
     compactionId: ev.compactionId, mode: ev.mode, trigger: ev.trigger, fromMessageId: ev.fromMessageId, upToMessageId: ev.upToMessageId,
