@@ -16,7 +16,7 @@ import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-open
 import { SIDEBAR } from './ui-chat-context';
 import { watch } from './ui-chat-stream';
 import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
-import { sendInNewThread, setApiKey, widenSideBar } from './ui-workbench';
+import { collapsePane, sendInNewThread, setApiKey, widenSideBar } from './ui-workbench';
 
 export const COMPACT_CHECKS = {
   view: 'compact UI: the chat opens on the scripted model; the OpenAI key through "Vox: Set API Key"',
@@ -70,6 +70,7 @@ export async function runCompactChecks(o: UiCheckOptions): Promise<void> {
         await openWorkbench();
         await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
         await widenSideBar(p, 520);
+        await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
         const view = await sidebar();
         await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
         await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
