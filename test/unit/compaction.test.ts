@@ -15,6 +15,9 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/engine/store/migrat
 import { VoxStore, type MessageRow } from '../../src/engine/store/store';
 import { toOpenAIMessages } from '../../src/engine/providers/openai';
 import { seededBytes, seededRandom } from '../support/random';
+import { tokenUpperBound } from '../../src/engine/compaction/auto';
+import { countPrompt } from '../../src/engine/providers/token-count';
+import type { ChatMessage, ResolvedModel } from '../../src/engine/providers/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 
 const SUMMARY = '## Goal\nA\n\n## Decisions\nB\n\n## Files touched\nC\n\n## Open items\nNone.';
@@ -64,6 +67,19 @@ describe('compaction: history', () => {
     assert.equal(h.length, 1 + 1 + HISTORY_MESSAGE_LIMIT);
     assert.equal(h[1]!.content, summaryMessageText('S-a', 10));
     assert.equal(h[2]!.content, `c${100 - HISTORY_MESSAGE_LIMIT}`);
+  });
+});
+
+describe('compaction: the bound that skips counting', () => {
+  it('is never below the exact count (o200k_base and cl100k_base) of text in several scripts, code and random bytes', async () => {
+    const rand = seededRandom(77);
+    const samples = ['plain English words and code: const x = f(y) + 1;', '中文文本，没有空格的句子。日本語のテキスト。', 'emoji 😀👍🏽🇫🇷 and ZWJ 👨‍👩‍👧', '====|---|---|}}}}}}}}0000000000', seededBytes(rand, 2_000).toString('latin1'), seededBytes(rand, 900).toString('base64')];
+    const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, ...samples.map((content, i): ChatMessage => (i % 2 ? { role: 'assistant', content } : { role: 'user', content }))];
+    for (const model of ['gpt-4o', 'gpt-4']) {
+      const resolved = { provider: { id: 'openai', isLocal: false, stream: () => { throw new Error('no'); } }, model, label: `openai:${model}`, toolsEnabled: true } as unknown as ResolvedModel;
+      const exact = (await countPrompt(resolved, messages, [])).tokens;
+      assert.ok(tokenUpperBound(messages, []) >= exact, `${model}: bound ${tokenUpperBound(messages, [])} < ${exact}`);
+    }
   });
 });
 

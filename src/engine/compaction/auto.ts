@@ -34,6 +34,22 @@ export interface AutoCompactionDeps extends CompactionDeps {
   onError?(e: unknown, threadId: string): void;
 }
 
+/** Tokens a message may cost beyond its text (role, separators) in the bound below; above every provider's framing. */
+export const FRAMING_TOKENS_BOUND = 8;
+
+/**
+ * At least as many tokens as the request can have, without a tokenizer: byte-level BPE
+ * tokenizers (OpenAI's, Anthropic's, Llama 3's, Qwen's) never make more tokens than UTF-8 bytes.
+ */
+export function tokenUpperBound(messages: readonly ChatMessage[], specs: readonly ToolSpec[]): number {
+  let n = FRAMING_TOKENS_BOUND + (specs.length > 0 ? Buffer.byteLength(JSON.stringify(specs)) : 0);
+  for (const m of messages) {
+    n += FRAMING_TOKENS_BOUND + Buffer.byteLength(m.content);
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) n += Buffer.byteLength(c.name) + Buffer.byteLength(c.argumentsJson) + FRAMING_TOKENS_BOUND;
+  }
+  return n;
+}
+
 /** The history part of a request built by the runner: `messages[1 … end)` (after the system prompt, before this turn's messages). */
 function historyEnd(store: VoxStore, t: TurnSpec, system: string): number {
   return buildHistory(store.activePath(t.threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(t.threadId)).length - 1;
@@ -55,6 +71,8 @@ export function autoCompactor(deps: AutoCompactionDeps): (t: TurnSpec, messages:
     if (failed.has(t)) return;
     const window = (await contextWindowOf(t.model)).tokens;
     if (window === null || messages.length === 0) return;
+    // No count (for Anthropic and VS Code models a request to the provider) while the request cannot be near the window.
+    if (tokenUpperBound(messages, specs) <= window * AUTO_COMPACT_TRIGGER_FILL) return;
     const total = (await countPrompt(t.model, messages, specs)).tokens;
     if (total <= window * AUTO_COMPACT_TRIGGER_FILL) return;
     const system = messages[0]!.content;
