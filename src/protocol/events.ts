@@ -88,6 +88,8 @@ const SHAPES = {
     threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),
     /** Tool calls: what the permission rules and mode decided, before the call ran (or was asked, or refused). */
     permission: optional(permissionInfo),
+    /** Tool calls: the provider's opaque signature of the call (Gemini `thoughtSignature`), sent back byte for byte on replay. */
+    thoughtSignature: optional(str),
   },
   'item.completed': {
     threadId: str, runId: str, itemId: str, status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
@@ -179,6 +181,18 @@ const SHAPES = {
   'plan.stepUpdated': { threadId: str, runId: nullable(str), planId: str, stepId: str, status: planStepStatus, note: nullable(str) },
   /** The user chose "Act on this plan": the thread went to Act with the plan attached to the prompt. */
   'plan.actedOn': { threadId: str, planId: str },
+  /**
+   * A range of the thread's path was compacted (SPEC 3.7, ./compaction.ts): from now on the model
+   * sees `summary` in place of the messages `fromMessageId` … `upToMessageId`, which stay unchanged
+   * in the store. `compactMessageIndex`: the path index of `upToMessageId` (0-based) when it was
+   * written; `supersedes`: earlier compactions inside the range; `runId`: the run that compacted
+   * automatically (null for a command).
+   */
+  'thread.compacted': {
+    threadId: str, compactionId: str, mode: literal('full', 'upTo', 'from'), trigger: literal('manual', 'auto'),
+    fromMessageId: str, upToMessageId: str, compactMessageIndex: int, coveredMessages: int,
+    summary: str, model: str, usage: usageTotals, supersedes: arrayOf(str), runId: nullable(str),
+  },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

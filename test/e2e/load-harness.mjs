@@ -54,3 +54,8 @@ export function loadComposerUi() {
 export function loadRefusalUi() {
   return loadTs('./ui-refusal.ts', 'runRefusalChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-compact.ts')>} */
+export function loadCompactUi() {
+  return loadTs('./ui-compact.ts', 'runCompactChecks');
+}

@@ -20,7 +20,7 @@ const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage'],
   ['agent', 'connect'],
-  ['checkpoints', 'worktrees', 'runs', 'context', 'rules'],
+  ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction'],
   ['variants', 'review', 'branches'],
   ['session', 'services.ts'],
   ['engine.ts'],

@@ -94,6 +94,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
   getSystemPrompt: { threadId: null },
   listPromptHistory: { limit: 20 },
+  compactThread: { threadId: 'thr:1', mode: 'upTo', messageId: 'msg:1' },
+  listCompactions: { threadId: 'thr:1' },
 };
 
 describe('protocol: every command', () => {

@@ -36,7 +36,7 @@ export function rebuildTurn(store: VoxStore, runId: string): RebuiltTurn {
     } else if (item.kind === 'toolCall') {
       step ??= { content: '', calls: [], results: [] };
       // The provider's call id is not kept; the item id is unique and pairs the call with its result.
-      step.calls.push({ id: item.id, name: item.toolName ?? 'unknown', argumentsJson: item.arguments ?? '{}' });
+      step.calls.push({ id: item.id, name: item.toolName ?? 'unknown', argumentsJson: item.arguments ?? '{}', ...(item.thoughtSignature !== null ? { thoughtSignature: item.thoughtSignature } : {}) });
       step.results.push({ role: 'tool', toolCallId: item.id, name: item.toolName ?? 'unknown', content: item.content.slice(0, TOOL_RESULT_MAX_CHARS), isError: item.isError });
     } else if ((item.kind as string) === 'steer') {
       flush();

@@ -57,6 +57,8 @@ export interface AgentRunnerDeps {
   permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
   /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
   plans?: PlanService;
+  /** Automatic compaction (../compaction/auto.ts): may compact the thread and rewrite the request's history in place before a model call. */
+  compactBeforeCall?: (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void>;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -160,7 +162,7 @@ export class AgentRunner {
     const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
     const system = salvage.systemPrompt(this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain());
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
@@ -192,6 +194,7 @@ export class AgentRunner {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
         for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
+        if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
         await hooks.run('beforeModelCall', { ...info, step, messages });
         const stepStart = finalText.length;
         const { stepText: rawText, calls: nativeCalls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
@@ -351,7 +354,7 @@ export class AgentRunner {
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
-      ...(permission ? { permission } : {}),
+      ...(permission ? { permission } : {}), ...(call.thoughtSignature !== undefined ? { thoughtSignature: call.thoughtSignature } : {}),
     });
     streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
     let result: ToolResult | undefined;

@@ -81,7 +81,7 @@ export class ContextService {
     const systemPrompt = new TurnSalvage(offered, model.toolsEnabled).systemPrompt(this.deps.systemPromptFor
       ? await this.deps.systemPromptFor(known ? p.threadId! : null)
       : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT));
-    const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
+    const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt, (r) => store.steers(r), store.compactions(p.threadId!)) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
     // The rules the draft would get: its tokens stripped, the block counted with the prompt (as the runner sends it).
     const paths = (p.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);

@@ -7,6 +7,7 @@ import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
+import { COMPACTION_PROJECTORS } from './compaction-projections';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
@@ -77,9 +78,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'item.started'(db, e, time) {
     db.prepare(
-      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, created_at)
-       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)`,
-    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, time);
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, thought_signature, created_at)
+       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, e.thoughtSignature ?? null, time);
   },
   'item.completed'(db, e) {
     mustChange(
@@ -164,6 +165,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     // Shown by clients (the run waits for its awaited background work); nothing to project.
   },
   ...PLAN_PROJECTORS,
+  ...COMPACTION_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(

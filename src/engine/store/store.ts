@@ -21,6 +21,7 @@ import { project } from './projections';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
 import { promptHistory, recordPrompt, type PromptHistoryRow } from './prompt-history';
+import { threadCompactions, type CompactionRow } from './compaction-reads';
 import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput, type BeginRunOutcome } from './run-lifecycle';
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
@@ -32,6 +33,7 @@ import {
 
 export type { WaitRow } from './wait-reads';
 export type { PromptHistoryRow } from './prompt-history';
+export type { CompactionRow } from './compaction-reads';
 export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
@@ -321,6 +323,11 @@ export class VoxStore {
     }), 'immediate'));
     this.notify(pending);
     return out;
+  }
+
+  /** The thread's compactions, oldest first (./compaction-reads.ts); history applies those on its path. */
+  compactions(threadId: string): CompactionRow[] {
+    return threadCompactions(this.db, threadId);
   }
 
   /** Adds a prompt as typed to the prompt history (./prompt-history.ts: duplicates collapsed, bounded). */

@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
   /** The conversation tree: branches, switching, regenerate / retry / edit, compare (../branches.ts). */
   branch: ['unknownMessage', 'wrongThread', 'badLeaves', 'tooLarge', 'emptyContent', 'notRetryable', 'nothingToRegenerate', 'cycle', 'badTarget'],
+  /** Partial compaction (SPEC 3.7): the range asked for, the model's summary. */
+  compaction: ['invalidSummary', 'nothingToCompact', 'unknownMessage', 'badTarget', 'conflict'],
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Settings the host supplied. */

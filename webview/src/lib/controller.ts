@@ -30,6 +30,7 @@ import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall'
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
+import { CompactionIntents } from './compaction-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -55,11 +56,13 @@ export class Controller extends ControllerIntents {
   readonly context: ContextController;
   /** Regenerate, retry, edit, switch branch, compare (./tree-intents.ts). */
   readonly tree: TreeIntents;
+  readonly compaction: CompactionIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
     this.saver = new StateSaver(model, bridge, log);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
+    this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -216,6 +219,7 @@ export class Controller extends ControllerIntents {
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
   private onResult(inReplyTo: string | undefined, raw: unknown): void {
+    this.compaction.settled(inReplyTo);
     const req = this.take(inReplyTo);
     if (!req) return;
     let value: unknown;
@@ -252,6 +256,7 @@ export class Controller extends ControllerIntents {
   }
 
   private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
+    this.compaction.settled(u.inReplyTo);
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
     const thread = this.model.thread;
@@ -323,6 +328,7 @@ export class Controller extends ControllerIntents {
   sendPrompt(opts: { steer?: boolean; /** Send although the meter says it does not fit (the user confirmed). */ force?: boolean } = {}): boolean {
     const prompt = this.model.draft;
     if (prompt.trim().length === 0 || this.model.sending) return false;
+    if (this.compaction.slash(prompt)) return true; // `/compact` runs the command instead of being sent
     if (prompt.length > MAX_PROMPT_CHARS) {
       this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
       return false;

@@ -20,6 +20,7 @@ import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkK
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 import { applyRefusalRetryChunk, applyTextRevisedChunk, type RefusalSegment } from './salvage-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
+import { applyCompactionEvent, isCompactionEvent, type CompactionFields } from './compaction-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
 import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
@@ -110,7 +111,7 @@ export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUn
 /** One row of the open branch (derived from the tree: ./tree-state.ts). */
 export type { Entry };
 
-export interface ThreadState extends PlanFields {
+export interface ThreadState extends PlanFields, CompactionFields {
   threadId: string;
   title: string | null;
   deleted: boolean;
@@ -198,6 +199,10 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
   }
   if (isQueueEvent(ev)) {
     applyQueueEvent((state.queue ??= []), ev); // a state saved by an older build has no queue
+    return;
+  }
+  if (isCompactionEvent(ev)) {
+    applyCompactionEvent(state, ev);
     return;
   }
   switch (ev.type) {
