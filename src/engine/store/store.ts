@@ -83,8 +83,7 @@ export class VoxStore {
     }
   }
 
-  private appendInTransaction(events: VoxEvent[]): StoredEvent[] {
-    const time = this.now();
+  private appendInTransaction(events: VoxEvent[], time: number = this.now()): StoredEvent[] {
     return events.map((e) => {
       const threadId = 'threadId' in e ? e.threadId : null;
       const { type, ...rest } = e;
@@ -312,10 +311,15 @@ export class VoxStore {
    * announced to listeners after the commit; SQLite failures become typed StoreErrors. For the
    * store's writes that check and change in one step (./run-lifecycle.ts).
    */
-  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[]) => T): T {
+  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[], appendAt: (time: number, ...events: VoxEvent[]) => StoredEvent[]) => T): T {
     const pending: StoredEvent[] = [];
     const out = this.write(() => this.db.transaction(() => fn((...events) => {
       const stored = this.appendInTransaction(events);
+      pending.push(...stored);
+      return stored;
+    }, (time, ...events) => {
+      // Imported history keeps the source's own times (src/engine/importers/apply.ts).
+      const stored = this.appendInTransaction(events, time);
       pending.push(...stored);
       return stored;
     }), 'immediate'));
