@@ -25,6 +25,7 @@ import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerImportCommands, sessionGroup } from './import-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -75,6 +76,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
   registerRulesCommands(program, run);
+  registerImportCommands(sessionGroup(program), run);
   return program;
 }
 
