@@ -29,6 +29,8 @@ export const MAX_CURSOR_MESSAGES = 50_000;
 /** Root blob field holding the message blob ids, and the one holding the workspace URI. */
 const ROOT_MESSAGES_FIELD = 1;
 const ROOT_WORKSPACE_FIELD = 9;
+/** Names Cursor gives a chat before it has one (the title then comes from the first prompt). */
+const CURSOR_PLACEHOLDER_NAMES = new Set(['New Agent', 'New Chat', 'Untitled']);
 /** Byte length of a message blob id (SHA-256). */
 const BLOB_ID_BYTES = 32;
 
@@ -99,7 +101,7 @@ export function readCursorStore(file: string): CursorStore {
     const meta: CursorMeta = {
       agentId: typeof m.agentId === 'string' ? m.agentId : null,
       latestRootBlobId: root,
-      name: typeof m.name === 'string' && m.name.trim() ? m.name.trim() : null,
+      name: typeof m.name === 'string' && m.name.trim() && !CURSOR_PLACEHOLDER_NAMES.has(m.name.trim()) ? m.name.trim() : null,
       createdAt: typeof m.createdAt === 'number' || typeof m.createdAt === 'string' ? timeOf(Number(m.createdAt) || m.createdAt, 0) || null : null,
       model: typeof m.lastUsedModel === 'string' ? m.lastUsedModel : null,
     };

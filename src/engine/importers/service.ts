@@ -245,7 +245,7 @@ export class ImportService {
     if (!state.cursor || state.cursor.count > store.messages.length) state = fresh();
     if (store.unreadable > 0) tally.skipped.unreadableBlob = (tally.skipped.unreadableBlob ?? 0) + store.unreadable;
     const b = new ThreadBuilder('cursor', state.builder, tally, {
-      title: store.meta.name && store.meta.name !== 'New Agent' ? store.meta.name : null, cwd: workspacePath(store.workspace), sourceId: session.sessionId,
+      title: store.meta.name, cwd: workspacePath(store.workspace), sourceId: session.sessionId,
     });
     b.setModel(store.meta.model);
     const base = store.meta.createdAt ?? file.mtimeMs;
