@@ -38,6 +38,11 @@ export interface FoundSession {
 
 export interface Discovery { sessions: FoundSession[]; skipped: Record<string, number> }
 
+/** `heads`: read each file's head for the title and project (the scan shows them; an import does not need them). */
+export interface DiscoverOptions { heads: boolean }
+/** How much of a 2.0 sub-agent file is read to learn which session it belongs to (its first line names it). */
+const SIDECHAIN_HEAD_BYTES = 64 * 1024;
+
 function listDir(dir: string): fs.Dirent[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
@@ -107,7 +112,7 @@ function claudeHead(file: string): { title: string | null; cwd: string | null; s
   return { title, cwd, sessionId, firstPrompt };
 }
 
-export function discoverClaude(configDir: string, limits: ImportLimits): Discovery {
+export function discoverClaude(configDir: string, limits: ImportLimits, opts: DiscoverOptions = { heads: true }): Discovery {
   const root = path.join(configDir, 'projects');
   checkSourceDir(configDir, 'Claude Code config');
   const skipped: Record<string, number> = {};
@@ -128,7 +133,8 @@ export function discoverClaude(configDir: string, limits: ImportLimits): Discove
             bump(skipped, 'emptyFile');
             continue;
           }
-          const head = claudeHead(p);
+          const first = headLines(p, SIDECHAIN_HEAD_BYTES, 1)[0] as { sessionId?: unknown } | undefined;
+          const head = { sessionId: typeof first?.sessionId === 'string' ? first.sessionId : null };
           if (!head.sessionId) {
             bump(skipped, 'orphanSidechain');
             continue;
@@ -141,7 +147,7 @@ export function discoverClaude(configDir: string, limits: ImportLimits): Discove
           bump(skipped, 'emptyFile'); // a resume stub
           continue;
         }
-        const head = claudeHead(p);
+        const head = opts.heads ? claudeHead(p) : { title: null, cwd: null, firstPrompt: null };
         sessions.set(sessionId, {
           key: `claude-code:${sessionId}`, source: 'claude-code', sessionId, threadId: importedThreadId('claude-code', sessionId),
           project: head.cwd ?? project.name, title: head.title ?? (head.firstPrompt ? titleFrom(head.firstPrompt) : sessionId),
@@ -204,7 +210,7 @@ function walkJsonl(dir: string, depth: number, out: string[]): void {
   }
 }
 
-export function discoverCodex(codexHome: string, limits: ImportLimits): Discovery {
+export function discoverCodex(codexHome: string, limits: ImportLimits, opts: DiscoverOptions = { heads: true }): Discovery {
   checkSourceDir(codexHome, 'Codex home');
   const skipped: Record<string, number> = {};
   const budget = new FileBudget(limits, skipped);
@@ -222,7 +228,7 @@ export function discoverCodex(codexHome: string, limits: ImportLimits): Discover
     let sessionId = ROLLOUT.exec(path.basename(p))?.[1] ?? null;
     let cwd: string | null = null;
     let prompt: string | null = null;
-    for (const l of headLines(p, SCAN_HEAD_BYTES)) {
+    for (const l of opts.heads || sessionId === null ? headLines(p, SCAN_HEAD_BYTES) : []) {
       const j = l as { type?: string; payload?: { type?: string; id?: string; cwd?: string; role?: string; content?: { text?: string }[] } };
       if (j.type === 'session_meta') {
         sessionId ??= j.payload?.id ?? null;
@@ -252,7 +258,7 @@ export function discoverCodex(codexHome: string, limits: ImportLimits): Discover
 
 // ------------------------------------------------------------------ Cursor
 
-export function discoverCursor(cursorDir: string, limits: ImportLimits): Discovery {
+export function discoverCursor(cursorDir: string, limits: ImportLimits, opts: DiscoverOptions = { heads: true }): Discovery {
   checkSourceDir(cursorDir, 'Cursor');
   const skipped: Record<string, number> = {};
   const budget = new FileBudget(limits, skipped);
@@ -272,13 +278,16 @@ export function discoverCursor(cursorDir: string, limits: ImportLimits): Discove
       let title = agent.name;
       let project: string | null = null;
       try {
+        if (!opts.heads) throw new Skip();
         const store = readCursorStore(p);
         project = workspacePath(store.workspace);
         const first = store.messages.find((m) => (m.value as { role?: string }).role === 'user' && userQuery(textOfCursor(m.value)) !== null);
         title = store.meta.name ?? (first ? titleFrom(userQuery(textOfCursor(first.value))!) : agent.name);
-      } catch {
-        bump(skipped, 'notACursorStore');
-        continue;
+      } catch (e) {
+        if (!(e instanceof Skip)) {
+          bump(skipped, 'notACursorStore');
+          continue;
+        }
       }
       const size = st.size + (wal?.size ?? 0);
       const mtimeMs = Math.trunc(Math.max(st.mtimeMs, wal?.mtimeMs ?? 0));
@@ -290,6 +299,9 @@ export function discoverCursor(cursorDir: string, limits: ImportLimits): Discove
   }
   return { sessions, skipped };
 }
+
+/** Not an error: the import reads the store itself, the scan's title is not needed. */
+class Skip {}
 
 function textOfCursor(v: unknown): string {
   const c = (v as { content?: unknown }).content;

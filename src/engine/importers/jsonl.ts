@@ -10,6 +10,13 @@ import { skip, type ImportTally } from './types';
 /** Bytes read from the file per block. */
 const READ_BLOCK_BYTES = 8 * 1024 * 1024;
 
+let shared: Buffer | null = null;
+/** One read buffer for the process (reads are synchronous, never interleaved), grown to the largest block asked for. */
+function readBlock(n: number): Buffer {
+  if (!shared || shared.length < n) shared = Buffer.allocUnsafe(n);
+  return shared;
+}
+
 export interface JsonlRead {
   /** The offset after the last consumed line (where the next import starts). */
   end: number;
@@ -27,72 +34,61 @@ export function readJsonl(file: string, start: number, size: number, maxLineByte
   let end = start;
   let lines = 0;
   let carry: Buffer | null = null;
-  let oversized = false; // inside a line longer than the limit: drop bytes until its newline
-  const block = Buffer.allocUnsafe(READ_BLOCK_BYTES);
-  const parse = (buf: Buffer, a: number, b: number): boolean => {
+  let oversized = false; // inside a line longer than the limit: its bytes are dropped until its newline
+  const block = readBlock(Math.min(READ_BLOCK_BYTES, Math.max(1, size - start)));
+  const take = (line: string): void => {
+    if (line.trim().length === 0) return;
     lines++;
     tally.lines++;
-    if (b - a > maxLineBytes) {
-      skip(tally, 'lineTooLong');
-      return true;
-    }
-    let i = a;
-    while (i < b && (buf[i] === 0x20 || buf[i] === 0x0d || buf[i] === 0x09)) i++;
-    if (i === b) {
-      lines--;
-      tally.lines--;
-      return true;
-    }
+    // Characters never outnumber bytes; only a line that may be too long is measured in bytes.
+    if (line.length * 3 > maxLineBytes && Buffer.byteLength(line) > maxLineBytes) return skip(tally, 'lineTooLong');
     let value: unknown;
     try {
-      value = JSON.parse(buf.toString('utf8', a, b));
+      value = JSON.parse(line);
     } catch {
-      skip(tally, 'corruptLine');
-      return false;
+      return skip(tally, 'corruptLine');
     }
     onLine(value);
-    return true;
   };
   try {
     while (pos < size) {
-      const n = fs.readSync(fd, block, 0, Math.min(READ_BLOCK_BYTES, size - pos), pos);
+      const n = fs.readSync(fd, block, 0, Math.min(block.length, size - pos), pos);
       if (n <= 0) break;
-      let data = block.subarray(0, n);
-      let base = pos - (carry?.length ?? 0);
-      if (carry) {
-        data = Buffer.concat([carry, data]);
-        carry = null;
-      }
+      const base = pos - (carry?.length ?? 0);
+      const data: Buffer = carry ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+      carry = null;
       pos += n;
-      let lineStart = 0;
-      for (let nl = data.indexOf(0x0a, 0); nl !== -1; nl = data.indexOf(0x0a, lineStart)) {
+      const lastNl = data.lastIndexOf(0x0a);
+      if (lastNl >= 0) {
+        // One decode per block: a 0x0A byte is never inside a UTF-8 sequence, so the split lines are the file's lines.
+        const parts = data.toString('utf8', 0, lastNl).split('\n');
+        let i = 0;
         if (oversized) {
           oversized = false;
           lines++;
           tally.lines++;
           skip(tally, 'lineTooLong');
-        } else {
-          parse(data, lineStart, nl);
+          i = 1;
         }
-        lineStart = nl + 1;
-        end = base + lineStart;
+        for (; i < parts.length; i++) take(parts[i]!);
+        end = base + lastNl + 1;
       }
-      const rest = data.length - lineStart;
-      if (rest > maxLineBytes) {
-        oversized = true; // keep nothing of it; the newline ends it
-      } else if (!oversized && rest > 0) {
-        carry = Buffer.from(data.subarray(lineStart));
-        base += lineStart;
-      }
+      const rest = data.length - (lastNl + 1);
+      if (oversized || rest > maxLineBytes) oversized = true;
+      else if (rest > 0) carry = Buffer.from(data.subarray(lastNl + 1));
     }
     if (carry && carry.length > 0) {
       // A last line without its newline: taken when it is whole JSON, else left for the next import.
+      const text = carry.toString('utf8');
+      let whole = true;
       try {
-        JSON.parse(carry.toString('utf8'));
-        parse(carry, 0, carry.length);
-        end += carry.length;
+        JSON.parse(text);
       } catch {
-        // still being written
+        whole = false; // still being written
+      }
+      if (whole) {
+        take(text);
+        end += carry.length;
       }
     }
   } finally {
@@ -105,8 +101,8 @@ export function readJsonl(file: string, start: number, size: number, maxLineByte
 export function headLines(file: string, maxBytes: number, maxLines = 50): unknown[] {
   const fd = fs.openSync(file, 'r');
   try {
-    const buf = Buffer.allocUnsafe(maxBytes);
-    const n = fs.readSync(fd, buf, 0, maxBytes, 0);
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(maxBytes, fs.fstatSync(fd).size)));
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
     const out: unknown[] = [];
     let start = 0;
     for (let nl = buf.indexOf(0x0a, 0); nl !== -1 && nl < n && out.length < maxLines; nl = buf.indexOf(0x0a, start)) {

@@ -72,13 +72,14 @@ export class ImportService {
     return IMPORT_SOURCES.map((s) => ({ source: s, dir: defaults[DIR_KEYS[s]], explicit: false }));
   }
 
-  private discover(dirs: ImportDirs): { found: FoundSession[]; sources: SourceScan[] } {
+  private discover(dirs: ImportDirs, heads: boolean): { found: FoundSession[]; sources: SourceScan[] } {
     const found: FoundSession[] = [];
     const sources: SourceScan[] = [];
     for (const { source, dir, explicit } of this.sources(dirs)) {
       let d: Discovery;
       try {
-        d = source === 'claude-code' ? discoverClaude(dir, this.limits) : source === 'codex' ? discoverCodex(dir, this.limits) : discoverCursor(dir, this.limits);
+        const opts = { heads };
+        d = source === 'claude-code' ? discoverClaude(dir, this.limits, opts) : source === 'codex' ? discoverCodex(dir, this.limits, opts) : discoverCursor(dir, this.limits, opts);
       } catch (e) {
         if (explicit || !(e instanceof ImportError)) throw e;
         sources.push({ source, dir, error: { code: e.code, message: e.message }, skipped: {} });
@@ -90,12 +91,24 @@ export class ImportService {
     return { found, sources };
   }
 
+  private statements?: { row: ReturnType<VoxStore['db']['prepare']>; write: ReturnType<VoxStore['db']['prepare']> };
+  private get stmts() {
+    return (this.statements ??= {
+      row: this.store.db.prepare('SELECT size, mtime_ms, offset, lines, state FROM import_files WHERE path = ?'),
+      write: this.store.db.prepare(
+        `INSERT INTO import_files (path, source, thread_id, size, mtime_ms, offset, lines, state, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, offset = excluded.offset, lines = excluded.lines,
+           state = excluded.state, imported_at = excluded.imported_at, thread_id = excluded.thread_id`,
+      ),
+    });
+  }
+
   private row(file: string): FileRow | undefined {
-    return this.store.db.prepare('SELECT size, mtime_ms, offset, lines, state FROM import_files WHERE path = ?').get(file) as FileRow | undefined;
+    return this.stmts.row.get(file) as FileRow | undefined;
   }
 
   scan(dirs: ImportDirs = {}): ScanResult {
-    const { found, sources } = this.discover(dirs);
+    const { found, sources } = this.discover(dirs, true);
     const sessions = found.map((s): ScannedSession => {
       const done = s.files.filter((f) => {
         const r = this.row(f.path);
@@ -113,7 +126,7 @@ export class ImportService {
 
   /** Imports the sessions `ids` names (all found, when absent); `onProgress` after each session. */
   import(dirs: ImportDirs = {}, ids?: readonly string[], onProgress?: (done: number, total: number, title: string) => void): ImportResult {
-    const { found, sources } = this.discover(dirs);
+    const { found, sources } = this.discover(dirs, false);
     let chosen = found;
     if (ids) {
       const byKey = new Map(found.map((s) => [s.key, s]));
@@ -132,18 +145,21 @@ export class ImportService {
     chosen.forEach((session, i) => {
       const c = counts.get(session.source)!;
       c.sessions++;
-      for (const file of session.files) {
-        c.files++;
-        if (!this.importFile(session, file, c, apply)) c.unchangedFiles++;
-      }
+      // One transaction per session (its files together): what another process sees is a whole session or none of it.
+      this.store.transact((_append, appendAt) => {
+        for (const file of session.files) {
+          c.files++;
+          if (!this.importFile(session, file, c, apply, appendAt as AppendAt)) c.unchangedFiles++;
+        }
+      });
       onProgress?.(i + 1, chosen.length, session.title);
     });
     return { sources: [...counts.values()] };
   }
 
-  /** One file in one transaction; false when it had not changed since its last import. */
-  private importFile(session: FoundSession, file: SessionFile, c: SourceCounts, apply: ReturnType<typeof applier>): boolean {
-    return this.store.transact((_append, appendAt) => {
+  /** One file, inside its session's transaction; false when it had not changed since its last import. */
+  private importFile(session: FoundSession, file: SessionFile, c: SourceCounts, apply: ReturnType<typeof applier>, appendAt: AppendAt): boolean {
+    {
       let st: fs.Stats;
       try {
         st = fs.statSync(file.path);
@@ -173,7 +189,7 @@ export class ImportService {
         this.writeRow(file, session, size, mtimeMs, result.offset, result.lines, result.state);
         return false;
       }
-      const applied = apply(result.events, appendAt as AppendAt);
+      const applied = apply(result.events, appendAt);
       tally.threads = applied.threads;
       tally.messages = applied.messages;
       tally.toolCalls = applied.toolCalls;
@@ -181,15 +197,11 @@ export class ImportService {
       addTally(c, tally);
       this.writeRow(file, session, size, mtimeMs, result.offset, result.lines, result.state);
       return true;
-    });
+    }
   }
 
   private writeRow(file: SessionFile, session: FoundSession, size: number, mtimeMs: number, offset: number, lines: number, state: FileState): void {
-    this.store.db.prepare(
-      `INSERT INTO import_files (path, source, thread_id, size, mtime_ms, offset, lines, state, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, offset = excluded.offset, lines = excluded.lines,
-         state = excluded.state, imported_at = excluded.imported_at, thread_id = excluded.thread_id`,
-    ).run(file.path, session.source, state.builder.threadId, size, mtimeMs, offset, lines, JSON.stringify(state), this.now());
+    this.stmts.write.run(file.path, session.source, state.builder.threadId, size, mtimeMs, offset, lines, JSON.stringify(state), this.now());
   }
 
   private threadOf(session: FoundSession, file: SessionFile): string {
