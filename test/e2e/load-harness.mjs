@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-importers.ts')>} */
+export function loadImportersUi() {
+  return loadTs('./ui-importers.ts', 'runImporterChecks');
+}

@@ -15,43 +15,12 @@ import { VoxStore } from '../../../src/engine/store/store';
 import { ImportService } from '../../../src/engine/importers/service';
 import { readCursorStore } from '../../../src/engine/importers/cursor';
 import { lenField, readFields, readVarint } from '../../../src/engine/importers/protobuf';
+import { CURSOR_CONVERSATION, CursorWriter } from '../../support/cursor-store';
 import { ImportError } from '../../../src/engine/importers/types';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
 
 const WORKSPACE = '/home/dev/My Project';
-const sha = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
-
-/** A Cursor-shaped store, written through `db` (kept open by the caller). */
-class CursorWriter {
-  readonly ids: string[] = [];
-  constructor(readonly db: Database.Database, readonly agentId: string) {
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB); CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);');
-  }
-  add(...messages: unknown[]): void {
-    for (const m of messages) {
-      const data = Buffer.from(JSON.stringify(m), 'utf8');
-      const id = sha(data);
-      this.db.prepare('INSERT OR IGNORE INTO blobs (id, data) VALUES (?, ?)').run(id, data);
-      this.ids.push(id);
-    }
-    const root = Buffer.concat([...this.ids.map((id) => lenField(1, Buffer.from(id, 'hex'))), lenField(9, Buffer.from(`file://${encodeURI(WORKSPACE)}`))]);
-    const rootId = sha(root);
-    this.db.prepare('INSERT OR IGNORE INTO blobs (id, data) VALUES (?, ?)').run(rootId, root);
-    const meta = { agentId: this.agentId, latestRootBlobId: rootId, name: 'New Agent', mode: 'agent', createdAt: 1_790_000_000_000, lastUsedModel: 'claude-4.5-sonnet' };
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('0', ?)").run(Buffer.from(JSON.stringify(meta)).toString('hex'));
-  }
-}
-
-const conversation = [
-  { role: 'system', content: 'You are a coding agent.' },
-  { role: 'user', content: [{ type: 'text', text: '<user_info>OS: linux</user_info>' }] },
-  { role: 'user', content: [{ type: 'text', text: '<user_info>Workspace: /home/dev</user_info>\n<user_query>Why does the build fail?</user_query>' }] },
-  { role: 'assistant', content: [{ type: 'reasoning', text: 'Look at the log first.' }, { type: 'text', text: 'Let me run it.' }, { type: 'tool-call', toolCallId: 'tc1', toolName: 'run_terminal_cmd', args: { command: 'npm run build' } }, { type: 'tool-call', toolCallId: 'tc2', toolName: 'read_file', args: { path: 'package.json' } }] },
-  { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'tc2', toolName: 'read_file', result: '{"name":"x"}' }, { type: 'tool-result', toolCallId: 'tc1', toolName: 'run_terminal_cmd', result: { error: 'exit 1: tsc not found' }, isError: true }] },
-  { role: 'assistant', content: 'tsc is missing: install typescript.' },
-];
+const conversation = CURSOR_CONVERSATION;
 
 describe('importers: Cursor store.db', () => {
   let dir: string;
@@ -74,7 +43,7 @@ describe('importers: Cursor store.db', () => {
     fs.mkdirSync(chat, { recursive: true });
     const file = path.join(chat, 'store.db');
     writerDb = new Database(file);
-    return { cursorDir, file, w: new CursorWriter(writerDb, 'agent-1') };
+    return { cursorDir, file, w: new CursorWriter(writerDb, 'agent-1', WORKSPACE) };
   }
 
   it('imports a chat whose pages are only in the WAL of a writer still open, read-only, and the grown chat imports only its new messages', () => {
