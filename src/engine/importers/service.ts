@@ -236,14 +236,26 @@ export class ImportService {
     return { unchanged: false, events, offset: read.end, lines: (row && resume ? row.lines : 0) + read.lines, state };
   }
 
-  /** A 2.1 sub-agent's `.meta.json` names the Task/Agent call that started it: its child thread records that run. */
+  /**
+   * The run whose Task/Agent call started a sub-agent, recorded on its child thread: a 2.1
+   * `.meta.json` names the call (`toolUseId`); in 2.0 the call's result ends with `agentId: <id>`.
+   * The session's own file is applied first (same transaction), so the call is in the store.
+   */
   private linkParentRun(events: ReturnType<ThreadBuilder['finish']>, session: FoundSession, file: SessionFile): void {
-    if (!file.toolUseId) return;
-    const runs = this.store.db.prepare('SELECT id FROM runs WHERE thread_id = ?').all(session.threadId) as { id: string }[];
-    const item = this.store.db.prepare('SELECT 1 FROM turn_items WHERE id = ?');
-    const run = runs.find((r) => item.get(importedItemId(r.id, file.toolUseId!)) !== undefined);
-    if (!run) return;
-    for (const e of events) if (e.event.type === 'thread.created') e.event = { ...e.event, parentRunId: run.id };
+    let runId: string | undefined;
+    if (file.toolUseId) {
+      const runs = this.store.db.prepare('SELECT id FROM runs WHERE thread_id = ?').all(session.threadId) as { id: string }[];
+      const item = this.store.db.prepare('SELECT 1 FROM turn_items WHERE id = ?');
+      runId = runs.find((r) => item.get(importedItemId(r.id, file.toolUseId!)) !== undefined)?.id;
+    } else if (file.agentId) {
+      const row = this.store.db.prepare(
+        `SELECT t.run_id AS r FROM turn_items t JOIN runs ON runs.id = t.run_id
+         WHERE runs.thread_id = ? AND t.kind = 'toolCall' AND t.tool_name IN ('Task', 'Agent') AND instr(t.content, ?) > 0 LIMIT 1`,
+      ).get(session.threadId, `agentId: ${file.agentId}`) as { r: string } | undefined;
+      runId = row?.r;
+    }
+    if (!runId) return;
+    for (const e of events) if (e.event.type === 'thread.created') e.event = { ...e.event, parentRunId: runId };
   }
 
   private parseCursor(session: FoundSession, file: SessionFile, row: FileRow | undefined, tally: ImportTally) {

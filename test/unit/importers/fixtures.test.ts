@@ -86,6 +86,9 @@ describe('importers: the real tools’ transcripts', () => {
       const children = threads.filter((t) => t.parentThreadId !== null);
       assert.equal(main.length, 1, 'one session (the 0-byte resume stubs are skipped)');
       assert.ok(children.length >= 1, 'the sub-agent is a child thread');
+      // It records the run whose Task/Agent call started it.
+      const parentRun = (store.db.prepare('SELECT parent_run_id AS r FROM threads WHERE id = ?').get(children[0]!.id) as { r: string | null }).r;
+      assert.ok(parentRun !== null && store.items(parentRun).some((i) => i.toolName === 'Task' || i.toolName === 'Agent'), `parent run ${parentRun}`);
       assert.equal(c.toolCalls, expected.toolCalls);
       assert.equal(c.toolErrors, expected.toolErrors);
       assert.ok(expected.toolErrors >= 1 && expected.toolCalls >= 5, 'the fixture has a failing shell call and several tool calls');
