@@ -15,8 +15,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import * as h from './harness';
+import { VoxStore } from '../../src/engine/store/store';
+
 import { CURSOR_CONVERSATION, CursorWriter } from '../support/cursor-store';
-import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, type UiCheckOptions, type UiSession } from './ui-session';
 
 export const IMPORTER_CHECKS = {
   scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported',
@@ -86,12 +88,33 @@ export async function runImporterChecks(o: UiCheckOptions): Promise<void> {
     await o.check(IMPORTER_CHECKS.import, () =>
       timed(IMPORTER_CHECKS.import, async () => {
         requireState('scanned');
+        await p.locator('.quick-input-widget .quick-input-box input').focus();
         await p.keyboard.press('Enter'); // accept the preselected (not yet imported) sessions
-        const done = p.locator('.notifications-toasts .notification-list-item-message', { hasText: 'Vox imported 3 of 3 sessions' }).first();
-        await done.waitFor({ state: 'visible', timeout: 60_000 });
-        const text = (await done.innerText()).replace(/\s+/g, ' ');
-        assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
+        await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        // The store says what was imported (the extension's own database, read-only).
+        const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+        const imported = (): { source: string; n: number }[] => {
+          if (!fs.existsSync(dbFile)) return [];
+          const s = VoxStore.open(dbFile, { readonly: true });
+          try {
+            return s.db.prepare('SELECT source, COUNT(*) AS n FROM threads WHERE source IS NOT NULL GROUP BY source ORDER BY source').all() as { source: string; n: number }[];
+          } finally {
+            s.close();
+          }
+        };
+        const toasts = () => p.locator('.notifications-toasts .notification-toast').allInnerTexts();
+        let seen: string[] = [];
+        await h.waitFor('the import to finish', 60_000, async () => {
+          seen = [...new Set([...seen, ...(await toasts()).map((t) => t.replace(/\s+/g, ' '))])];
+          return seen.some((t) => t.includes('Vox imported 3 of 3 sessions'));
+        }, 100).catch((e: Error) => {
+          throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; imported threads: ${JSON.stringify(imported())}`);
+        });
         await shot('e2e-import-done');
+        const text = seen.find((t) => t.includes('Vox imported 3 of 3 sessions'))!;
+        assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
+        const rows = imported();
+        assert(JSON.stringify(rows) === JSON.stringify([{ source: 'claude-code', n: 2 }, { source: 'codex', n: 1 }, { source: 'cursor', n: 1 }]), `the store holds ${JSON.stringify(rows)}`);
         state.imported = true;
       }), p);
 
