@@ -61,7 +61,8 @@ async function importSessions(host: EngineHost, log: vscode.LogOutputChannel): P
     return ids.length;
   });
   const parts = [...totals.values()].map((c) => `${SOURCE_LABEL[c.source]}: ${c.threads} threads, ${c.messages} messages, ${c.toolCalls} tool calls`);
-  log.info(`import: ${JSON.stringify([...totals.values()])}`);
-  const open = await vscode.window.showInformationMessage(`Vox imported ${done} of ${ids.length} sessions — ${parts.join('; ')}.`, 'Open Chat');
+  const summary = `Vox imported ${done} of ${ids.length} sessions — ${parts.join('; ')}.`;
+  log.info(`import: ${summary} ${JSON.stringify([...totals.values()])}`);
+  const open = await vscode.window.showInformationMessage(summary, 'Open Chat');
   if (open) await vscode.commands.executeCommand('vox.focusChat');
 }

@@ -107,9 +107,12 @@ export async function runImporterChecks(o: UiCheckOptions): Promise<void> {
         await h.waitFor('the import to finish', 60_000, async () => {
           seen = [...new Set([...seen, ...(await toasts()).map((t) => t.replace(/\s+/g, ' '))])];
           return seen.some((t) => t.includes('Vox imported 3 of 3 sessions'));
-        }, 100).catch((e: Error) => {
-          throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; imported threads: ${JSON.stringify(imported())}`);
+        }, 100).catch(async (e: Error) => {
+          await h.runCommand(p, 'Notifications: Show Notifications', 10_000).catch(() => {});
+          const center = await p.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
+          throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; notification center: ${JSON.stringify(center)}; imported threads: ${JSON.stringify(imported())}`);
         });
+        assert(!seen.some((t) => /Vox finished/.test(t)), `imported runs were announced as finished: ${JSON.stringify(seen)}`);
         await shot('e2e-import-done');
         const text = seen.find((t) => t.includes('Vox imported 3 of 3 sessions'))!;
         assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
