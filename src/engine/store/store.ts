@@ -18,6 +18,7 @@ import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import { cachingStatements } from './statement-cache';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
 import { promptHistory, recordPrompt, type PromptHistoryRow } from './prompt-history';
@@ -47,11 +48,14 @@ export class VoxStore {
   private readonly insertEvent;
   private readonly insertChunk;
   private readonly touchThread;
+  /** The database as the projections see it: their statements prepared once (./statement-cache.ts). */
+  private readonly projectionDb: SqlDatabase;
 
   constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now) {
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
+    this.projectionDb = cachingStatements(db);
   }
 
   static open(file: string, opts?: OpenOptions): VoxStore {
@@ -89,7 +93,7 @@ export class VoxStore {
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
       const seq = Number(info.lastInsertRowid);
-      project(this.db, e, time);
+      project(this.projectionDb, e, time);
       if (threadId) this.touchThread.run(seq, threadId);
       return { ...e, seq, time } as StoredEvent;
     });
