@@ -137,6 +137,12 @@ const SHAPES = {
    */
   'run.steered': { threadId: str, runId: str, itemId: str, ordinal: int, entryId: str, prompt: str, skippedTools: arrayOf(str) },
   /**
+   * SPEC 3.2: the model's reply was a false refusal to use its tools (`discarded`, its text); it
+   * was dropped from the answer and the model asked once more, reminded of `tools`. `ordinal`
+   * places the note among the run's items.
+   */
+  'run.refusalRetried': { threadId: str, runId: str, itemId: str, ordinal: int, discarded: str, tools: arrayOf(str) },
+  /**
    * The run's model call hit a rate limit (SPEC 2.4): the run waits until `resetAtMs` (from the
    * provider's headers or body, or exponential backoff when it gave none) and then retries the
    * same call — nothing that already ran is repeated. `usageSoFar` carries the run's usage across

@@ -50,6 +50,11 @@ export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-refusal.ts')>} */
+export function loadRefusalUi() {
+  return loadTs('./ui-refusal.ts', 'runRefusalChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-importers.ts')>} */
 export function loadImportersUi() {
   return loadTs('./ui-importers.ts', 'runImporterChecks');

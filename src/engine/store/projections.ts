@@ -120,6 +120,13 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
        VALUES (?, ?, ?, 'steer', 'completed', NULL, NULL, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.prompt, time);
   },
+  'run.refusalRetried'(db, e, time) {
+    // The discarded reply, readable in the note (`arguments`: the tools the reminder named, as JSON).
+    db.prepare(
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
+       VALUES (?, ?, ?, 'refusalRetry', 'completed', NULL, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, JSON.stringify(e.tools), e.discarded, time);
+  },
   'run.waitingRateLimit'(db, e, time) {
     db.prepare(
       `INSERT OR REPLACE INTO rate_limit_waits (run_id, thread_id, reset_at, source, attempt, message, auto_resume, snoozed_until, resume_requested, usage_so_far, since, ended_at)

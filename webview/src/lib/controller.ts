@@ -143,7 +143,7 @@ export class Controller extends ControllerIntents {
       case 'variants':
         return;
       case 'events':
-        this.onEvents(u.threadId, u.events);
+        this.onEvents(u.threadId, u.events, u.more === true);
         return;
       case 'turnChunks':
         if (m.thread && !applyChunks(m.thread, u.turnId, u.chunks, (w) => this.log.warn(w))) {
@@ -169,11 +169,11 @@ export class Controller extends ControllerIntents {
     }
   }
 
-  private onEvents(threadId: string | null, events: unknown[]): void {
+  private onEvents(threadId: string | null, events: unknown[], more: boolean): void {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    if (this.replay?.threadId === threadId) return this.replay.add(events); // behind the replay, in order
-    const plain = replayTarget(thread, events.length);
+    if (this.replay?.threadId === threadId) return this.replay.add(events, more); // behind the replay, in order
+    const plain = replayTarget(thread, events.length, more);
     if (plain) {
       // A long thread's first replay: off the proxy, in time slices, swapped in once (./bulk-replay.ts).
       const replay = new SlicedReplay(plain, (state, res) => {
@@ -183,7 +183,7 @@ export class Controller extends ControllerIntents {
         this.afterEvents(state, res, true);
       }, (w) => this.log.warn(w));
       this.replay = replay;
-      replay.add(events);
+      replay.add(events, more);
       return;
     }
     this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);

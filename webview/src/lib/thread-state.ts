@@ -18,6 +18,7 @@ import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type
 import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
+import { applyRefusalRetryChunk, applyTextRevisedChunk, type RefusalSegment } from './salvage-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
@@ -38,7 +39,9 @@ export interface ItemView {
   itemId: string;
   ordinal: number;
   /** `steer`: a queued prompt the turn took at a boundary (`content` is the prompt). */
-  kind: ItemKind | 'steer';
+  kind: ItemKind | 'steer' | 'refusalRetry';
+  /** refusalRetry items (SPEC 3.2): the tools the retry's reminder named (`content` is the discarded reply). */
+  tools?: string[];
   /** Steer items: the tool calls the model had asked for that did not run because of it. */
   skippedTools?: string[];
   toolName: string | null;
@@ -57,7 +60,9 @@ export interface ToolResultView { status: string; content: string; changedPaths:
 export type StreamSegment =
   | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
   | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView; permission?: PermissionInfo }
-  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] };
+  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] }
+  /** A false refusal was discarded here and the model asked again (./salvage-state.ts). */
+  | RefusalSegment;
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
 
@@ -253,6 +258,15 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       });
       return;
     }
+    case 'run.refusalRetried': {
+      const run = state.runs[ev.runId];
+      if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
+      insertItem(run, {
+        itemId: ev.itemId, ordinal: ev.ordinal, kind: 'refusalRetry', tools: ev.tools, toolName: null, arguments: null,
+        status: 'completed', content: ev.discarded, isError: false,
+      });
+      return;
+    }
     case 'run.waitingRateLimit': {
       const run = state.runs[ev.runId];
       if (run) run.waiting = { resetAtMs: ev.resetAtMs, autoResume: ev.autoResume, snoozedUntilMs: ev.snoozedUntilMs, attempt: ev.attempt, source: ev.source, message: ev.message };
@@ -364,6 +378,12 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
       run.stream.push({ kind: 'steer', itemId: steer.itemId, prompt: steer.prompt, skippedTools: steer.skippedTools });
       return;
     }
+    case 'refusalRetry':
+      applyRefusalRetryChunk(run, chunk.data, warn);
+      return;
+    case 'textRevised':
+      applyTextRevisedChunk(run, chunk.data, warn);
+      return;
     default:
       return; // unknown kind from a newer engine: its seq still counts as seen
   }
