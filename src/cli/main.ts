@@ -26,6 +26,7 @@ import { checkMode, PermissionUsageError, registerPermissionCommands } from './p
 import { registerBranchCommands } from './branch-commands';
 import { registerCompactCommand } from './compact-command';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerImportCommands, sessionGroup } from './import-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -77,6 +78,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerBranchCommands(program, run);
   registerCompactCommand(program, run);
   registerRulesCommands(program, run);
+  registerImportCommands(sessionGroup(program), run);
   return program;
 }
 

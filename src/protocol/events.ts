@@ -71,6 +71,8 @@ const SHAPES = {
     threadId: str, title: str,
     /** A subagent's thread: the thread and run that spawned it (it is listed under its parent). */
     parentThreadId: optional(nullable(str)), parentRunId: optional(nullable(str)),
+    /** An imported session (src/engine/importers/): the tool it came from, its id there, and JSON {cwd, gitBranch, version}. */
+    source: optional(nullable(str)), sourceId: optional(nullable(str)), sourceMeta: optional(nullable(str)),
   },
   'thread.renamed': { threadId: str, title: str },
   'thread.deleted': { threadId: str },

@@ -59,3 +59,8 @@ export function loadRefusalUi() {
 export function loadCompactUi() {
   return loadTs('./ui-compact.ts', 'runCompactChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-importers.ts')>} */
+export function loadImportersUi() {
+  return loadTs('./ui-importers.ts', 'runImporterChecks');
+}

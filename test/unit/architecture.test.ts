@@ -19,7 +19,7 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage'],
-  ['agent', 'connect'],
+  ['agent', 'connect', 'importers'],
   ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction'],
   ['variants', 'review', 'branches'],
   ['session', 'services.ts'],

@@ -283,6 +283,33 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 12,
+    description: 'imported sessions (issue 15): the source of a thread, and per-file import bookkeeping',
+    up(db) {
+      db.exec(`
+        -- 'claude-code' | 'codex' | 'cursor' for imported threads, NULL for Vox's own
+        ALTER TABLE threads ADD COLUMN source TEXT;
+        ALTER TABLE threads ADD COLUMN source_id TEXT;
+        -- JSON {cwd, gitBranch, version}
+        ALTER TABLE threads ADD COLUMN source_meta TEXT;
+        CREATE TABLE import_files (
+          path        TEXT PRIMARY KEY,
+          source      TEXT    NOT NULL,
+          thread_id   TEXT,
+          size        INTEGER NOT NULL,
+          mtime_ms    INTEGER NOT NULL,
+          -- bytes consumed (complete lines); a grown file is read from here
+          offset      INTEGER NOT NULL,
+          lines       INTEGER NOT NULL,
+          -- the parser's state after the last import (JSON), or Cursor's last root blob
+          state       TEXT,
+          imported_at INTEGER NOT NULL
+        );
+        CREATE INDEX threads_by_source ON threads(source, source_id);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -18,6 +18,7 @@ import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import { cachingStatements } from './statement-cache';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
 import { promptHistory, recordPrompt, type PromptHistoryRow } from './prompt-history';
@@ -49,11 +50,14 @@ export class VoxStore {
   private readonly insertEvent;
   private readonly insertChunk;
   private readonly touchThread;
+  /** The database as the projections see it: their statements prepared once (./statement-cache.ts). */
+  private readonly projectionDb: SqlDatabase;
 
   constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now) {
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
+    this.projectionDb = cachingStatements(db);
   }
 
   static open(file: string, opts?: OpenOptions): VoxStore {
@@ -85,14 +89,13 @@ export class VoxStore {
     }
   }
 
-  private appendInTransaction(events: VoxEvent[]): StoredEvent[] {
-    const time = this.now();
+  private appendInTransaction(events: VoxEvent[], time: number = this.now()): StoredEvent[] {
     return events.map((e) => {
       const threadId = 'threadId' in e ? e.threadId : null;
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
       const seq = Number(info.lastInsertRowid);
-      project(this.db, e, time);
+      project(this.projectionDb, e, time);
       if (threadId) this.touchThread.run(seq, threadId);
       return { ...e, seq, time } as StoredEvent;
     });
@@ -314,10 +317,15 @@ export class VoxStore {
    * announced to listeners after the commit; SQLite failures become typed StoreErrors. For the
    * store's writes that check and change in one step (./run-lifecycle.ts).
    */
-  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[]) => T): T {
+  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[], appendAt: (time: number, ...events: VoxEvent[]) => StoredEvent[]) => T): T {
     const pending: StoredEvent[] = [];
     const out = this.write(() => this.db.transaction(() => fn((...events) => {
       const stored = this.appendInTransaction(events);
+      pending.push(...stored);
+      return stored;
+    }, (time, ...events) => {
+      // Imported history keeps the source's own times (src/engine/importers/apply.ts).
+      const stored = this.appendInTransaction(events, time);
       pending.push(...stored);
       return stored;
     }), 'immediate'));

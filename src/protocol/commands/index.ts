@@ -23,6 +23,7 @@ import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
 import { historyCommands } from './history';
 import { compactionCommands } from './compaction';
+import { importerCommands } from './importers';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -42,6 +43,7 @@ export const COMMANDS = {
   ...ruleCommands,
   ...historyCommands,
   ...compactionCommands,
+  ...importerCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -62,6 +64,7 @@ export const COMMAND_AREAS = {
   rules: Object.keys(ruleCommands),
   history: Object.keys(historyCommands),
   compaction: Object.keys(compactionCommands),
+  importers: Object.keys(importerCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

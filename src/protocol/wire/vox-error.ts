@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   settings: ['invalidSetting'],
   /** Cross-process locks. */
   platform: ['locked'],
+  /** Importing Claude Code, Codex and Cursor sessions (src/engine/importers/). */
+  import: ['missingDir', 'notADirectory', 'unreadable', 'notACursorStore', 'unknownSession'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
   internal: ['internal'],
 } as const satisfies Record<string, readonly string[]>;

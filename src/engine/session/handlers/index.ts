@@ -21,6 +21,7 @@ import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
 import { compactionHandlers } from './compaction';
+import { importerHandlers } from './importers';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -43,4 +44,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...compactionHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
+  ...importerHandlers,
 };
