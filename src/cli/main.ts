@@ -24,7 +24,9 @@ import { MentionUsageError, collectMention, registerContextCommands } from './co
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
+import { registerCompactCommand } from './compact-command';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerImportCommands, sessionGroup } from './import-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -74,7 +76,9 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
+  registerCompactCommand(program, run);
   registerRulesCommands(program, run);
+  registerImportCommands(sessionGroup(program), run);
   return program;
 }
 

@@ -22,6 +22,8 @@ import { permissionCommands } from './permissions';
 import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
 import { historyCommands } from './history';
+import { compactionCommands } from './compaction';
+import { importerCommands } from './importers';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -40,6 +42,8 @@ export const COMMANDS = {
   ...branchCommands,
   ...ruleCommands,
   ...historyCommands,
+  ...compactionCommands,
+  ...importerCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -59,6 +63,8 @@ export const COMMAND_AREAS = {
   branches: Object.keys(branchCommands),
   rules: Object.keys(ruleCommands),
   history: Object.keys(historyCommands),
+  compaction: Object.keys(compactionCommands),
+  importers: Object.keys(importerCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

@@ -20,6 +20,8 @@ import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
+import { compactionHandlers } from './compaction';
+import { importerHandlers } from './importers';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -39,6 +41,8 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...permissionHandlers,
   ...branchHandlers,
   ...ruleHandlers,
+  ...compactionHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
+  ...importerHandlers,
 };
