@@ -1,0 +1,140 @@
+/**
+ * Thread-title search (SPEC 6.4): the weighted fuzzy score of one title for one query, and the
+ * ranking of many titles. Pure: no database, no clock (the caller passes `now`).
+ *
+ * Folding: both strings are NFKC-normalised, lower-cased (locale-independent `toLowerCase`),
+ * trimmed, and runs of white space become one space; `q` and `t` below are the folded lengths.
+ * Words are the runs of letters and digits (`/[\p{L}\p{N}]+/u`), so "fix: login-bug" has the
+ * words fix, login, bug. Diacritics are kept (é ≠ e).
+ *
+ * Tiers (each one's score when its condition holds; a title gets the MAX over the tiers that hold,
+ * so matching more never scores lower than matching less):
+ *   exact           folded query = folded title                                  1.0
+ *   substring       folded query occurs in the folded title                      0.8 + 0.2·q/t
+ *   all words       every query word equals a title word                         0.9
+ *   partial words   some query words equal title words                           0.7·matched/total (total: query words)
+ *   prefix          every query word starts some title word                      0.6
+ *   in-order chars  the query's characters (spaces dropped) found left to right   0.5·matched/q + 0.2·maxRun/q
+ *                   in the title, greedily: each character is taken at its next
+ *                   occurrence after the previous match, a character not found
+ *                   further on is skipped; maxRun is the longest run of matches
+ *                   adjacent both in the query and in the title; q here is the
+ *                   query's length without spaces.
+ * A title whose best tier scores under MIN_TITLE_SCORE (0.3) does not match. A thread updated in
+ * the last RECENT_MS (24 h) then gets RECENT_BONUS (+0.05), and the sum is multiplied by
+ * TITLE_WEIGHT (×1.4), the weight of a title match against a message match (./search.ts merges
+ * both on one scale). Ties: higher score, then the more recently updated thread, then the id.
+ */
+
+/** Below this best-tier score a title does not match (SPEC 6.4: "min 0.3"). */
+export const MIN_TITLE_SCORE = 0.3;
+/** Added for a thread updated within RECENT_MS of now. */
+export const RECENT_BONUS = 0.05;
+/** What "recent" means for RECENT_BONUS: the last 24 hours. */
+export const RECENT_MS = 24 * 60 * 60 * 1000;
+/** A title match's weight against a message-body match (SPEC 6.4: "title ×1.4"). */
+export const TITLE_WEIGHT = 1.4;
+
+export type TitleTier = 'exact' | 'substring' | 'allWords' | 'partialWords' | 'prefix' | 'inOrder';
+
+export interface TierScore {
+  tier: TitleTier;
+  /** The best tier's score, before the recency bonus and the title weight. */
+  base: number;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The folding every comparison uses (see the file header). */
+export function foldText(s: string): string {
+  return s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+function words(folded: string): string[] {
+  return folded.match(WORD) ?? [];
+}
+
+/** The in-order tier's parts for a folded query and title (see the file header). */
+export function inOrderMatch(query: string, title: string): { matched: number; maxRun: number; q: number } {
+  const q = query.replace(/ /g, '');
+  let pos = 0;
+  let matched = 0;
+  let run = 0;
+  let maxRun = 0;
+  let lastAt = -2;
+  let lastQi = -2;
+  for (let qi = 0; qi < q.length; qi++) {
+    const at = title.indexOf(q[qi]!, pos);
+    if (at < 0) continue;
+    matched++;
+    run = at === lastAt + 1 && qi === lastQi + 1 ? run + 1 : 1;
+    if (run > maxRun) maxRun = run;
+    lastAt = at;
+    lastQi = qi;
+    pos = at + 1;
+  }
+  return { matched, maxRun, q: q.length };
+}
+
+/** Every tier that holds for a folded query and title, with its score (the file header's table). */
+export function tierScores(query: string, title: string): TierScore[] {
+  const out: TierScore[] = [];
+  if (query.length === 0 || title.length === 0) return out;
+  if (query === title) out.push({ tier: 'exact', base: 1.0 });
+  if (title.includes(query)) out.push({ tier: 'substring', base: 0.8 + (0.2 * query.length) / title.length });
+  const qWords = words(query);
+  const tWords = words(title);
+  if (qWords.length > 0 && tWords.length > 0) {
+    const tSet = new Set(tWords);
+    const matched = qWords.filter((w) => tSet.has(w)).length;
+    if (matched === qWords.length) out.push({ tier: 'allWords', base: 0.9 });
+    else if (matched > 0) out.push({ tier: 'partialWords', base: (0.7 * matched) / qWords.length });
+    if (qWords.every((w) => tWords.some((tw) => tw.startsWith(w)))) out.push({ tier: 'prefix', base: 0.6 });
+  }
+  const io = inOrderMatch(query, title);
+  if (io.q > 0 && io.matched > 0) out.push({ tier: 'inOrder', base: (0.5 * io.matched) / io.q + (0.2 * io.maxRun) / io.q });
+  return out;
+}
+
+/** The best tier for `query` against `title` (raw strings, folded here), or null under MIN_TITLE_SCORE. */
+export function bestTier(query: string, title: string): TierScore | null {
+  let best: TierScore | null = null;
+  for (const s of tierScores(foldText(query), foldText(title))) if (!best || s.base > best.base) best = s;
+  return best && best.base >= MIN_TITLE_SCORE ? best : null;
+}
+
+/** The final title score: (best tier + recency bonus) × TITLE_WEIGHT, or null when the title does not match. */
+export function titleScore(query: string, title: string, updatedAt: number, now: number): number | null {
+  const best = bestTier(query, title);
+  if (!best) return null;
+  const recent = now - updatedAt <= RECENT_MS && updatedAt <= now ? RECENT_BONUS : 0;
+  return (best.base + recent) * TITLE_WEIGHT;
+}
+
+export interface TitleCandidate {
+  id: string;
+  title: string;
+  updatedAt: number;
+}
+
+export interface TitleMatch<T extends TitleCandidate> {
+  thread: T;
+  score: number;
+  tier: TitleTier;
+}
+
+/** The candidates that match, best first (ties: newer, then id), at most `limit`. */
+export function rankTitles<T extends TitleCandidate>(query: string, candidates: Iterable<T>, now: number, limit: number): TitleMatch<T>[] {
+  const q = foldText(query);
+  const out: TitleMatch<T>[] = [];
+  if (q.length === 0) return out;
+  for (const c of candidates) {
+    let best: TierScore | null = null;
+    for (const s of tierScores(q, foldText(c.title))) if (!best || s.base > best.base) best = s;
+    if (!best || best.base < MIN_TITLE_SCORE) continue;
+    const recent = now - c.updatedAt <= RECENT_MS && c.updatedAt <= now ? RECENT_BONUS : 0;
+    out.push({ thread: c, score: (best.base + recent) * TITLE_WEIGHT, tier: best.tier });
+  }
+  out.sort((a, b) => b.score - a.score || b.thread.updatedAt - a.thread.updatedAt || (a.thread.id < b.thread.id ? -1 : a.thread.id > b.thread.id ? 1 : 0));
+  return out.slice(0, limit);
+}
