@@ -3,6 +3,7 @@
  * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
  */
 import type { SqlDatabase } from './driver';
+import { SEARCH_MIGRATION_VERSION, createSearchIndex } from '../search/index-sync';
 
 export interface Migration {
   version: number;
@@ -251,6 +252,13 @@ export const MIGRATIONS: readonly Migration[] = [
           created_at INTEGER NOT NULL
         );
       `);
+    },
+  },
+  {
+    version: SEARCH_MIGRATION_VERSION,
+    description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',
+    up(db) {
+      createSearchIndex(db);
     },
   },
 ];

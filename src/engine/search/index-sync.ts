@@ -1,0 +1,158 @@
+/**
+ * The message-body search index (SPEC 6.4): its schema (store migration 13, with the backfill of
+ * an existing database) and the writes that keep it in step with the event log. The store's
+ * projections (../store/projections.ts) call these inside the transaction that appends the
+ * event, so the index never disagrees with the tables.
+ *
+ * Two tables:
+ *   search_fts   FTS5, `tokenize='trigram'` (substring matching, case-insensitive), two columns:
+ *                `body` for message text, `tool` for tool output, so bm25 can weigh tool output
+ *                lower (./query.ts). A document fills one of them.
+ *   search_docs  one row per document (rowid = the FTS rowid): what it is (`m:<messageId>` or
+ *                `i:<itemId>`), its thread, message or run, and `active` — whether it lies on the
+ *                thread's active branch.
+ * Indexed: every message's content (user and assistant; system text too) on message.added, replaced
+ * on message.edited; tool output (turn items of kind toolCall) on item.completed. Markdown links
+ * `[label](url)` (and images `![alt](url)`) are reduced to their label before indexing, so a URL's
+ * letters do not match and a label split by the link syntax still does.
+ *
+ * Branches: inactive branches are NOT searched (a result must be visible when its thread opens
+ * on its active path). Every document keeps an `active` flag; message.added on the head's child
+ * (the usual turn) only adds an active document, while a new sibling branch (regenerate, edit),
+ * thread.branchSwitched and thread.rewound recompute the thread's flags. Tool output is active
+ * when its run's user message is on the active path. Deleting a thread deletes its documents.
+ */
+import type { SqlDatabase } from '../store/driver';
+
+/** The migration that creates the index (the store's list, ../store/migrations.ts, includes it). */
+export const SEARCH_MIGRATION_VERSION = 13;
+
+const LINK = /(!?)\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)/g;
+
+/** Markdown links and images reduced to their label / alt text. */
+export function stripLinks(text: string): string {
+  return text.replace(LINK, (_m, _bang: string, label: string) => label);
+}
+
+export const SEARCH_SCHEMA = `
+  CREATE VIRTUAL TABLE search_fts USING fts5(body, tool, tokenize = 'trigram');
+  CREATE TABLE search_docs (
+    rowid      INTEGER PRIMARY KEY,
+    -- 'm:<messageId>' or 'i:<itemId>'
+    doc_key    TEXT    NOT NULL UNIQUE,
+    thread_id  TEXT    NOT NULL,
+    -- the message (messages) or null (tool output: its run's answer is found at query time)
+    message_id TEXT,
+    run_id     TEXT,
+    kind       TEXT    NOT NULL,
+    active     INTEGER NOT NULL DEFAULT 1
+  );
+  CREATE INDEX search_docs_by_thread ON search_docs(thread_id);
+`;
+
+type DocKind = 'message' | 'tool';
+
+function insertDoc(db: SqlDatabase, key: string, threadId: string, messageId: string | null, runId: string | null, kind: DocKind, text: string, active: boolean): void {
+  const info = db.prepare('INSERT INTO search_docs (doc_key, thread_id, message_id, run_id, kind, active) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(key, threadId, messageId, runId, kind, active ? 1 : 0);
+  const clean = stripLinks(text);
+  db.prepare('INSERT INTO search_fts (rowid, body, tool) VALUES (?, ?, ?)').run(info.lastInsertRowid, kind === 'message' ? clean : '', kind === 'tool' ? clean : '');
+}
+
+function replaceText(db: SqlDatabase, key: string, kind: DocKind, text: string): boolean {
+  const row = db.prepare('SELECT rowid AS r FROM search_docs WHERE doc_key = ?').get(key) as { r: number } | undefined;
+  if (!row) return false;
+  const clean = stripLinks(text);
+  db.prepare('DELETE FROM search_fts WHERE rowid = ?').run(row.r);
+  db.prepare('INSERT INTO search_fts (rowid, body, tool) VALUES (?, ?, ?)').run(row.r, kind === 'message' ? clean : '', kind === 'tool' ? clean : '');
+  return true;
+}
+
+/** message.added: the message becomes a document; a new branch recomputes the thread's flags. `previousHead` is the head before the event. */
+export function indexMessage(db: SqlDatabase, m: { threadId: string; messageId: string; parentId: string | null; content: string; runId: string | null }, previousHead: string | null): void {
+  insertDoc(db, `m:${m.messageId}`, m.threadId, m.messageId, m.runId, 'message', m.content, true);
+  if (m.parentId !== previousHead) refreshActive(db, m.threadId);
+}
+
+/** message.edited: the document's text is replaced. */
+export function reindexMessage(db: SqlDatabase, messageId: string, content: string): void {
+  replaceText(db, `m:${messageId}`, 'message', content);
+}
+
+/** item.completed of a tool call: its output becomes a document (again, if it somehow completes twice). */
+export function indexToolOutput(db: SqlDatabase, e: { threadId: string; runId: string; itemId: string; content: string }): void {
+  const kind = db.prepare('SELECT kind FROM turn_items WHERE id = ?').get(e.itemId) as { kind: string } | undefined;
+  if (kind?.kind !== 'toolCall' || e.content.length === 0) return;
+  if (replaceText(db, `i:${e.itemId}`, 'tool', e.content)) return;
+  // The run's user message is the thread's head, or an ancestor of it, while its items complete.
+  insertDoc(db, `i:${e.itemId}`, e.threadId, null, e.runId, 'tool', e.content, true);
+}
+
+/** thread.deleted: its documents go. */
+export function dropThread(db: SqlDatabase, threadId: string): void {
+  db.prepare('DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM search_docs WHERE thread_id = ?)').run(threadId);
+  db.prepare('DELETE FROM search_docs WHERE thread_id = ?').run(threadId);
+}
+
+/** The ids of the messages on the thread's active path (root to head). */
+export function activeMessageIds(db: SqlDatabase, threadId: string): Set<string> {
+  const rows = db.prepare('SELECT id, parent_id AS p FROM messages WHERE thread_id = ? ORDER BY created_at, rowid').all(threadId) as { id: string; p: string | null }[];
+  const head = db.prepare('SELECT head_message_id AS h, head_set AS s FROM threads WHERE id = ?').get(threadId) as { h: string | null; s: number } | undefined;
+  const parent = new Map(rows.map((r) => [r.id, r.p]));
+  const path = new Set<string>();
+  let cur: string | null | undefined = head?.s ? head.h : rows.at(-1)?.id;
+  while (cur && !path.has(cur)) {
+    path.add(cur);
+    cur = parent.get(cur);
+  }
+  return path;
+}
+
+/** Recomputes every document's `active` flag of the thread (branch switch, rewind, new branch). */
+export function refreshActive(db: SqlDatabase, threadId: string): void {
+  const path = activeMessageIds(db, threadId);
+  const docs = db.prepare(
+    `SELECT d.rowid AS r, d.message_id AS m, d.active AS a, r.user_message_id AS u
+       FROM search_docs d LEFT JOIN runs r ON r.id = d.run_id AND d.kind = 'tool' WHERE d.thread_id = ?`,
+  ).all(threadId) as { r: number; m: string | null; a: number; u: string | null }[];
+  const set = db.prepare('UPDATE search_docs SET active = ? WHERE rowid = ?');
+  for (const d of docs) {
+    const on = d.m !== null ? path.has(d.m) : d.u !== null && path.has(d.u);
+    if ((on ? 1 : 0) !== d.a) set.run(on ? 1 : 0, d.r);
+  }
+}
+
+/** Rows read per page by the backfill (a statement cannot stay open while the same connection writes). */
+const BACKFILL_PAGE = 2_000;
+
+/** The thread's head before an event moves it (as the store reads it: the last message until a head is set). */
+export function currentHead(db: SqlDatabase, threadId: string): string | null {
+  const row = db.prepare('SELECT head_message_id AS h, head_set AS s FROM threads WHERE id = ?').get(threadId) as { h: string | null; s: number } | undefined;
+  if (row?.s) return row.h;
+  const last = db.prepare('SELECT id FROM messages WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadId) as { id: string } | undefined;
+  return last?.id ?? null;
+}
+
+/** Migration 13: the schema, then every existing message and tool output of live threads indexed, flags computed per thread. */
+export function createSearchIndex(db: SqlDatabase): void {
+  db.exec(SEARCH_SCHEMA);
+  const live = 'SELECT id FROM threads WHERE deleted = 0';
+  const messages = db.prepare(`SELECT rowid AS k, id, thread_id AS t, run_id AS r, content FROM messages WHERE rowid > ? AND thread_id IN (${live}) ORDER BY rowid LIMIT ?`);
+  for (let after = 0; ;) {
+    const page = messages.all(after, BACKFILL_PAGE) as { k: number; id: string; t: string; r: string | null; content: string }[];
+    for (const m of page) insertDoc(db, `m:${m.id}`, m.t, m.id, m.r, 'message', m.content, true);
+    if (page.length < BACKFILL_PAGE) break;
+    after = page[page.length - 1]!.k;
+  }
+  const items = db.prepare(
+    `SELECT i.rowid AS k, i.id, i.run_id AS r, r.thread_id AS t, i.content FROM turn_items i JOIN runs r ON r.id = i.run_id
+      WHERE i.rowid > ? AND i.kind = 'toolCall' AND i.content <> '' AND i.status <> 'started' AND r.thread_id IN (${live}) ORDER BY i.rowid LIMIT ?`,
+  );
+  for (let after = 0; ;) {
+    const page = items.all(after, BACKFILL_PAGE) as { k: number; id: string; r: string; t: string; content: string }[];
+    for (const i of page) insertDoc(db, `i:${i.id}`, i.t, null, i.r, 'tool', i.content, true);
+    if (page.length < BACKFILL_PAGE) break;
+    after = page[page.length - 1]!.k;
+  }
+  for (const { id } of db.prepare(live).all() as { id: string }[]) refreshActive(db, id);
+}

@@ -1,0 +1,154 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { VoxStore } from '../../../src/engine/store/store';
+import { forEachDriver } from '../../support/drivers';
+import { makeTmpDir, removeTmpDir } from '../../support/tmp';
+import { searchThreads } from '../../../src/engine/search/search';
+import { ftsLiteral, makeSnippet, matchRanges, queryTerms, SHORT_QUERY_SCAN_DOCS } from '../../../src/engine/search/body-search';
+import { stripLinks } from '../../../src/engine/search/index-sync';
+import type { VoxEvent } from '../../../src/protocol/events';
+
+const NOW = 1_800_000_000_000;
+
+function msg(threadId: string, messageId: string, parentId: string | null, role: 'user' | 'assistant', content: string, runId: string | null = null): VoxEvent {
+  return { type: 'message.added', threadId, messageId, parentId, role, content, runId, status: 'completed' };
+}
+
+describe('search: text helpers', () => {
+  it('reduces [label](url) and ![alt](url) to the label', () => {
+    assert.equal(stripLinks('see [the docs](https://example.com/a_(b)?q=1 "Title") and ![logo](x.png), [x]'), 'see the docs and logo, [x]');
+  });
+
+  it('every term is a literal FTS5 string; short terms are kept apart', () => {
+    assert.deepEqual(queryTerms(' Foo  "bar*" NEAR -x a '), { long: ['foo', '"bar*"', 'near'], short: ['-x', 'a'] });
+    assert.equal(ftsLiteral(['"bar*"', 'near']), '"""bar*""" AND "near"');
+  });
+
+  it('snippets: a window around the first match with merged ranges', () => {
+    const text = `${'word '.repeat(30)}the parseConfig function\nparses config`;
+    const { snippet, ranges } = makeSnippet(text, ['config', 'parse']);
+    assert.ok(snippet.startsWith('…') && !snippet.includes('\n'));
+    assert.deepEqual(ranges.map((r) => snippet.slice(r.start, r.end)), ['parseConfig', 'parse', 'config']);
+    assert.deepEqual(matchRanges('aaaa', ['aa']), [{ start: 0, end: 4 }]);
+  });
+});
+
+forEachDriver('search: the trigram index in step with the events', () => {
+  let dir: string;
+  let store: VoxStore;
+  const search = (q: string, limit?: number) => searchThreads(store.db, q, { now: NOW, ...(limit ? { limit } : {}) });
+  beforeEach(() => {
+    dir = makeTmpDir();
+    store = VoxStore.open(path.join(dir, 'vox.db'));
+    store.append(
+      { type: 'thread.created', threadId: 't1', title: 'Refactor the parser' },
+      msg('t1', 'm1', null, 'user', 'Why does tokenizeInput fail on [the spec](https://spec.example.org/grammar)?'),
+      { type: 'thread.created', threadId: 't2', title: 'Deploy notes' },
+      msg('t2', 'm2', null, 'user', 'How do I deploy the staging cluster?'),
+    );
+  });
+  afterEach(() => {
+    store.close();
+    removeTmpDir(dir);
+  });
+
+  it('finds substrings (trigram) inside identifiers, with a snippet, ranges and the message id', () => {
+    const r = search('kenizeinp');
+    assert.equal(r.messages.length, 1);
+    const hit = r.messages[0]!;
+    assert.equal(hit.threadId, 't1');
+    assert.equal(hit.messageId, 'm1');
+    assert.equal(hit.source, 'message');
+    assert.equal(hit.threadTitle, 'Refactor the parser');
+    assert.deepEqual(hit.ranges.map((x) => hit.snippet.slice(x.start, x.end)), ['kenizeInp']);
+    assert.ok(hit.score > 0 && hit.score < 1);
+  });
+
+  it('indexes a link by its label only', () => {
+    assert.equal(search('the spec').messages.length, 1);
+    assert.equal(search('spec.example').messages.length, 0);
+    assert.equal(search('grammar').messages.length, 0);
+    assert.ok(search('the spec').messages[0]!.snippet.includes('fail on the spec?'));
+  });
+
+  it('titles and messages come back side by side', () => {
+    const r = search('deploy');
+    assert.deepEqual(r.titles.map((t) => [t.threadId, t.tier]), [['t2', 'substring']]);
+    assert.deepEqual(r.messages.map((m) => m.messageId), ['m2']);
+  });
+
+  it('follows message.edited: the old text is gone, the new text is found', () => {
+    store.append(
+      { type: 'run.started', threadId: 't1', runId: 'r1', ordinal: 0, provider: 'p', model: 'm', ownerPid: process.pid, userMessageId: 'm1' },
+      msg('t1', 'a1', 'm1', 'assistant', 'It fails because of a missing semicolon.', 'r1'),
+    );
+    assert.equal(search('semicolon').messages[0]?.messageId, 'a1');
+    store.append({ type: 'message.edited', threadId: 't1', messageId: 'a1', content: 'It fails because of a stray backslash.' });
+    assert.equal(search('semicolon').messages.length, 0);
+    assert.equal(search('backslash').messages[0]?.messageId, 'a1');
+  });
+
+  it('indexes tool output (weighted below message text) and jumps to the run answer', () => {
+    store.append(
+      { type: 'run.started', threadId: 't2', runId: 'r2', ordinal: 0, provider: 'p', model: 'm', ownerPid: process.pid, userMessageId: 'm2' },
+      { type: 'item.started', threadId: 't2', runId: 'r2', itemId: 'i1', ordinal: 0, kind: 'toolCall', toolName: 'run', arguments: '{}' },
+      { type: 'item.completed', threadId: 't2', runId: 'r2', itemId: 'i1', status: 'completed', content: 'kubectl: cluster staging unreachable', isError: true },
+      { type: 'item.started', threadId: 't2', runId: 'r2', itemId: 'i2', ordinal: 1, kind: 'text', toolName: null, arguments: null },
+      { type: 'item.completed', threadId: 't2', runId: 'r2', itemId: 'i2', status: 'completed', content: 'text item unreachable', isError: false },
+    );
+    let hits = search('unreachable').messages;
+    assert.deepEqual(hits.map((h) => [h.source, h.itemId, h.messageId]), [['tool', 'i1', 'm2']], 'text items are not tool output; before the answer, the prompt');
+    store.append(msg('t2', 'a2', 'm2', 'assistant', 'The staging cluster is unreachable.', 'r2'));
+    hits = search('unreachable').messages;
+    assert.deepEqual(hits.map((h) => [h.source, h.messageId]), [['message', 'a2'], ['tool', 'a2']]);
+    assert.ok(hits[0]!.score > hits[1]!.score);
+  });
+
+  it('searches the active branch only, following regenerate, branch switches and rewinds', () => {
+    store.append(msg('t1', 'a1', 'm1', 'assistant', 'first answer: lexer bug'));
+    store.append(msg('t1', 'a2', 'm1', 'assistant', 'second answer: parser table')); // a sibling branch: a1 goes inactive
+    assert.equal(search('lexer bug').messages.length, 0);
+    assert.equal(search('parser table').messages.length, 1);
+    store.append({ type: 'thread.branchSwitched', threadId: 't1', toMessageId: 'a1' });
+    assert.equal(search('lexer bug').messages[0]?.messageId, 'a1');
+    assert.equal(search('parser table').messages.length, 0);
+    store.append({ type: 'thread.rewound', threadId: 't1', toMessageId: 'm1' });
+    assert.equal(search('lexer bug').messages.length, 0);
+    assert.equal(search('tokenize').messages.length, 1);
+    store.append({ type: 'thread.rewound', threadId: 't1', toMessageId: null });
+    assert.equal(search('tokenize').messages.length, 0);
+  });
+
+  it('drops a deleted thread from both lists', () => {
+    store.append({ type: 'thread.deleted', threadId: 't2' });
+    const r = search('deploy');
+    assert.deepEqual([r.titles.length, r.messages.length], [0, 0]);
+    assert.equal((store.db.prepare("SELECT COUNT(*) AS n FROM search_docs WHERE thread_id = 't2'").get() as { n: number }).n, 0);
+  });
+
+  it('takes FTS5 syntax in queries literally and never throws', () => {
+    store.append(msg('t2', 'q1', 'm2', 'user', 'grep for "foo*" -v AND (NEAR x) col:val ^start'));
+    for (const q of ['"foo*"', 'foo*', '-v', 'AND', 'NEAR(', '(NEAR x)', 'col:val', '^start', '"', '""', '*', 'OR NOT', "'; DROP TABLE x; --", '%', '_', '\\']) {
+      assert.doesNotThrow(() => search(q), q);
+    }
+    assert.equal(search('"foo*"').messages[0]?.messageId, 'q1');
+    assert.equal(search('(NEAR x)').messages[0]?.messageId, 'q1');
+    assert.equal(search('col:val').messages[0]?.messageId, 'q1');
+    assert.equal(search('"foo*" nothing-like-this').messages.length, 0);
+  });
+
+  it('a query under 3 characters scans the newest documents with LIKE; short terms filter long ones', () => {
+    store.append(msg('t2', 'q2', 'm2', 'user', 'use k8s for the staging box'));
+    assert.deepEqual(search('k8').messages.map((m) => m.messageId), ['q2']);
+    assert.deepEqual(search('%').messages, []);
+    assert.deepEqual(search('staging k8').messages.map((m) => m.messageId), ['q2']);
+    assert.deepEqual(search('staging zq').messages, []);
+    assert.ok(SHORT_QUERY_SCAN_DOCS >= 10_000);
+  });
+
+  it('the limit bounds each list', () => {
+    for (let i = 0; i < 30; i++) store.append(msg('t2', `n${i}`, i === 0 ? 'm2' : `n${i - 1}`, 'user', `note ${i} about widgets`));
+    assert.equal(search('widgets', 5).messages.length, 5);
+    assert.equal(search('widgets').messages.length, 20);
+  });
+});
