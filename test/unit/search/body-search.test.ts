@@ -11,7 +11,7 @@ import type { VoxEvent } from '../../../src/protocol/events';
 const NOW = 1_800_000_000_000;
 
 function msg(threadId: string, messageId: string, parentId: string | null, role: 'user' | 'assistant', content: string, runId: string | null = null): VoxEvent {
-  return { type: 'message.added', threadId, messageId, parentId, role, content, runId, status: 'completed' };
+  return { type: 'message.added', threadId, messageId, parentId, role, content, runId, status: 'complete' };
 }
 
 describe('search: text helpers', () => {

@@ -20,6 +20,7 @@ import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
+import { searchHandlers } from './search';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -41,4 +42,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...ruleHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
+  ...searchHandlers,
 };
