@@ -104,6 +104,18 @@ forEachDriver('search: the trigram index in step with the events', () => {
     assert.ok(hits[0]!.score > hits[1]!.score);
   });
 
+  it('the same text scores lower as tool output than as a message', () => {
+    store.append(
+      { type: 'run.started', threadId: 't2', runId: 'r3', ordinal: 0, provider: 'p', model: 'm', ownerPid: process.pid, userMessageId: 'm2' },
+      { type: 'item.started', threadId: 't2', runId: 'r3', itemId: 'i3', ordinal: 0, kind: 'toolCall', toolName: 'run', arguments: '{}' },
+      { type: 'item.completed', threadId: 't2', runId: 'r3', itemId: 'i3', status: 'completed', content: 'identical words: frobnicate the widget', isError: false },
+      msg('t2', 'a3', 'm2', 'assistant', 'identical words: frobnicate the widget', 'r3'),
+    );
+    const hits = search('frobnicate').messages;
+    assert.deepEqual(hits.map((h) => h.source), ['message', 'tool']);
+    assert.ok(hits[0]!.score > hits[1]!.score, `${hits[0]!.score} > ${hits[1]!.score}`);
+  });
+
   it('searches the active branch only, following regenerate, branch switches and rewinds', () => {
     store.append(msg('t1', 'a1', 'm1', 'assistant', 'first answer: lexer bug'));
     store.append(msg('t1', 'a2', 'm1', 'assistant', 'second answer: parser table')); // a sibling branch: a1 goes inactive
