@@ -22,7 +22,7 @@ import { foldText } from './fuzzy-title';
 /** The trigram tokenizer's shortest searchable term. */
 export const TRIGRAM_MIN_CHARS = 3;
 /** Most matches one query scores (the newest ones), bounding a very common term's cost. */
-export const CANDIDATE_LIMIT = 2_000;
+export const CANDIDATE_LIMIT = 500;
 /** Documents a query without a 3-character term scans with LIKE (the newest ones). */
 export const SHORT_QUERY_SCAN_DOCS = 20_000;
 /** bm25 weight of tool output against message text (1.0). */

@@ -45,13 +45,30 @@ export interface TierScore {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** Folded titles kept between searches (a pure function's memo: the same string folds the same way). */
+const FOLD_CACHE_MAX = 50_000;
+const foldCache = new Map<string, string>();
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** The folding every comparison uses (see the file header). */
 export function foldText(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  const cached = foldCache.get(s);
+  if (cached !== undefined) return cached;
+  const folded = (NON_ASCII.test(s) ? s.normalize('NFKC') : s).toLowerCase().replace(/\s+/g, ' ').trim();
+  if (foldCache.size >= FOLD_CACHE_MAX) foldCache.clear();
+  foldCache.set(s, folded);
+  return folded;
 }
 
+const wordCache = new Map<string, string[]>();
+
 function words(folded: string): string[] {
-  return folded.match(WORD) ?? [];
+  const cached = wordCache.get(folded);
+  if (cached) return cached;
+  const ws = folded.match(WORD) ?? [];
+  if (wordCache.size >= FOLD_CACHE_MAX) wordCache.clear();
+  wordCache.set(folded, ws);
+  return ws;
 }
 
 /** The in-order tier's parts for a folded query and title (see the file header). */
@@ -85,8 +102,7 @@ export function tierScores(query: string, title: string): TierScore[] {
   const qWords = words(query);
   const tWords = words(title);
   if (qWords.length > 0 && tWords.length > 0) {
-    const tSet = new Set(tWords);
-    const matched = qWords.filter((w) => tSet.has(w)).length;
+    const matched = qWords.filter((w) => tWords.includes(w)).length;
     if (matched === qWords.length) out.push({ tier: 'allWords', base: 0.9 });
     else if (matched > 0) out.push({ tier: 'partialWords', base: (0.7 * matched) / qWords.length });
     if (qWords.every((w) => tWords.some((tw) => tw.startsWith(w)))) out.push({ tier: 'prefix', base: 0.6 });
