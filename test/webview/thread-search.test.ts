@@ -12,18 +12,19 @@ describe('webview search: requests, reveal, merged rows', () => {
     let n = 0;
     const req = new SearchRequests((c) => (sent.push(c), `w${++n}`));
     const got: (string | null)[] = [];
+  const seen = () => [...got];
     req.search('ab', (r) => got.push(r ? `ab:${r.titles.length}` : null));
     req.search('abc', (r, e) => got.push(r ? `abc:${r.titles.length}` : `error:${e}`));
     assert.deepEqual(sent.map((c) => c.type === 'searchThreads' && c.query), ['ab', 'abc']);
     const none: SearchResult = { titles: [], messages: [] };
     assert.equal(req.onResult('w1', 'searchThreads', none), true); // stale: swallowed
-    assert.deepEqual(got, []);
+    assert.deepEqual(seen(), []);
     assert.equal(req.onResult('w2', 'searchThreads', none), true);
-    assert.deepEqual(got, ['abc:0']);
+    assert.deepEqual(seen(), ['abc:0']);
     assert.equal(req.onResult('w3', 'listThreads', none), false);
     req.search('zz', (r, e) => got.push(r ? 'zz' : `error:${e}`));
     assert.equal(req.onError('w3', 'searchThreads', 'bad query'), true);
-    assert.deepEqual(got, ['abc:0', 'error:bad query']);
+    assert.deepEqual(seen(), ['abc:0', 'error:bad query']);
     req.search('q', () => got.push('late'));
     req.cancel();
     req.onResult('w4', 'searchThreads', none);
