@@ -228,6 +228,10 @@ function main(): void {
     });
     const voxBody = timeQueries(queries, (q) => searchBodies(vox.store.db, q, RESULT_LIMIT).length);
     vox.store.close();
+    if (process.argv.includes('--vox-only')) {
+      console.log(`Vox searchThreads p50 ${ms(voxAll.p50)} p95 ${ms(voxAll.p95)}; bodies only p50 ${ms(voxBody.p50)} p95 ${ms(voxBody.p95)}`);
+      return;
+    }
 
     const docs = corpus.messages.map((text, id) => ({ id, text }));
     t0 = performance.now();

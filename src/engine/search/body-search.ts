@@ -1,20 +1,24 @@
 /**
- * Message-body search over the trigram index (./index-sync.ts): the user's text made a literal
- * FTS5 query, the candidates ranked, and each result given a snippet with highlight ranges and
- * the message to jump to.
+ * Message-body search over the trigram index (./index-sync.ts): the user's text made literal
+ * patterns, the candidates ranked, and each result given a snippet with highlight ranges and the
+ * message to jump to.
  *
- * Query: folded and split on white space into terms. Every term is literal text — each one is
- * quoted for FTS5 (`"` doubled), so quotes, `*`, `-`, `^`, `:`, parentheses, NEAR, AND, OR, NOT
- * mean themselves and never throw. Terms of 3 characters or more (the trigram minimum) go to
- * MATCH, joined by AND; shorter terms then filter the candidates' text (case-insensitive). A
- * query with no term of 3 characters scans only the newest SHORT_QUERY_SCAN_DOCS documents with
- * LIKE (trigram cannot index it), newest first.
+ * Query: folded and split on white space into terms; every term is literal text. Each term of 3
+ * characters or more (the trigram minimum) becomes `text LIKE '%term%'`, joined by AND — FTS5
+ * answers LIKE from the trigram index and checks the row, so quotes, `*`, `-`, `^`, `:`,
+ * parentheses, NEAR, AND, OR, NOT are plain characters (no FTS5 query syntax is ever built from
+ * input). LIKE's own wildcards `%` and `_` split a term into its literal pieces for the index;
+ * every candidate is then checked in JavaScript to contain every whole term (case-insensitive),
+ * so they match only themselves. Shorter terms filter the candidates the same way. A query with
+ * no 3-character piece scans only the newest SHORT_QUERY_SCAN_DOCS documents (LIKE without the
+ * index), newest first.
  *
  * Ranking: the newest CANDIDATE_LIMIT matches (FTS5 walks its rowids downwards and stops) are
- * scored by bm25 with the tool-output column weighted TOOL_OUTPUT_WEIGHT against message text
- * (SPEC 6.4's "tool output weighted lower"), then sorted; the score is mapped to 0..1 by
- * x/(1+x) of -bm25 so that it sits on one scale with title scores (./fuzzy-title.ts, ×1.4).
- * Only documents on their thread's active branch are searched.
+ * scored by BM25 (k1 = 1.2, b = 0.75; term frequency per term, length against the candidates'
+ * mean; IDF is left out: every candidate of an AND query holds every term) × TOOL_OUTPUT_WEIGHT
+ * for tool output (SPEC 6.4's "weighted lower"), then sorted (ties: newer first); the score is
+ * mapped to 0..1 by s/(1+s) so that it sits on one scale with title scores (./fuzzy-title.ts,
+ * ×1.4). Only documents on their thread's active branch are searched.
  */
 import type { SqlDatabase } from '../store/driver';
 import { foldText } from './fuzzy-title';
@@ -22,10 +26,14 @@ import { foldText } from './fuzzy-title';
 /** The trigram tokenizer's shortest searchable term. */
 export const TRIGRAM_MIN_CHARS = 3;
 /** Most matches one query scores (the newest ones), bounding a very common term's cost. */
-export const CANDIDATE_LIMIT = 500;
+export const CANDIDATE_LIMIT = 200;
+/** BM25's term-frequency saturation. */
+const BM25_K1 = 1.2;
+/** BM25's length normalisation. */
+const BM25_B = 0.75;
 /** Documents a query without a 3-character term scans with LIKE (the newest ones). */
 export const SHORT_QUERY_SCAN_DOCS = 20_000;
-/** bm25 weight of tool output against message text (1.0). */
+/** Score weight of tool output against message text (1.0). */
 export const TOOL_OUTPUT_WEIGHT = 0.4;
 /** Characters of context a snippet shows before the first match. */
 export const SNIPPET_LEAD_CHARS = 40;
@@ -48,8 +56,7 @@ export interface BodyHit {
   score: number;
 }
 
-interface Candidate { rowid: number; rank: number }
-interface DocRow { threadId: string; messageId: string | null; runId: string | null; kind: 'message' | 'tool'; body: string; tool: string }
+interface Candidate { rowid: number; text: string; kind: 'message' | 'tool'; key: string; threadId: string; messageId: string | null; runId: string | null }
 
 /** Lower-cases char by char, keeping a char whose lower case is longer (offsets stay those of the original). */
 function lowerSameLength(s: string): string {
@@ -70,13 +77,19 @@ export function queryTerms(query: string): { long: string[]; short: string[] } {
   };
 }
 
-/** An FTS5 MATCH expression in which every term is a literal string. */
-export function ftsLiteral(terms: readonly string[]): string {
-  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
+/** The pieces of the terms the trigram index can answer: each term split at LIKE's wildcards, pieces of 3+ characters. */
+export function indexPieces(terms: readonly string[]): string[] {
+  return [...new Set(terms.flatMap((t) => t.split(/[%_]/)).filter((p) => [...p].length >= TRIGRAM_MIN_CHARS))];
 }
 
 function likePattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function countOf(haystack: string, needle: string): number {
+  let n = 0;
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) n++;
+  return n;
 }
 
 /** Every occurrence of every term in `text`, merged into sorted, non-overlapping ranges. */
@@ -115,13 +128,6 @@ export function makeSnippet(text: string, terms: readonly string[]): { snippet: 
   return { snippet, ranges };
 }
 
-function docRow(db: SqlDatabase, rowid: number): DocRow | undefined {
-  return db.prepare(
-    `SELECT d.thread_id AS threadId, d.message_id AS messageId, d.run_id AS runId, d.kind, f.body, f.tool
-       FROM search_docs d JOIN search_fts f ON f.rowid = d.rowid WHERE d.rowid = ?`,
-  ).get(rowid) as DocRow | undefined;
-}
-
 function jumpTarget(db: SqlDatabase, runId: string | null): string | null {
   if (!runId) return null;
   const answer = db.prepare("SELECT id FROM messages WHERE run_id = ? AND role = 'assistant' ORDER BY created_at, rowid LIMIT 1").get(runId) as { id: string } | undefined;
@@ -130,59 +136,56 @@ function jumpTarget(db: SqlDatabase, runId: string | null): string | null {
   return prompt?.id ?? null;
 }
 
-function candidates(db: SqlDatabase, long: readonly string[]): Candidate[] {
-  if (long.length > 0) {
-    return db.prepare(
-      `SELECT f.rowid AS rowid, bm25(search_fts, 1.0, ${TOOL_OUTPUT_WEIGHT}) AS rank
-         FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid
-        WHERE search_fts MATCH ? AND d.active = 1 ORDER BY f.rowid DESC LIMIT ${CANDIDATE_LIMIT}`,
-    ).all(ftsLiteral(long)) as Candidate[];
-  }
-  return [];
+const CANDIDATE_COLUMNS = 'f.rowid AS rowid, f.text AS text, d.kind AS kind, d.doc_key AS key, d.thread_id AS threadId, d.message_id AS messageId, d.run_id AS runId';
+
+function indexed(db: SqlDatabase, pieces: readonly string[]): Candidate[] {
+  return db.prepare(
+    `SELECT ${CANDIDATE_COLUMNS} FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid
+      WHERE ${pieces.map(() => 'f.text LIKE ?').join(' AND ')} AND d.active = 1 ORDER BY f.rowid DESC LIMIT ${CANDIDATE_LIMIT}`,
+  ).all(...pieces.map((p) => `%${p}%`)) as Candidate[];
 }
 
-function shortScan(db: SqlDatabase, short: readonly string[], limit: number): Candidate[] {
+function shortScan(db: SqlDatabase, terms: readonly string[]): Candidate[] {
   const top = (db.prepare('SELECT COALESCE(MAX(rowid), 0) AS m FROM search_docs').get() as { m: number }).m;
-  const where = short.map(() => "(f.body LIKE ? ESCAPE '\\' OR f.tool LIKE ? ESCAPE '\\')").join(' AND ');
-  const rows = db.prepare(
-    `SELECT f.rowid AS rowid FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid
-      WHERE f.rowid > ? AND d.active = 1 AND ${where} ORDER BY f.rowid DESC LIMIT ?`,
-  ).all(top - SHORT_QUERY_SCAN_DOCS, ...short.flatMap((t) => [likePattern(t), likePattern(t)]), limit) as { rowid: number }[];
-  // No relevance without an index: newest first, scored just under any indexed match of equal standing.
-  return rows.map((r, i) => ({ rowid: r.rowid, rank: -0.5 / (1 + i) }));
+  return db.prepare(
+    `SELECT ${CANDIDATE_COLUMNS} FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid
+      WHERE f.rowid > ? AND d.active = 1 AND ${terms.map(() => "f.text LIKE ? ESCAPE '\\'").join(' AND ')} ORDER BY f.rowid DESC LIMIT ${CANDIDATE_LIMIT}`,
+  ).all(top - SHORT_QUERY_SCAN_DOCS, ...terms.map(likePattern)) as Candidate[];
+}
+
+/** BM25 of each candidate that holds every term (the others are dropped: a LIKE wildcard matched something else). */
+function score(cands: readonly Candidate[], terms: readonly string[]): { c: Candidate; lower: string; score: number }[] {
+  const held = cands.map((c) => ({ c, lower: lowerSameLength(c.text) })).filter((x) => terms.every((t) => x.lower.includes(t)));
+  const avg = held.reduce((n, x) => n + x.lower.length, 0) / Math.max(1, held.length);
+  return held.map((x) => {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * x.lower.length) / Math.max(1, avg));
+    let sum = 0;
+    for (const t of terms) {
+      const tf = countOf(x.lower, t);
+      sum += (tf * (BM25_K1 + 1)) / (tf + norm);
+    }
+    return { ...x, score: sum * (x.c.kind === 'tool' ? TOOL_OUTPUT_WEIGHT : 1) };
+  });
 }
 
 /** The best `limit` message / tool-output matches for `query`, best first (see the file header). */
 export function searchBodies(db: SqlDatabase, query: string, limit: number): BodyHit[] {
   const { long, short } = queryTerms(query);
-  if (long.length === 0 && short.length === 0) return [];
   const terms = [...long, ...short];
-  const found = long.length > 0 ? candidates(db, long) : shortScan(db, short, limit);
-  found.sort((a, b) => a.rank - b.rank || b.rowid - a.rowid);
-  const hits: BodyHit[] = [];
-  for (const c of found) {
-    if (hits.length >= limit) break;
-    const d = docRow(db, c.rowid);
-    if (!d) continue;
-    const text = d.kind === 'tool' ? d.tool : d.body;
-    const lower = lowerSameLength(text);
-    if (long.length > 0 && short.some((t) => !lower.includes(t))) continue;
-    const x = -c.rank;
-    const { snippet, ranges } = makeSnippet(text, terms);
-    hits.push({
-      threadId: d.threadId,
-      messageId: d.kind === 'message' ? d.messageId : jumpTarget(db, d.runId),
-      itemId: d.kind === 'tool' ? itemIdOf(db, c.rowid) : null,
-      source: d.kind,
+  if (terms.length === 0) return [];
+  const pieces = indexPieces(long);
+  const ranked = score(pieces.length > 0 ? indexed(db, pieces) : shortScan(db, terms), terms);
+  ranked.sort((a, b) => b.score - a.score || b.c.rowid - a.c.rowid);
+  return ranked.slice(0, limit).map(({ c, score: s }) => {
+    const { snippet, ranges } = makeSnippet(c.text, terms);
+    return {
+      threadId: c.threadId,
+      messageId: c.kind === 'message' ? c.messageId : jumpTarget(db, c.runId),
+      itemId: c.kind === 'tool' && c.key.startsWith('i:') ? c.key.slice(2) : null,
+      source: c.kind,
       snippet,
       ranges,
-      score: x / (1 + x),
-    });
-  }
-  return hits;
-}
-
-function itemIdOf(db: SqlDatabase, rowid: number): string | null {
-  const r = db.prepare('SELECT doc_key AS k FROM search_docs WHERE rowid = ?').get(rowid) as { k: string } | undefined;
-  return r && r.k.startsWith('i:') ? r.k.slice(2) : null;
+      score: s / (1 + s),
+    };
+  });
 }

@@ -131,6 +131,8 @@ export interface TitleCandidate {
   id: string;
   title: string;
   updatedAt: number;
+  /** foldText(title), when the caller keeps it (a cache of many titles). */
+  folded?: string;
 }
 
 export interface TitleMatch<T extends TitleCandidate> {
@@ -139,18 +141,112 @@ export interface TitleMatch<T extends TitleCandidate> {
   tier: TitleTier;
 }
 
-/** The candidates that match, best first (ties: newer, then id), at most `limit`. */
-export function rankTitles<T extends TitleCandidate>(query: string, candidates: Iterable<T>, now: number, limit: number): TitleMatch<T>[] {
+/** A query folded once for many titles. */
+export interface PreparedQuery { q: string; words: string[]; compact: string }
+
+export function prepareQuery(query: string): PreparedQuery {
   const q = foldText(query);
-  const out: TitleMatch<T>[] = [];
-  if (q.length === 0) return out;
-  for (const c of candidates) {
-    let best: TierScore | null = null;
-    for (const s of tierScores(q, foldText(c.title))) if (!best || s.base > best.base) best = s;
-    if (!best || best.base < MIN_TITLE_SCORE) continue;
-    const recent = now - c.updatedAt <= RECENT_MS && c.updatedAt <= now ? RECENT_BONUS : 0;
-    out.push({ thread: c, score: (best.base + recent) * TITLE_WEIGHT, tier: best.tier });
+  return { q, words: words(q), compact: q.replace(/ /g, '') };
+}
+
+const TIERS: readonly TitleTier[] = ['exact', 'substring', 'allWords', 'partialWords', 'prefix', 'inOrder'];
+/** bestBase's tier, as an index into TIERS (a scratch slot: the hot loop allocates nothing per title). */
+let bestTierIndex = 0;
+
+/**
+ * The best tier's score for a prepared query and a folded title (0 when no tier holds), its tier
+ * left in `bestTierIndex`: the same result as the maximum of `tierScores` (a property test holds
+ * them equal; ties keep the table's order), computed without allocating — the hot loop of a
+ * search over thousands of titles.
+ */
+function bestBase(pq: PreparedQuery, title: string): number {
+  const { q } = pq;
+  if (q.length === 0 || title.length === 0) return 0;
+  bestTierIndex = 0;
+  if (q === title) return 1.0;
+  let best = 0;
+  if (title.includes(q)) {
+    best = 0.8 + (0.2 * q.length) / title.length;
+    bestTierIndex = 1;
   }
-  out.sort((a, b) => b.score - a.score || b.thread.updatedAt - a.thread.updatedAt || (a.thread.id < b.thread.id ? -1 : a.thread.id > b.thread.id ? 1 : 0));
-  return out.slice(0, limit);
+  const qw = pq.words;
+  if (qw.length > 0 && best < 0.9) {
+    const tWords = words(title);
+    if (tWords.length > 0) {
+      let matched = 0;
+      let prefixed = 0;
+      for (let i = 0; i < qw.length; i++) {
+        const w = qw[i]!;
+        let equal = false;
+        let starts = false;
+        for (let j = 0; j < tWords.length && !equal; j++) {
+          const tw = tWords[j]!;
+          if (tw.startsWith(w)) {
+            starts = true;
+            if (tw.length === w.length) equal = true;
+          }
+        }
+        if (equal) matched++;
+        if (starts) prefixed++;
+      }
+      if (matched === qw.length) {
+        if (0.9 > best) { best = 0.9; bestTierIndex = 2; }
+      } else if (matched > 0) {
+        const b = (0.7 * matched) / qw.length;
+        if (b > best) { best = b; bestTierIndex = 3; }
+      }
+      if (prefixed === qw.length && 0.6 > best) { best = 0.6; bestTierIndex = 4; }
+    }
+  }
+  const cq = pq.compact;
+  if (cq.length > 0 && best < 0.7) {
+    // in-order: at most 0.7, so skipped when a tier already scores that
+    let pos = 0, matched = 0, run = 0, maxRun = 0, lastAt = -2, lastQi = -2;
+    for (let qi = 0; qi < cq.length; qi++) {
+      const at = title.indexOf(cq[qi]!, pos);
+      if (at < 0) continue;
+      matched++;
+      run = at === lastAt + 1 && qi === lastQi + 1 ? run + 1 : 1;
+      if (run > maxRun) maxRun = run;
+      lastAt = at;
+      lastQi = qi;
+      pos = at + 1;
+    }
+    const b = matched > 0 ? (0.5 * matched) / cq.length + (0.2 * maxRun) / cq.length : 0;
+    if (b > best) { best = b; bestTierIndex = 5; }
+  }
+  return best;
+}
+
+/** The best tier for a prepared query and a folded title, or null under MIN_TITLE_SCORE (bestBase, as an object). */
+export function bestTierPrepared(pq: PreparedQuery, title: string): TierScore | null {
+  const base = bestBase(pq, title);
+  return base >= MIN_TITLE_SCORE ? { tier: TIERS[bestTierIndex]!, base } : null;
+}
+
+function byRank<T extends TitleCandidate>(a: TitleMatch<T>, b: TitleMatch<T>): number {
+  return b.score - a.score || b.thread.updatedAt - a.thread.updatedAt || (a.thread.id < b.thread.id ? -1 : a.thread.id > b.thread.id ? 1 : 0);
+}
+
+/** The candidates that match, best first (ties: newer, then id), at most `limit` (kept as a bounded best-first list while scanning). */
+export function rankTitles<T extends TitleCandidate>(query: string, candidates: Iterable<T>, now: number, limit: number): TitleMatch<T>[] {
+  const pq = prepareQuery(query);
+  const top: TitleMatch<T>[] = [];
+  if (pq.q.length === 0 || limit <= 0) return top;
+  for (const c of candidates) {
+    const base = bestBase(pq, c.folded ?? foldText(c.title));
+    if (base < MIN_TITLE_SCORE) continue;
+    const recent = now - c.updatedAt <= RECENT_MS && c.updatedAt <= now ? RECENT_BONUS : 0;
+    const score = (base + recent) * TITLE_WEIGHT;
+    if (top.length === limit) {
+      const worst = top[limit - 1]!;
+      if (score < worst.score || (score === worst.score && byRank(worst, { thread: c, score, tier: 'exact' }) <= 0)) continue;
+    }
+    const m: TitleMatch<T> = { thread: c, score, tier: TIERS[bestTierIndex]! };
+    let i = top.length;
+    while (i > 0 && byRank(top[i - 1]!, m) > 0) i--;
+    top.splice(i, 0, m);
+    if (top.length > limit) top.pop();
+  }
+  return top;
 }

@@ -5,9 +5,10 @@
  * event, so the index never disagrees with the tables.
  *
  * Two tables:
- *   search_fts   FTS5, `tokenize='trigram'` (substring matching, case-insensitive), two columns:
- *                `body` for message text, `tool` for tool output, so bm25 can weigh tool output
- *                lower (./query.ts). A document fills one of them.
+ *   search_fts   FTS5, `tokenize='trigram'` (substring matching, case-insensitive), `detail=none`:
+ *                one column `text`; the index keeps which rows hold each trigram, not where —
+ *                a third of the size of `detail=full` and faster to intersect, since queries
+ *                are LIKE patterns that SQLite checks against the row anyway (./body-search.ts).
  *   search_docs  one row per document (rowid = the FTS rowid): what it is (`m:<messageId>` or
  *                `i:<itemId>`), its thread, message or run, and `active` — whether it lies on the
  *                thread's active branch.
@@ -35,7 +36,7 @@ export function stripLinks(text: string): string {
 }
 
 export const SEARCH_SCHEMA = `
-  CREATE VIRTUAL TABLE search_fts USING fts5(body, tool, tokenize = 'trigram');
+  CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'trigram', detail = 'none');
   CREATE TABLE search_docs (
     rowid      INTEGER PRIMARY KEY,
     -- 'm:<messageId>' or 'i:<itemId>'
@@ -55,16 +56,14 @@ type DocKind = 'message' | 'tool';
 function insertDoc(db: SqlDatabase, key: string, threadId: string, messageId: string | null, runId: string | null, kind: DocKind, text: string, active: boolean): void {
   const info = db.prepare('INSERT INTO search_docs (doc_key, thread_id, message_id, run_id, kind, active) VALUES (?, ?, ?, ?, ?, ?)')
     .run(key, threadId, messageId, runId, kind, active ? 1 : 0);
-  const clean = stripLinks(text);
-  db.prepare('INSERT INTO search_fts (rowid, body, tool) VALUES (?, ?, ?)').run(info.lastInsertRowid, kind === 'message' ? clean : '', kind === 'tool' ? clean : '');
+  db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(info.lastInsertRowid, stripLinks(text));
 }
 
-function replaceText(db: SqlDatabase, key: string, kind: DocKind, text: string): boolean {
+function replaceText(db: SqlDatabase, key: string, text: string): boolean {
   const row = db.prepare('SELECT rowid AS r FROM search_docs WHERE doc_key = ?').get(key) as { r: number } | undefined;
   if (!row) return false;
-  const clean = stripLinks(text);
   db.prepare('DELETE FROM search_fts WHERE rowid = ?').run(row.r);
-  db.prepare('INSERT INTO search_fts (rowid, body, tool) VALUES (?, ?, ?)').run(row.r, kind === 'message' ? clean : '', kind === 'tool' ? clean : '');
+  db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(row.r, stripLinks(text));
   return true;
 }
 
@@ -76,14 +75,14 @@ export function indexMessage(db: SqlDatabase, m: { threadId: string; messageId: 
 
 /** message.edited: the document's text is replaced. */
 export function reindexMessage(db: SqlDatabase, messageId: string, content: string): void {
-  replaceText(db, `m:${messageId}`, 'message', content);
+  replaceText(db, `m:${messageId}`, content);
 }
 
 /** item.completed of a tool call: its output becomes a document (again, if it somehow completes twice). */
 export function indexToolOutput(db: SqlDatabase, e: { threadId: string; runId: string; itemId: string; content: string }): void {
   const kind = db.prepare('SELECT kind FROM turn_items WHERE id = ?').get(e.itemId) as { kind: string } | undefined;
   if (kind?.kind !== 'toolCall' || e.content.length === 0) return;
-  if (replaceText(db, `i:${e.itemId}`, 'tool', e.content)) return;
+  if (replaceText(db, `i:${e.itemId}`, e.content)) return;
   // The run's user message is the thread's head, or an ancestor of it, while its items complete.
   insertDoc(db, `i:${e.itemId}`, e.threadId, null, e.runId, 'tool', e.content, true);
 }

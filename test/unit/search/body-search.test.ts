@@ -4,7 +4,7 @@ import { VoxStore } from '../../../src/engine/store/store';
 import { forEachDriver } from '../../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
 import { searchThreads } from '../../../src/engine/search/search';
-import { ftsLiteral, makeSnippet, matchRanges, queryTerms, SHORT_QUERY_SCAN_DOCS } from '../../../src/engine/search/body-search';
+import { indexPieces, makeSnippet, matchRanges, queryTerms, SHORT_QUERY_SCAN_DOCS } from '../../../src/engine/search/body-search';
 import { stripLinks } from '../../../src/engine/search/index-sync';
 import type { VoxEvent } from '../../../src/protocol/events';
 
@@ -19,9 +19,9 @@ describe('search: text helpers', () => {
     assert.equal(stripLinks('see [the docs](https://example.com/a_(b)?q=1 "Title") and ![logo](x.png), [x]'), 'see the docs and logo, [x]');
   });
 
-  it('every term is a literal FTS5 string; short terms are kept apart', () => {
+  it('terms are literal; LIKE wildcards split a term into the pieces the index answers; short terms are kept apart', () => {
     assert.deepEqual(queryTerms(' Foo  "bar*" NEAR -x a '), { long: ['foo', '"bar*"', 'near'], short: ['-x', 'a'] });
-    assert.equal(ftsLiteral(['"bar*"', 'near']), '"""bar*""" AND "near"');
+    assert.deepEqual(indexPieces(['50%_off', 'near', 'a_b', 'path_name']), ['off', 'near', 'path', 'name']);
   });
 
   it('snippets: a window around the first match with merged ranges', () => {
@@ -147,6 +147,13 @@ forEachDriver('search: the trigram index in step with the events', () => {
     assert.equal(search('(NEAR x)').messages[0]?.messageId, 'q1');
     assert.equal(search('col:val').messages[0]?.messageId, 'q1');
     assert.equal(search('"foo*" nothing-like-this').messages.length, 0);
+    // LIKE's wildcards are literal too: "col_val" must not match "col:val", "50%" must not match "500"
+    store.append(msg('t2', 'q3', 'q1', 'user', 'a discount of 500 dollars, col:val again'));
+    assert.deepEqual(search('col_val').messages, []);
+    assert.deepEqual(search('of 50%').messages, []);
+    store.append(msg('t2', 'q4', 'q3', 'user', 'rename snake_case_name and 50% off'));
+    assert.deepEqual(search('snake_case').messages.map((m) => m.messageId), ['q4']);
+    assert.deepEqual(search('50% off').messages.map((m) => m.messageId), ['q4']);
   });
 
   it('a query under 3 characters scans the newest documents with LIKE; short terms filter long ones', () => {
