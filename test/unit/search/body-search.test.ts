@@ -131,6 +131,17 @@ forEachDriver('search: the trigram index in step with the events', () => {
     assert.equal(search('tokenize').messages.length, 0);
   });
 
+  it('titles follow renames, by this connection and by another process on the same file', () => {
+    assert.deepEqual(search('deploy').titles.map((t) => t.threadId), ['t2']);
+    store.append({ type: 'thread.renamed', threadId: 't2', title: 'Release checklist' });
+    assert.deepEqual(search('deploy').titles, []);
+    assert.deepEqual(search('release checklist').titles.map((t) => [t.threadId, t.tier]), [['t2', 'exact']]);
+    const other = VoxStore.open(store.db.name);
+    other.append({ type: 'thread.renamed', threadId: 't1', title: 'Release the parser' });
+    other.close();
+    assert.deepEqual(search('release').titles.map((t) => t.threadId).sort(), ['t1', 't2']);
+  });
+
   it('drops a deleted thread from both lists', () => {
     store.append({ type: 'thread.deleted', threadId: 't2' });
     const r = search('deploy');
