@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-search.ts')>} */
+export function loadSearchUi() {
+  return loadTs('./ui-search.ts', 'runSearchChecks');
+}

@@ -362,8 +362,8 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly };
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['search']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, search: flag('--no-search') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });

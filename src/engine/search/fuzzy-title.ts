@@ -48,7 +48,8 @@ const WORD = /[\p{L}\p{N}]+/gu;
 /** Folded titles kept between searches (a pure function's memo: the same string folds the same way). */
 const FOLD_CACHE_MAX = 50_000;
 const foldCache = new Map<string, string>();
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Anything but printable ASCII and common white space (which NFKC leaves as they are). */
+const NON_ASCII = /[^\t\n\r -~]/;
 
 /** The folding every comparison uses (see the file header). */
 export function foldText(s: string): string {
