@@ -23,7 +23,7 @@
  * thread.branchSwitched and thread.rewound recompute the thread's flags. Tool output is active
  * when its run's user message is on the active path. Deleting a thread deletes its documents.
  */
-import type { SqlDatabase } from '../store/driver';
+import type { SqlDatabase, SqlStatement } from '../store/driver';
 
 /** The migration that creates the index (the store's list, ../store/migrations.ts, includes it). */
 export const SEARCH_MIGRATION_VERSION = 13;
@@ -53,17 +53,28 @@ export const SEARCH_SCHEMA = `
 
 type DocKind = 'message' | 'tool';
 
+/** Prepared statements per connection: the backfill writes a document per message, and preparing each time cost as much as the write. */
+const statements = new WeakMap<SqlDatabase, Map<string, SqlStatement>>();
+
+function stmt(db: SqlDatabase, sql: string): SqlStatement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) m.set(sql, (st = db.prepare(sql)));
+  return st;
+}
+
 function insertDoc(db: SqlDatabase, key: string, threadId: string, messageId: string | null, runId: string | null, kind: DocKind, text: string, active: boolean): void {
-  const info = db.prepare('INSERT INTO search_docs (doc_key, thread_id, message_id, run_id, kind, active) VALUES (?, ?, ?, ?, ?, ?)')
+  const info = stmt(db, 'INSERT INTO search_docs (doc_key, thread_id, message_id, run_id, kind, active) VALUES (?, ?, ?, ?, ?, ?)')
     .run(key, threadId, messageId, runId, kind, active ? 1 : 0);
-  db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(info.lastInsertRowid, stripLinks(text));
+  stmt(db, 'INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(info.lastInsertRowid, stripLinks(text));
 }
 
 function replaceText(db: SqlDatabase, key: string, text: string): boolean {
-  const row = db.prepare('SELECT rowid AS r FROM search_docs WHERE doc_key = ?').get(key) as { r: number } | undefined;
+  const row = stmt(db, 'SELECT rowid AS r FROM search_docs WHERE doc_key = ?').get(key) as { r: number } | undefined;
   if (!row) return false;
-  db.prepare('DELETE FROM search_fts WHERE rowid = ?').run(row.r);
-  db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(row.r, stripLinks(text));
+  stmt(db, 'DELETE FROM search_fts WHERE rowid = ?').run(row.r);
+  stmt(db, 'INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(row.r, stripLinks(text));
   return true;
 }
 
@@ -80,7 +91,7 @@ export function reindexMessage(db: SqlDatabase, messageId: string, content: stri
 
 /** item.completed of a tool call: its output becomes a document (again, if it somehow completes twice). */
 export function indexToolOutput(db: SqlDatabase, e: { threadId: string; runId: string; itemId: string; content: string }): void {
-  const kind = db.prepare('SELECT kind FROM turn_items WHERE id = ?').get(e.itemId) as { kind: string } | undefined;
+  const kind = stmt(db, 'SELECT kind FROM turn_items WHERE id = ?').get(e.itemId) as { kind: string } | undefined;
   if (kind?.kind !== 'toolCall' || e.content.length === 0) return;
   if (replaceText(db, `i:${e.itemId}`, e.content)) return;
   // The run's user message is the thread's head, or an ancestor of it, while its items complete.
@@ -126,9 +137,9 @@ const BACKFILL_PAGE = 2_000;
 
 /** The thread's head before an event moves it (as the store reads it: the last message until a head is set). */
 export function currentHead(db: SqlDatabase, threadId: string): string | null {
-  const row = db.prepare('SELECT head_message_id AS h, head_set AS s FROM threads WHERE id = ?').get(threadId) as { h: string | null; s: number } | undefined;
+  const row = stmt(db, 'SELECT head_message_id AS h, head_set AS s FROM threads WHERE id = ?').get(threadId) as { h: string | null; s: number } | undefined;
   if (row?.s) return row.h;
-  const last = db.prepare('SELECT id FROM messages WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadId) as { id: string } | undefined;
+  const last = stmt(db, 'SELECT id FROM messages WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadId) as { id: string } | undefined;
   return last?.id ?? null;
 }
 
