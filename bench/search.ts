@@ -227,6 +227,12 @@ function main(): void {
       return r.titles.length + r.messages.length;
     });
     const voxBody = timeQueries(queries, (q) => searchBodies(vox.store.db, q, RESULT_LIMIT).length);
+    const kinds = ['word', 'two words', 'identifier fragment', 'rare identifier', 'title words'];
+    const perKind = kinds.map((k, i) => {
+      const t = timeQueries(queries.filter((_, j) => j % 5 === i), (q) => searchBodies(vox.store.db, q, RESULT_LIMIT).length);
+      return `${k} p50 ${ms(t.p50)} p95 ${ms(t.p95)}`;
+    });
+    console.log(`Vox bodies by query kind: ${perKind.join('; ')}`);
     vox.store.close();
     if (process.argv.includes('--vox-only')) {
       console.log(`Vox searchThreads p50 ${ms(voxAll.p50)} p95 ${ms(voxAll.p95)}; bodies only p50 ${ms(voxBody.p50)} p95 ${ms(voxBody.p95)}`);

@@ -4,10 +4,10 @@
  * message to jump to.
  *
  * Query: folded and split on white space into terms; every term is literal text. Each term of 3
- * characters or more (the trigram minimum) becomes `text LIKE '%term%'`, joined by AND — FTS5
- * answers LIKE from the trigram index and checks the row, so quotes, `*`, `-`, `^`, `:`,
- * parentheses, NEAR, AND, OR, NOT are plain characters (no FTS5 query syntax is ever built from
- * input). LIKE's own wildcards `%` and `_` split a term into its literal pieces for the index;
+ * characters or more (the trigram minimum) is looked up by its covering trigrams (MATCH on quoted
+ * single trigrams: `indexed` below) and checked with `text LIKE '%term%'`, all joined by AND, so
+ * quotes, `*`, `-`, `^`, `:`, parentheses, NEAR, AND, OR, NOT are plain characters (no FTS5
+ * operator is ever built from input). LIKE's own wildcards `%` and `_` split a term into its literal pieces for the index;
  * every candidate is then checked in JavaScript to contain every whole term (case-insensitive),
  * so they match only themselves. Shorter terms filter the candidates the same way. A query with
  * no 3-character piece scans only the newest SHORT_QUERY_SCAN_DOCS documents (LIKE without the
@@ -138,12 +138,36 @@ function jumpTarget(db: SqlDatabase, runId: string | null): string | null {
 
 const CANDIDATE_COLUMNS = 'f.rowid AS rowid, f.text AS text, d.kind AS kind, d.doc_key AS key, d.thread_id AS threadId, d.message_id AS messageId, d.run_id AS runId';
 
+/**
+ * The trigrams that cover a piece without overlap (positions 0, 3, 6, … and the last three
+ * characters), by code point: enough for the index to narrow to rows holding the piece's
+ * letters, a third of the doclists that LIKE's every-trigram lookup intersects.
+ */
+export function coverTrigrams(piece: string): string[] {
+  const cps = Array.from(piece);
+  const out: string[] = [];
+  for (let i = 0; i + TRIGRAM_MIN_CHARS <= cps.length; i += TRIGRAM_MIN_CHARS) out.push(cps.slice(i, i + TRIGRAM_MIN_CHARS).join(''));
+  if (cps.length % TRIGRAM_MIN_CHARS !== 0) out.push(cps.slice(-TRIGRAM_MIN_CHARS).join(''));
+  return [...new Set(out)];
+}
+
+/**
+ * Candidates from the index: MATCH on the pieces' covering trigrams, each a quoted single-token
+ * string (the only FTS5 syntax built here, from trigrams of the input with `"` doubled), then
+ * `+text LIKE` per ASCII piece as a row filter (the unary + keeps it out of the index lookup) so the
+ * LIMIT counts real matches. SQLite's LIKE folds ASCII case only, so a piece with other letters
+ * is left to the JavaScript check (the trigram tokenizer itself folds Unicode case).
+ */
 function indexed(db: SqlDatabase, pieces: readonly string[]): Candidate[] {
+  const match = [...new Set(pieces.flatMap(coverTrigrams))].map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
+  const likes = pieces.filter((p) => ASCII_ONLY.test(p));
   return db.prepare(
     `SELECT ${CANDIDATE_COLUMNS} FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid
-      WHERE ${pieces.map(() => 'f.text LIKE ?').join(' AND ')} AND d.active = 1 ORDER BY f.rowid DESC LIMIT ${CANDIDATE_LIMIT}`,
-  ).all(...pieces.map((p) => `%${p}%`)) as Candidate[];
+      WHERE search_fts MATCH ? ${likes.map(() => 'AND +f.text LIKE ? ').join('')}AND d.active = 1 ORDER BY f.rowid DESC LIMIT ${CANDIDATE_LIMIT}`,
+  ).all(match, ...likes.map((p) => `%${p}%`)) as Candidate[];
 }
+
+const ASCII_ONLY = /^[\t\n\r -~]*$/;
 
 function shortScan(db: SqlDatabase, terms: readonly string[]): Candidate[] {
   const top = (db.prepare('SELECT COALESCE(MAX(rowid), 0) AS m FROM search_docs').get() as { m: number }).m;

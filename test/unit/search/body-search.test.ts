@@ -165,6 +165,9 @@ forEachDriver('search: the trigram index in step with the events', () => {
     store.append(msg('t2', 'q4', 'q3', 'user', 'rename snake_case_name and 50% off'));
     assert.deepEqual(search('snake_case').messages.map((m) => m.messageId), ['q4']);
     assert.deepEqual(search('50% off').messages.map((m) => m.messageId), ['q4']);
+    store.append(msg('t2', 'q5', 'q4', 'user', 'emoji 😀ab😀 and Ünïcödé text'));
+    assert.deepEqual(search('😀ab😀').messages.map((m) => m.messageId), ['q5']);
+    assert.deepEqual(search('ünïcödé').messages.map((m) => m.messageId), ['q5']);
   });
 
   it('a query under 3 characters scans the newest documents with LIKE; short terms filter long ones', () => {
@@ -180,5 +183,15 @@ forEachDriver('search: the trigram index in step with the events', () => {
     for (let i = 0; i < 30; i++) store.append(msg('t2', `n${i}`, i === 0 ? 'm2' : `n${i - 1}`, 'user', `note ${i} about widgets`));
     assert.equal(search('widgets', 5).messages.length, 5);
     assert.equal(search('widgets').messages.length, 20);
+  });
+});
+
+describe('search: covering trigrams', () => {
+  it('covers a piece without overlap, the last three characters included, by code point', async () => {
+    const { coverTrigrams } = await import('../../../src/engine/search/body-search');
+    assert.deepEqual(coverTrigrams('passing'), ['pas', 'sin', 'ing']);
+    assert.deepEqual(coverTrigrams('abcdef'), ['abc', 'def']);
+    assert.deepEqual(coverTrigrams('a"bc'), ['a"b', '"bc']);
+    assert.deepEqual(coverTrigrams('😀ab😀'), ['😀ab', 'ab😀']);
   });
 });
