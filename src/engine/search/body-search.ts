@@ -58,8 +58,10 @@ export interface BodyHit {
 
 interface Candidate { rowid: number; text: string; kind: 'message' | 'tool'; key: string; threadId: string; messageId: string | null; runId: string | null }
 
-/** Lower-cases char by char, keeping a char whose lower case is longer (offsets stay those of the original). */
+/** Lower-cases keeping offsets: char by char (a char whose lower case is longer stays as it is) when lower-casing changed the length. */
 function lowerSameLength(s: string): string {
+  const fast = s.toLowerCase();
+  if (fast.length === s.length) return fast;
   let out = '';
   for (const ch of s) {
     const l = ch.toLowerCase();

@@ -195,3 +195,10 @@ describe('search: covering trigrams', () => {
     assert.deepEqual(coverTrigrams('😀ab😀'), ['😀ab', 'ab😀']);
   });
 });
+
+describe('search: offsets with letters whose lower case is longer', () => {
+  it('highlights the right span after an İ (which lower-cases to two code units)', () => {
+    const { snippet, ranges } = makeSnippet('İstanbul has a parser', ['parser']);
+    assert.deepEqual(ranges.map((r) => snippet.slice(r.start, r.end)), ['parser']);
+  });
+});
