@@ -27,7 +27,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import * as v8 from 'node:v8';
 import Fuse from 'fuse.js';
 import MiniSearch from 'minisearch';
 import { VoxStore } from '../src/engine/store/store';
@@ -280,4 +282,12 @@ function main(): void {
   }
 }
 
-main();
+/** Heap the peers' in-memory indexes need at 500,000 messages (`npm run bench` starts benches without a flag). */
+const HEAP_MB = 8192;
+
+if (v8.getHeapStatistics().heap_size_limit < (HEAP_MB / 2) * 1024 * 1024) {
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import=tsx', ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+} else {
+  main();
+}
