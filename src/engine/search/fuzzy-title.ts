@@ -63,7 +63,8 @@ export function foldText(s: string): string {
 
 const wordCache = new Map<string, string[]>();
 
-function words(folded: string): string[] {
+/** The words of a folded text (see the file header). */
+export function words(folded: string): string[] {
   const cached = wordCache.get(folded);
   if (cached) return cached;
   const ws = folded.match(WORD) ?? [];
@@ -132,8 +133,9 @@ export interface TitleCandidate {
   id: string;
   title: string;
   updatedAt: number;
-  /** foldText(title), when the caller keeps it (a cache of many titles). */
+  /** foldText(title) and its words, when the caller keeps them (a cache of many titles). */
   folded?: string;
+  words?: readonly string[];
 }
 
 export interface TitleMatch<T extends TitleCandidate> {
@@ -160,7 +162,7 @@ let bestTierIndex = 0;
  * them equal; ties keep the table's order), computed without allocating — the hot loop of a
  * search over thousands of titles.
  */
-function bestBase(pq: PreparedQuery, title: string): number {
+function bestBase(pq: PreparedQuery, title: string, titleWords?: readonly string[]): number {
   const { q } = pq;
   if (q.length === 0 || title.length === 0) return 0;
   bestTierIndex = 0;
@@ -172,7 +174,7 @@ function bestBase(pq: PreparedQuery, title: string): number {
   }
   const qw = pq.words;
   if (qw.length > 0 && best < 0.9) {
-    const tWords = words(title);
+    const tWords = titleWords ?? words(title);
     if (tWords.length > 0) {
       let matched = 0;
       let prefixed = 0;
@@ -203,7 +205,12 @@ function bestBase(pq: PreparedQuery, title: string): number {
   if (cq.length > 0 && best < 0.7) {
     // in-order: at most 0.7, so skipped when a tier already scores that
     let pos = 0, matched = 0, run = 0, maxRun = 0, lastAt = -2, lastQi = -2;
+    const floor = Math.max(MIN_TITLE_SCORE, best);
     for (let qi = 0; qi < cq.length; qi++) {
+      // Stop when even matching every remaining character could not beat what is already known
+      // (the title would be rejected, or another tier wins): the result is unchanged.
+      const rest = cq.length - qi;
+      if (pos >= title.length || (0.5 * (matched + rest) + 0.2 * Math.max(maxRun, run + rest)) / cq.length < floor) break;
       const at = title.indexOf(cq[qi]!, pos);
       if (at < 0) continue;
       matched++;
@@ -235,7 +242,7 @@ export function rankTitles<T extends TitleCandidate>(query: string, candidates: 
   const top: TitleMatch<T>[] = [];
   if (pq.q.length === 0 || limit <= 0) return top;
   for (const c of candidates) {
-    const base = bestBase(pq, c.folded ?? foldText(c.title));
+    const base = bestBase(pq, c.folded ?? foldText(c.title), c.words);
     if (base < MIN_TITLE_SCORE) continue;
     const recent = now - c.updatedAt <= RECENT_MS && c.updatedAt <= now ? RECENT_BONUS : 0;
     const score = (base + recent) * TITLE_WEIGHT;

@@ -8,7 +8,7 @@
  * after no change reads no rows for titles, and a change anywhere is seen by the next search.
  */
 import type { SqlDatabase } from '../store/driver';
-import { foldText, rankTitles, type TitleCandidate, type TitleTier } from './fuzzy-title';
+import { foldText, rankTitles, words, type TitleCandidate, type TitleTier } from './fuzzy-title';
 import { searchBodies, type BodyHit } from './body-search';
 
 /** Results per list when the caller does not say. */
@@ -41,7 +41,10 @@ function threadTitles(db: SqlDatabase): ThreadTitles {
   const version = `${String(db.pragma('data_version'))}:${changes}`;
   const cached = titleCache.get(db);
   if (cached && cached.version === version) return cached;
-  const threads = (db.prepare('SELECT id, title, updated_at AS updatedAt FROM threads WHERE deleted = 0').all() as TitleCandidate[]).map((t) => ({ ...t, folded: foldText(t.title) }));
+  const threads = (db.prepare('SELECT id, title, updated_at AS updatedAt FROM threads WHERE deleted = 0').all() as TitleCandidate[]).map((t) => {
+    const folded = foldText(t.title);
+    return { ...t, folded, words: words(folded) };
+  });
   const fresh = { version, threads, titleOf: new Map(threads.map((t) => [t.id, t.title])) };
   titleCache.set(db, fresh);
   return fresh;
