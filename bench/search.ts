@@ -229,6 +229,8 @@ function main(): void {
       return r.titles.length + r.messages.length;
     });
     const voxBody = timeQueries(queries, (q) => searchBodies(vox.store.db, q, RESULT_LIMIT).length);
+    const voxTitles = timeQueries(queries, (q) => searchThreads(vox.store.db, q, { now, limit: RESULT_LIMIT }).titles.length);
+    console.log(`Vox titles (${THREADS.toLocaleString('en')}, with the body search): p50 ${ms(voxTitles.p50)} p95 ${ms(voxTitles.p95)}`);
     const kinds = ['word', 'two words', 'identifier fragment', 'rare identifier', 'title words'];
     const perKind = kinds.map((k, i) => {
       const t = timeQueries(queries.filter((_, j) => j % 5 === i), (q) => searchBodies(vox.store.db, q, RESULT_LIMIT).length);
