@@ -18,10 +18,12 @@
  * letters do not match and a label split by the link syntax still does.
  *
  * Branches: inactive branches are NOT searched (a result must be visible when its thread opens
- * on its active path). Every document keeps an `active` flag; message.added on the head's child
- * (the usual turn) only adds an active document, while a new sibling branch (regenerate, edit),
- * thread.branchSwitched and thread.rewound recompute the thread's flags. Tool output is active
- * when its run's user message is on the active path. Deleting a thread deletes its documents.
+ * on its active path). Every document keeps an `active` flag and the message it follows
+ * (`message_id`: the message itself, or for tool output its run's prompt). message.added on the
+ * head's child (the usual turn) only adds an active document; a new sibling branch (regenerate,
+ * edit, a new root), thread.branchSwitched and thread.rewound move the flags from the old head's
+ * path to the new one's (`moveActive`: both paths walked up to their common ancestor only, so the
+ * cost is the length of the branches, not of the thread). Deleting a thread deletes its documents.
  */
 import type { SqlDatabase, SqlStatement } from '../store/driver';
 
@@ -42,13 +44,14 @@ export const SEARCH_SCHEMA = `
     -- 'm:<messageId>' or 'i:<itemId>'
     doc_key    TEXT    NOT NULL UNIQUE,
     thread_id  TEXT    NOT NULL,
-    -- the message (messages) or null (tool output: its run's answer is found at query time)
+    -- the message it follows on and off the active path: itself, or for tool output its run's prompt
     message_id TEXT,
     run_id     TEXT,
     kind       TEXT    NOT NULL,
     active     INTEGER NOT NULL DEFAULT 1
   );
   CREATE INDEX search_docs_by_thread ON search_docs(thread_id);
+  CREATE INDEX search_docs_by_message ON search_docs(message_id);
 `;
 
 type DocKind = 'message' | 'tool';
@@ -80,8 +83,8 @@ function replaceText(db: SqlDatabase, key: string, text: string): boolean {
 
 /** message.added: the message becomes a document; a new branch recomputes the thread's flags. `previousHead` is the head before the event. */
 export function indexMessage(db: SqlDatabase, m: { threadId: string; messageId: string; parentId: string | null; content: string; runId: string | null }, previousHead: string | null): void {
+  if (m.parentId !== previousHead) moveActive(db, previousHead, m.parentId);
   insertDoc(db, `m:${m.messageId}`, m.threadId, m.messageId, m.runId, 'message', m.content, true);
-  if (m.parentId !== previousHead) refreshActive(db, m.threadId);
 }
 
 /** message.edited: the document's text is replaced. */
@@ -94,8 +97,9 @@ export function indexToolOutput(db: SqlDatabase, e: { threadId: string; runId: s
   const kind = stmt(db, 'SELECT kind FROM turn_items WHERE id = ?').get(e.itemId) as { kind: string } | undefined;
   if (kind?.kind !== 'toolCall' || e.content.length === 0) return;
   if (replaceText(db, `i:${e.itemId}`, e.content)) return;
-  // The run's user message is the thread's head, or an ancestor of it, while its items complete.
-  insertDoc(db, `i:${e.itemId}`, e.threadId, null, e.runId, 'tool', e.content, true);
+  // The run's prompt is the thread's head, or an ancestor of it, while its items complete.
+  const prompt = stmt(db, 'SELECT user_message_id AS u FROM runs WHERE id = ?').get(e.runId) as { u: string | null } | undefined;
+  insertDoc(db, `i:${e.itemId}`, e.threadId, prompt?.u ?? null, e.runId, 'tool', e.content, true);
 }
 
 /** thread.deleted: its documents go. */
@@ -118,18 +122,58 @@ export function activeMessageIds(db: SqlDatabase, threadId: string): Set<string>
   return path;
 }
 
-/** Recomputes every document's `active` flag of the thread (branch switch, rewind, new branch). */
+/** Recomputes every document's `active` flag of the thread from scratch (the backfill). */
 export function refreshActive(db: SqlDatabase, threadId: string): void {
   const path = activeMessageIds(db, threadId);
-  const docs = db.prepare(
-    `SELECT d.rowid AS r, d.message_id AS m, d.active AS a, r.user_message_id AS u
-       FROM search_docs d LEFT JOIN runs r ON r.id = d.run_id AND d.kind = 'tool' WHERE d.thread_id = ?`,
-  ).all(threadId) as { r: number; m: string | null; a: number; u: string | null }[];
-  const set = db.prepare('UPDATE search_docs SET active = ? WHERE rowid = ?');
+  const docs = db.prepare('SELECT rowid AS r, message_id AS m, active AS a FROM search_docs WHERE thread_id = ?').all(threadId) as { r: number; m: string | null; a: number }[];
+  const set = stmt(db, 'UPDATE search_docs SET active = ? WHERE rowid = ?');
   for (const d of docs) {
-    const on = d.m !== null ? path.has(d.m) : d.u !== null && path.has(d.u);
+    const on = d.m !== null && path.has(d.m);
     if ((on ? 1 : 0) !== d.a) set.run(on ? 1 : 0, d.r);
   }
+}
+
+function parentOf(db: SqlDatabase, id: string): string | null {
+  const row = stmt(db, 'SELECT parent_id AS p FROM messages WHERE id = ?').get(id) as { p: string | null } | undefined;
+  return row?.p ?? null;
+}
+
+/**
+ * The active path moves from `fromHead`'s to `toHead`'s (either null: no message): the two are
+ * walked upwards in turn until one reaches a message the other passed (their common ancestor),
+ * then the old side's documents go inactive and the new side's active.
+ */
+export function moveActive(db: SqlDatabase, fromHead: string | null, toHead: string | null): void {
+  if (fromHead === toHead) return;
+  const oldSide: string[] = [];
+  const newSide: string[] = [];
+  const seenOld = new Set<string>();
+  const seenNew = new Set<string>();
+  let a = fromHead;
+  let b = toHead;
+  let common: string | null = null;
+  while (a !== null || b !== null) {
+    if (a !== null) {
+      if (seenNew.has(a)) { common = a; break; }
+      seenOld.add(a);
+      oldSide.push(a);
+      a = parentOf(db, a);
+    }
+    if (b !== null) {
+      if (seenOld.has(b)) { common = b; break; }
+      seenNew.add(b);
+      newSide.push(b);
+      b = parentOf(db, b);
+    }
+  }
+  // Each side up to (without) the common ancestor; the side that found it never held it.
+  const upTo = (side: string[]) => {
+    const at = common === null ? -1 : side.indexOf(common);
+    return at < 0 ? side : side.slice(0, at);
+  };
+  const set = stmt(db, 'UPDATE search_docs SET active = ? WHERE message_id = ?');
+  for (const id of upTo(oldSide)) set.run(0, id);
+  for (const id of upTo(newSide)) set.run(1, id);
 }
 
 /** Rows read per page by the backfill (a statement cannot stay open while the same connection writes). */
@@ -155,12 +199,12 @@ export function createSearchIndex(db: SqlDatabase): void {
     after = page[page.length - 1]!.k;
   }
   const items = db.prepare(
-    `SELECT i.rowid AS k, i.id, i.run_id AS r, r.thread_id AS t, i.content FROM turn_items i JOIN runs r ON r.id = i.run_id
+    `SELECT i.rowid AS k, i.id, i.run_id AS r, r.thread_id AS t, r.user_message_id AS u, i.content FROM turn_items i JOIN runs r ON r.id = i.run_id
       WHERE i.rowid > ? AND i.kind = 'toolCall' AND i.content <> '' AND i.status <> 'started' AND r.thread_id IN (${live}) ORDER BY i.rowid LIMIT ?`,
   );
   for (let after = 0; ;) {
-    const page = items.all(after, BACKFILL_PAGE) as { k: number; id: string; r: string; t: string; content: string }[];
-    for (const i of page) insertDoc(db, `i:${i.id}`, i.t, null, i.r, 'tool', i.content, true);
+    const page = items.all(after, BACKFILL_PAGE) as { k: number; id: string; r: string; t: string; u: string | null; content: string }[];
+    for (const i of page) insertDoc(db, `i:${i.id}`, i.t, i.u, i.r, 'tool', i.content, true);
     if (page.length < BACKFILL_PAGE) break;
     after = page[page.length - 1]!.k;
   }

@@ -7,7 +7,7 @@ import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
-import { currentHead, dropThread, indexMessage, indexToolOutput, refreshActive, reindexMessage } from '../search/index-sync';
+import { currentHead, dropThread, indexMessage, indexToolOutput, moveActive, reindexMessage } from '../search/index-sync';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
@@ -43,18 +43,20 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     indexMessage(db, e, head);
   },
   'thread.rewound'(db, e) {
+    const head = currentHead(db, e.threadId);
     if (e.toMessageId !== null) {
       const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
       if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     }
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
-    refreshActive(db, e.threadId);
+    moveActive(db, head, e.toMessageId);
   },
   'thread.branchSwitched'(db, e) {
+    const head = currentHead(db, e.threadId);
     const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
     if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
-    refreshActive(db, e.threadId);
+    moveActive(db, head, e.toMessageId);
   },
   'message.edited'(db, e, time) {
     mustChange(

@@ -5,7 +5,7 @@ import { forEachDriver } from '../../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
 import { searchThreads } from '../../../src/engine/search/search';
 import { indexPieces, makeSnippet, matchRanges, queryTerms, SHORT_QUERY_SCAN_DOCS } from '../../../src/engine/search/body-search';
-import { stripLinks } from '../../../src/engine/search/index-sync';
+import { activeMessageIds, stripLinks } from '../../../src/engine/search/index-sync';
 import type { VoxEvent } from '../../../src/protocol/events';
 
 const NOW = 1_800_000_000_000;
@@ -200,5 +200,52 @@ describe('search: offsets with letters whose lower case is longer', () => {
   it('highlights the right span after an İ (which lower-cases to two code units)', () => {
     const { snippet, ranges } = makeSnippet('İstanbul has a parser', ['parser']);
     assert.deepEqual(ranges.map((r) => snippet.slice(r.start, r.end)), ['parser']);
+  });
+});
+
+forEachDriver('search: the active path moves with the head, in cost of the branches only', () => {
+  let dir: string;
+  let store: VoxStore;
+  const active = () => (store.db.prepare("SELECT message_id AS m FROM search_docs WHERE active = 1 AND kind = 'message' ORDER BY message_id").all() as { m: string }[]).map((r) => r.m);
+  const fresh = () => {
+    const ids = [...activeMessageIds(store.db, 'tt')].sort();
+    return ids;
+  };
+  beforeEach(() => {
+    dir = makeTmpDir();
+    store = VoxStore.open(path.join(dir, 'vox.db'));
+  });
+  afterEach(() => {
+    store.close();
+    removeTmpDir(dir);
+  });
+
+  it('matches a recomputation after every kind of head move (a generated tree)', () => {
+    store.append({ type: 'thread.created', threadId: 'tt', title: 'tree' });
+    let seed = 11;
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const op = rnd(10);
+      if (op < 6 || ids.length < 3) {
+        const parent = ids.length === 0 || rnd(5) === 0 ? (rnd(4) === 0 ? null : ids[rnd(ids.length)] ?? null) : (store.headMessageId('tt'));
+        const id = `x${i}`;
+        store.append(msg('tt', id, parent, 'user', `text ${i}`));
+        ids.push(id);
+      } else if (op < 8) {
+        store.append({ type: 'thread.branchSwitched', threadId: 'tt', toMessageId: ids[rnd(ids.length)]! });
+      } else {
+        store.append({ type: 'thread.rewound', threadId: 'tt', toMessageId: rnd(6) === 0 ? null : ids[rnd(ids.length)]! });
+      }
+      assert.deepEqual(active(), fresh(), `after step ${i}`);
+    }
+  });
+
+  it('10,000 new roots in a row stay linear (each move walks one message)', () => {
+    store.append({ type: 'thread.created', threadId: 'tt', title: 'roots' });
+    const batch: VoxEvent[] = [];
+    for (let i = 0; i < 10_000; i++) batch.push(msg('tt', `r${i}`, null, 'user', `root ${i}`));
+    for (let i = 0; i < batch.length; i += 1_000) store.append(...batch.slice(i, i + 1_000));
+    assert.deepEqual(active(), ['r9999']);
   });
 });
