@@ -96,6 +96,8 @@ export async function runSearchChecks(o: UiCheckOptions): Promise<void> {
         await sidebar();
         await h.runCommand(p, 'Vox: Search Threads', 30_000, { opensQuickInput: true });
         const input = widget(p).locator('.quick-input-box input');
+        // The palette's widget is reused: type only once it is the search's own (its placeholder).
+        await h.waitFor('the search QuickPick', 20_000, async () => (await input.getAttribute('placeholder').catch(() => null))?.startsWith('Search thread titles') === true);
         await input.pressSequentially('release', { delay: 20 });
         await row(/Release checklist/).waitFor({ timeout: 20_000 });
         assert((await row(/Release checklist/).innerText()).includes('thread title'), 'the title row says "thread title"');
