@@ -20,6 +20,7 @@ import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
 import { registerHistoryCommand } from './history-command';
+import { registerSearchCommand } from './search-command';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
@@ -72,6 +73,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
   registerHistoryCommand(program, run);
+  registerSearchCommand(program, run);
   registerContextCommands(program, run);
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);

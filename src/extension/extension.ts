@@ -9,6 +9,7 @@ import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
 import { registerRunControlCommands } from './run-control-commands';
+import { registerSearchThreadsCommand } from './search-threads';
 import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
@@ -78,6 +79,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
     ...registerRunControlCommands(host, log),
+    registerSearchThreadsCommand(host, chats, log),
     checkpointsView,
     variantsView,
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)),

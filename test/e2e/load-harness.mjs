@@ -64,3 +64,8 @@ export function loadCompactUi() {
 export function loadImportersUi() {
   return loadTs('./ui-importers.ts', 'runImporterChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-search.ts')>} */
+export function loadSearchUi() {
+  return loadTs('./ui-search.ts', 'runSearchChecks');
+}

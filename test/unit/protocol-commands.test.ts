@@ -98,6 +98,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   listCompactions: { threadId: 'thr:1' },
   scanExternalSessions: { claudeDir: '/home/u/.claude' },
   importExternalSessions: { codexDir: '/home/u/.codex', ids: ['codex:01a232c2-075e-7fc1-8460-5edd210956d8'] },
+  searchThreads: { query: 'parser bug', limit: 10 },
 };
 
 describe('protocol: every command', () => {

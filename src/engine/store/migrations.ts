@@ -3,6 +3,7 @@
  * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
  */
 import type { SqlDatabase } from './driver';
+import { SEARCH_MIGRATION_VERSION, createSearchIndex } from '../search/index-sync';
 
 export interface Migration {
   version: number;
@@ -308,6 +309,13 @@ export const MIGRATIONS: readonly Migration[] = [
         );
         CREATE INDEX threads_by_source ON threads(source, source_id);
       `);
+    },
+  },
+  {
+    version: SEARCH_MIGRATION_VERSION,
+    description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',
+    up(db) {
+      createSearchIndex(db);
     },
   },
 ];

@@ -8,6 +8,7 @@ import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
 import { COMPACTION_PROJECTORS } from './compaction-projections';
+import { currentHead, dropThread, indexMessage, indexToolOutput, moveActive, reindexMessage } from '../search/index-sync';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
@@ -32,30 +33,38 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'thread.deleted'(db, e, time) {
     mustChange(db.prepare('UPDATE threads SET deleted = 1, updated_at = ? WHERE id = ?').run(time, e.threadId), `thread ${e.threadId}`);
+    dropThread(db, e.threadId);
   },
   'message.added'(db, e, time) {
+    const head = currentHead(db, e.threadId);
     db.prepare(
       'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(e.messageId, e.threadId, e.parentId, e.role, e.content, e.runId, e.status, time);
     db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.messageId, e.threadId);
+    indexMessage(db, e, head);
   },
   'thread.rewound'(db, e) {
+    const head = currentHead(db, e.threadId);
     if (e.toMessageId !== null) {
       const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
       if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     }
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+    moveActive(db, head, e.toMessageId);
   },
   'thread.branchSwitched'(db, e) {
+    const head = currentHead(db, e.threadId);
     const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
     if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+    moveActive(db, head, e.toMessageId);
   },
   'message.edited'(db, e, time) {
     mustChange(
       db.prepare("UPDATE messages SET content = ?, edited_at = ? WHERE id = ? AND thread_id = ? AND role = 'assistant'").run(e.content, time, e.messageId, e.threadId),
       `assistant message ${e.messageId} of thread ${e.threadId}`,
     );
+    reindexMessage(db, e.messageId, e.content);
   },
   'checkpoint.captured'(db, e, time) {
     db.prepare(
@@ -87,6 +96,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
       db.prepare('UPDATE turn_items SET status = ?, content = ?, is_error = ? WHERE id = ?').run(e.status, e.content, e.isError ? 1 : 0, e.itemId),
       `turn item ${e.itemId}`,
     );
+    indexToolOutput(db, e);
   },
   'queue.added'(db, e, time) {
     const next = db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS n FROM queue WHERE thread_id = ? AND status = 'queued'").get(e.threadId) as { n: number };

@@ -24,6 +24,7 @@ import { ruleCommands } from './rules';
 import { historyCommands } from './history';
 import { compactionCommands } from './compaction';
 import { importerCommands } from './importers';
+import { searchCommands } from './search';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -44,6 +45,7 @@ export const COMMANDS = {
   ...historyCommands,
   ...compactionCommands,
   ...importerCommands,
+  ...searchCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -65,6 +67,7 @@ export const COMMAND_AREAS = {
   history: Object.keys(historyCommands),
   compaction: Object.keys(compactionCommands),
   importers: Object.keys(importerCommands),
+  search: Object.keys(searchCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

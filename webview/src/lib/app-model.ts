@@ -3,6 +3,7 @@
  * (./controller.ts) mutates (a Svelte `$state` proxy in the app, a plain object in tests), and
  * the pure folds of protocol answers into it.
  */
+import type { RevealRequest } from './thread-search';
 import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
@@ -44,6 +45,8 @@ export interface AppModel {
   context: ContextModel;
   /** A `compactThread` on its way (./compaction-intents.ts). */
   compacting?: { requestId: string; threadId: string } | null;
+  /** A message to scroll to and highlight in the open thread (a search result: ./thread-search.ts). */
+  reveal?: RevealRequest | null;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }

@@ -13,6 +13,7 @@
  * subscribes from those seqs, and the reducer drops any overlap.
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
+import { SearchRequests } from './thread-search';
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
 import { COMMANDS, DEFAULT_THREAD_PAGE, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
 import { MAX_NOTICES, applyModelResult, consoleLogger, type AppModel, type Logger } from './app-model';
@@ -45,6 +46,9 @@ export class Controller extends ControllerIntents {
   private nextNotice = 1;
   /** ArrowUp/ArrowDown prompt recall (./prompt-recall.ts) over the engine's prompt history. */
   readonly recall = new PromptRecall();
+  /** `searchThreads` for the search box (./thread-search.ts). */
+  readonly search = new SearchRequests((c) => this.send(c));
+  private revealSeq = 0;
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   /** When the state is saved with vscode.setState (./state-saver.ts). */
@@ -120,6 +124,7 @@ export class Controller extends ControllerIntents {
         this.model.focusRequests++;
         return;
       case 'openThread':
+        if (u.threadId && u.messageId) this.requestReveal(u.threadId, u.messageId);
         if (u.threadId) this.openThread(u.threadId);
         return;
     }
@@ -230,6 +235,7 @@ export class Controller extends ControllerIntents {
       return;
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
+    if (this.search.onResult(inReplyTo, req.type, value)) return;
     const m = this.model;
     if (applyModelResult(m, req, value)) return;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
@@ -259,6 +265,7 @@ export class Controller extends ControllerIntents {
     this.compaction.settled(u.inReplyTo);
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
+    if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.
@@ -292,6 +299,11 @@ export class Controller extends ControllerIntents {
     this.resubscribe();
     this.persistNow();
     this.context.refresh();
+  }
+
+  /** Asks the thread's list to scroll to `messageId` and highlight it once it is loaded (../components/MessageReveal.svelte). */
+  requestReveal(threadId: string, messageId: string): void {
+    this.model.reveal = { threadId, messageId, n: ++this.revealSeq };
   }
 
   newThread(): void {

@@ -22,6 +22,7 @@ import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
 import { compactionHandlers } from './compaction';
 import { importerHandlers } from './importers';
+import { searchHandlers } from './search';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -45,4 +46,5 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
+  ...searchHandlers,
 };
