@@ -32,6 +32,7 @@ import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
+import { splitReasoning } from '../sanitize/stream';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -255,7 +256,8 @@ export class AgentRunner {
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) })) {
+        // Inline <think> blocks go to the reasoning channel (../sanitize/stream.ts).
+        for await (const ev of splitReasoning(t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) }))) {
           if (ev.type === 'text' || ev.type === 'reasoning') {
             t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
             if (ev.type === 'text') {
