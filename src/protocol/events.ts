@@ -11,6 +11,7 @@
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
 import { posture } from './posture';
+import { handoffSummaryShape } from './handoff';
 
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
@@ -173,6 +174,11 @@ const SHAPES = {
   'plan.stepUpdated': { threadId: str, runId: nullable(str), planId: str, stepId: str, status: planStepStatus, note: nullable(str) },
   /** The user chose "Act on this plan": the thread went to Act with the plan attached to the prompt. */
   'plan.actedOn': { threadId: str, planId: str },
+  /**
+   * The run's model differs from the run before it: its request got a `<context_handoff>`
+   * preamble (SPEC 5.1, engine/handoff/) — what it carried and left out, for the chat's note.
+   */
+  'handoff.built': { threadId: str, runId: str, ...handoffSummaryShape },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -33,6 +33,7 @@ import type { StopReason } from '../providers/types';
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
 import { splitReasoning } from '../sanitize/stream';
+import { applyHandoff } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -159,6 +160,8 @@ export class AgentRunner {
     const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
+    // Another model than the run before: a <context_handoff> preamble (../handoff/; a failure leaves the request as it was).
+    await applyHandoff(store, t, history, { record: !t.resume }).catch(() => null);
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];

@@ -31,8 +31,9 @@
  * by code point (never inside a surrogate pair; UTF-8 bytes are whole characters).
  */
 
-export const HANDOFF_STRATEGIES = ['deltaSinceTargetLastSeen', 'forkDeltaSummary', 'fullThreadSummary', 'checkpointSummary', 'manualContext'] as const;
-export type HandoffStrategy = (typeof HANDOFF_STRATEGIES)[number];
+import { HANDOFF_STRATEGIES, type HandoffStrategy } from '../../protocol/handoff';
+
+export { HANDOFF_STRATEGIES, type HandoffStrategy };
 export const DEFAULT_HANDOFF_STRATEGY: HandoffStrategy = 'deltaSinceTargetLastSeen';
 /** Most tokens of a preamble (SPEC 5.1). */
 export const DEFAULT_HANDOFF_TOKEN_CAP = 16_000;

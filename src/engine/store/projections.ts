@@ -156,6 +156,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'run.settling'() {
     // Shown by clients (the run waits for its awaited background work); nothing to project.
   },
+  'handoff.built'() {
+    // Shown by clients (the chat's handoff note, engine/handoff/); nothing to project.
+  },
   ...PLAN_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
