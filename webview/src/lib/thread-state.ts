@@ -21,6 +21,7 @@ import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
+import { handoffView, type HandoffSummary } from './handoff-note';
 import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
@@ -93,6 +94,8 @@ export interface RunView {
   stopReason?: 'end' | 'length';
   /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
   posture?: Posture;
+  /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */
+  handoff?: HandoffSummary;
 }
 
 export interface BackgroundView {
@@ -279,6 +282,11 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'run.settling': {
       const run = state.runs[ev.runId];
       if (run) run.settling = true;
+      return;
+    }
+    case 'handoff.built': {
+      const run = state.runs[ev.runId];
+      if (run) run.handoff = handoffView(ev);
       return;
     }
     case 'run.resumed': {
