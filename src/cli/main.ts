@@ -25,6 +25,7 @@ import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerHandoffCommand } from './handoff-command';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -74,6 +75,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
+  registerHandoffCommand(program, run);
   registerRulesCommands(program, run);
   return program;
 }

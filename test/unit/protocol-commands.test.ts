@@ -94,6 +94,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
   getSystemPrompt: { threadId: null },
   listPromptHistory: { limit: 20 },
+  previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
 };
 
 describe('protocol: every command', () => {

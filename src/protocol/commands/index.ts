@@ -22,6 +22,7 @@ import { permissionCommands } from './permissions';
 import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
 import { historyCommands } from './history';
+import { handoffCommands } from './handoff';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -40,6 +41,7 @@ export const COMMANDS = {
   ...branchCommands,
   ...ruleCommands,
   ...historyCommands,
+  ...handoffCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -59,6 +61,7 @@ export const COMMAND_AREAS = {
   branches: Object.keys(branchCommands),
   rules: Object.keys(ruleCommands),
   history: Object.keys(historyCommands),
+  handoff: Object.keys(handoffCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

@@ -57,6 +57,8 @@ export const ERROR_CODES = {
   branch: ['unknownMessage', 'wrongThread', 'badLeaves', 'tooLarge', 'emptyContent', 'notRetryable', 'nothingToRegenerate', 'cycle', 'badTarget'],
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
+  /** Context handoff across models (SPEC 5.1, engine/handoff/). */
+  handoff: ['manualContextMissing', 'unknownThread'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */

@@ -20,6 +20,7 @@ import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
+import { handoffHandlers } from './handoff';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -39,6 +40,7 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...permissionHandlers,
   ...branchHandlers,
   ...ruleHandlers,
+  ...handoffHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
 };
