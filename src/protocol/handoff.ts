@@ -3,11 +3,19 @@
  * (the `handoff.built` event, the `previewHandoff` command). The builder is the engine's
  * (src/engine/handoff/); clients only read these.
  */
-import { int, literal, object, str, type Infer } from './wire/validators';
+import { int, literal, object, optional, refine, str, type Infer } from './wire/validators';
 
 export const HANDOFF_STRATEGIES = ['deltaSinceTargetLastSeen', 'forkDeltaSummary', 'fullThreadSummary', 'checkpointSummary', 'manualContext'] as const;
 export const handoffStrategy = literal(...HANDOFF_STRATEGIES);
 export type HandoffStrategy = Infer<typeof handoffStrategy>;
+
+/** Longest manualContext text a client may send (the handoff's byte cap bounds what is carried). */
+export const MAX_MANUAL_CONTEXT_CHARS = 200_000;
+export const manualContextText = refine(str, (s) => s.length <= MAX_MANUAL_CONTEXT_CHARS, `at most ${MAX_MANUAL_CONTEXT_CHARS} characters`);
+
+/** A prompt's chosen handoff (sendPrompt): the strategy, and the user's text for manualContext. */
+export const handoffChoice = object({ strategy: handoffStrategy, manualContext: optional(manualContextText) });
+export type HandoffChoice = Infer<typeof handoffChoice>;
 
 /** What a handoff carried and left out (the chat's note, the CLI's preview). */
 export const handoffSummaryShape = {

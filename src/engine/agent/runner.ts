@@ -32,8 +32,8 @@ import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
-import { splitReasoning } from '../sanitize/stream';
-import { applyHandoff } from '../handoff/apply';
+import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
+import { applyHandoff, type HandoffChoice } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -101,6 +101,8 @@ export interface TurnSpec {
    * message, not stored in it (a regenerate of the turn does not double it).
    */
   userRules?: string;
+  /** The context handoff the prompt chose (../handoff/); without it, one is built when the model changed. */
+  handoff?: HandoffChoice;
 }
 
 export interface TurnBackground {
@@ -160,8 +162,8 @@ export class AgentRunner {
     const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
-    // Another model than the run before: a <context_handoff> preamble (../handoff/; a failure leaves the request as it was).
-    await applyHandoff(store, t, history, { record: !t.resume }).catch(() => null);
+    // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
+    await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];
@@ -259,7 +261,6 @@ export class AgentRunner {
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        // Inline <think> blocks go to the reasoning channel (../sanitize/stream.ts).
         for await (const ev of splitReasoning(t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) }))) {
           if (ev.type === 'text' || ev.type === 'reasoning') {
             t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });

@@ -13,9 +13,18 @@ import type { VoxStore } from '../store/store';
 import type { HandoffSummary } from '../../protocol/handoff';
 import { buildHandoff, DEFAULT_HANDOFF_STRATEGY, utf8Bytes, type HandoffResult, type HandoffStrategy, type HandoffTurn } from './build';
 import { handoffCounter } from './count';
+import { HandoffError } from './errors';
 
 export interface HandoffTarget { threadId: string; runId: string; userMessageId: string; model: ResolvedModel }
-export interface HandoffChoice { strategy: HandoffStrategy; manualContext?: string }
+export interface HandoffChoice { strategy: HandoffStrategy; manualContext?: string | undefined }
+
+/** A chosen handoff as given, or `handoff/manualContextMissing` for manualContext without text. */
+export function checkChoice<C extends HandoffChoice>(choice: C): C {
+  if (choice.strategy === 'manualContext' && !choice.manualContext?.trim()) {
+    throw new HandoffError('manualContextMissing', 'the manualContext strategy carries your text: give it (manualContext, or --context in the CLI)');
+  }
+  return choice;
+}
 
 /** The runs of the active path up to (not including) `userMessageId`'s run, oldest first, and the fork index. */
 export function collectTurns(store: VoxStore, threadId: string, userMessageId: string, excludeRunId: string | null): { turns: HandoffTurn[]; forkIndex: number | null } {

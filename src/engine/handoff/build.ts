@@ -21,7 +21,8 @@
  *     by the checkpoints it took (ordinal, trigger, tool, files changed, ref): the file states
  *     the new model can restore or compare, in place of the turns' detail.
  *   - `manualContext`: text the user gives, carried as written (cut at a character boundary
- *     when over the caps), standing in for the runs of `deltaSinceTargetLastSeen`.
+ *     when over the caps), standing in for every run of the active path (the user chose it, so
+ *     it applies on the same model too).
  *
  * Bounds: the whole preamble stays within the token cap (a real tokenizer: the caller passes
  * `countTokens`, ./count.ts) and HANDOFF_BYTE_CAP UTF-8 bytes. Newest first, up to RECENT_VERBATIM_TURNS
@@ -95,7 +96,7 @@ export interface HandoffResult {
 export function coveredRange(input: Pick<HandoffInput, 'strategy' | 'turns' | 'target' | 'forkIndex'>): { start: number; end: number } {
   const { turns, target } = input;
   const end = turns.length;
-  if (input.strategy === 'fullThreadSummary') return { start: 0, end };
+  if (input.strategy === 'fullThreadSummary' || input.strategy === 'manualContext') return { start: 0, end };
   if (input.strategy === 'forkDeltaSummary') return { start: input.forkIndex ?? 0, end };
   let lastSeen = -1;
   turns.forEach((t, i) => {

@@ -3,13 +3,10 @@
  * prompt would get on a model, with a strategy (default `deltaSinceTargetLastSeen`) — what it
  * covers, carries and leaves out, and the preamble itself.
  */
-import { bool, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
-import { handoffStrategy, handoffSummaryShape } from '../handoff';
+import { bool, nullable, object, optional, str, type Infer } from '../wire/validators';
+import { handoffStrategy, handoffSummaryShape, manualContextText } from '../handoff';
 import { name } from './common';
 import { defineCommand } from './define';
-
-/** Longest manualContext text a client may send (the handoff's byte cap bounds what is carried). */
-export const MAX_MANUAL_CONTEXT_CHARS = 200_000;
 
 export const handoffPreview = object({
   /** The model the preview is for (the thread's next prompt), as a ref. */
@@ -29,7 +26,7 @@ export const handoffCommands = {
       threadId: name,
       model: optional(str),
       strategy: optional(handoffStrategy),
-      manualContext: optional(refine(str, (s) => s.length <= MAX_MANUAL_CONTEXT_CHARS, `at most ${MAX_MANUAL_CONTEXT_CHARS} characters`)),
+      manualContext: optional(manualContextText),
     },
     result: handoffPreview,
   }),

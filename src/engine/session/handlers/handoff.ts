@@ -1,5 +1,5 @@
 /** Handlers of the context handoff commands (../../../protocol/commands/handoff.ts): the preview of SPEC 5.1's preamble. */
-import { collectTurns, handoffFor, modelChanged, summaryOf } from '../../handoff/apply';
+import { checkChoice, collectTurns, handoffFor, modelChanged, summaryOf } from '../../handoff/apply';
 import { DEFAULT_HANDOFF_STRATEGY } from '../../handoff/build';
 import { HandoffError } from '../../handoff/errors';
 import type { HandlerTable } from './types';
@@ -8,9 +8,7 @@ export const handoffHandlers: HandlerTable<'previewHandoff'> = {
   async previewHandoff({ services: { store, providers, host } }, cmd) {
     if (!store.hasThread(cmd.threadId)) throw new HandoffError('unknownThread', `thread ${cmd.threadId} does not exist`);
     const strategy = cmd.strategy ?? DEFAULT_HANDOFF_STRATEGY;
-    if (strategy === 'manualContext' && !cmd.manualContext?.trim()) {
-      throw new HandoffError('manualContextMissing', 'the manualContext strategy carries your text: give it (manualContext, or --context in the CLI)');
-    }
+    checkChoice({ strategy, manualContext: cmd.manualContext });
     const ref = cmd.model ?? host.model();
     const model = await providers.resolve(ref);
     // The next prompt follows the thread's head: every run of the path up to it is before that prompt.
