@@ -98,4 +98,29 @@ describe('context handoff through the fake OpenAI server', function () {
     assert.deepEqual(back?.coveredRuns, { from: 2, to: 3 });
     assert.equal(back?.sourceModel, 'openai:gpt-b');
   });
+
+  it('the fork of forkDeltaSummary: an edit of an earlier prompt branches the path; the delta is the new branch\'s runs', async () => {
+    dir = makeTmpDir();
+    server = await startFakeOpenAI({ responses: [textTurn('a0'), textTurn('a1'), textTurn('a2 on the branch')] });
+    store = VoxStore.open(path.join(dir, 'vox.db'));
+    const streams = new TurnStreamRegistry({ persist: (c) => store.persistChunk(c), loadAfter: (t, s) => store.chunksAfter(t, s) });
+    const provider = new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl });
+    const modelA: ResolvedModel = { provider, model: 'gpt-a', label: 'openai:gpt-a', toolsEnabled: false };
+    const policy = new ApprovalPolicy();
+    const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: dir });
+    const r0 = await runs.start({ prompt: 'p0', model: modelA }).done;
+    await runs.start({ threadId: r0.threadId, prompt: 'p1', model: modelA }).done;
+    const a0 = store.activePath(r0.threadId)[1]!;
+    // A new prompt after a0: a sibling of p1, the branch the thread is now on.
+    const r2 = await runs.start({ threadId: r0.threadId, prompt: 'p1 edited', model: modelA, parentMessageId: a0.id }).done;
+    const head = store.activePath(r0.threadId).at(-1)!;
+    const { turns, forkIndex } = collectTurns(store, r0.threadId, head.id, null);
+    assert.deepEqual(turns.map((t) => t.prompt), ['p0', 'p1 edited'], 'the other branch\'s run is not on the path');
+    assert.equal(forkIndex, 1);
+    const modelB: ResolvedModel = { provider, model: 'gpt-b', label: 'openai:gpt-b', toolsEnabled: false };
+    const fork = await handoffFor(store, { threadId: r0.threadId, runId: '', userMessageId: head.id, model: modelB }, { strategy: 'forkDeltaSummary' });
+    assert.deepEqual(fork?.carried.runs, [r2.runId]);
+    assert.match(fork!.preamble, /^<context_handoff covered_runs="2\.\.2" source_model="openai:gpt-a" strategy="forkDeltaSummary">\n[\s\S]*- run 2 \(openai:gpt-a\) user: p1 edited \| answer: a2 on the branch\n<\/context_handoff>$/);
+  });
 });
