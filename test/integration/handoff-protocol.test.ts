@@ -48,7 +48,7 @@ describe('context handoff over the protocol (real engine)', function () {
     const { threadId } = await value<{ threadId: string }>('p1');
     s.handle({ type: 'subscribeThread', requestId: 'sub', threadId, afterSeq: 0 });
     await value('sub');
-    await until('run 1 ended', (u) => u.type === 'events' && u.events.some((e) => e.type === 'run.ended'));
+    await until('run 1 ended', (u) => u.type === 'events' && (u.events as unknown as { type: string }[]).some((e) => e.type === 'run.ended'));
 
     // manualContext without text: refused, nothing written.
     s.handle({ type: 'sendPrompt', requestId: 'bad', threadId, prompt: 'x', handoff: { strategy: 'manualContext' } });
@@ -57,8 +57,10 @@ describe('context handoff over the protocol (real engine)', function () {
 
     s.handle({ type: 'sendPrompt', requestId: 'p2', threadId, prompt: 'second', handoff: { strategy: 'manualContext', manualContext: 'We agreed: no new deps.' } });
     await value('p2');
-    const built = await until('handoff.built live', (u) => u.type === 'events' && u.events.some((e) => e.type === 'handoff.built'));
-    const ev = (built as Extract<EngineUpdate, { type: 'events' }>).events.find((e) => e.type === 'handoff.built') as unknown as Record<string, unknown>;
+    type Ev = Record<string, unknown>;
+    const eventsOf = (u: EngineUpdate): Ev[] => (u.type === 'events' ? (u.events as unknown as Ev[]) : []);
+    const built = await until('handoff.built live', (u) => eventsOf(u).some((e) => e.type === 'handoff.built'));
+    const ev = eventsOf(built).find((e) => e.type === 'handoff.built')!;
     assert.deepEqual([ev.strategy, ev.sourceModel, ev.coveredFrom, ev.coveredTo, ev.manualChars, ev.manualCharsOmitted], ['manualContext', 'openai:gpt-test', 0, 0, 23, 0]);
     await waitFor('the second request', 10_000, () => server.requests.length === 2 || undefined);
     const sent = (server.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content;
