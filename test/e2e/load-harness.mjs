@@ -49,3 +49,8 @@ export function loadRulesUi() {
 export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-sanitize.ts')>} */
+export function loadSanitizeUi() {
+  return loadTs('./ui-sanitize.ts', 'runSanitizeChecks');
+}

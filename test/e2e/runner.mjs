@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadComposerUi, loadConnectUi, loadRulesUi, loadVariantsUi } from './load-harness.mjs';
+import { loadSanitizeUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -32,6 +33,7 @@ const UI_SETS = {
   branches: { label: 'branches UI', load: async () => { const m = await loadBranchesUi(); return { run: m.runBranchChecks, names: m.BRANCH_CHECKS }; } },
   rules: { label: 'rules UI', load: async () => { const m = await loadRulesUi(); return { run: m.runRulesChecks, names: m.RULES_CHECKS }; } },
   composer: { label: 'composer UI', load: async () => { const m = await loadComposerUi(); return { run: m.runComposerChecks, names: m.COMPOSER_CHECKS }; } },
+  sanitize: { label: 'sanitize UI', load: async () => { const m = await loadSanitizeUi(); return { run: m.runSanitizeChecks, names: m.SANITIZE_CHECKS }; } },
 };
 
 /**

@@ -3,17 +3,17 @@
  * see ./support/page.ts): a run whose request carried a `<context_handoff>` shows "Context
  * handed off from <model>: N turns verbatim, M compacted, K left out" above its answer — live,
  * while the run streams, and after a reload, when the thread's events are replayed at once.
- * Screenshot: docs/screenshot-sanitize-handoff.png (the README tour's).
+ * Screenshot: test-results/webview-handoff.png.
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { openWebviewPage, type WebviewPage } from './support/browser';
+import { RESULTS, openWebviewPage, type WebviewPage } from './support/browser';
 
 const T = 'thread:handoff';
 const R0 = 'run:handoff:0';
 const R1 = 'run:handoff:1';
-const ROOT = path.resolve(__dirname, '../..');
 
 describe('chat webview in Chromium: context handoff note', function () {
   this.timeout(120_000);
@@ -71,7 +71,8 @@ describe('chat webview in Chromium: context handoff note', function () {
     assert.equal(await note().count(), 1, 'the note stays after the run ends');
     await note().locator('summary').click();
     await w.eventually('the details open', async () => (await note().getAttribute('open')) !== null);
-    await page.screenshot({ path: path.join(ROOT, 'docs/screenshot-sanitize-handoff.png') });
+    fs.mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: path.join(RESULTS, 'webview-handoff.png') });
     assert.deepEqual(w.pageErrors, []);
   });
 
