@@ -9,7 +9,7 @@
  * tokens — every o200k/cl100k token is at least one byte, so the cap still holds.
  */
 import type { ChatMessage, ResolvedModel } from '../providers/types';
-import type { VoxStore } from '../store/store';
+import type { MessageRow, RunRow, VoxStore } from '../store/store';
 import type { HandoffSummary } from '../../protocol/handoff';
 import { buildHandoff, DEFAULT_HANDOFF_STRATEGY, utf8Bytes, type HandoffResult, type HandoffStrategy, type HandoffTurn } from './build';
 import { handoffCounter } from './count';
@@ -26,15 +26,22 @@ export function checkChoice<C extends HandoffChoice>(choice: C): C {
   return choice;
 }
 
-/** The runs of the active path up to (not including) `userMessageId`'s run, oldest first, and the fork index. */
-export function collectTurns(store: VoxStore, threadId: string, userMessageId: string, excludeRunId: string | null): { turns: HandoffTurn[]; forkIndex: number | null } {
-  const all = store.messages(threadId);
-  const path = store.activePath(threadId, userMessageId);
+interface PathRuns { path: MessageRow[]; index: Map<string, number>; runs: RunRow[] }
+
+/** The runs of the active path before `leafId`'s run (rows only, no items: cheap), in path order. */
+function pathRuns(store: VoxStore, threadId: string, leafId: string, excludeRunId: string | null): PathRuns {
+  const path = store.activePath(threadId, leafId);
   const index = new Map(path.map((m, i) => [m.id, i]));
+  const runs = store.runs(threadId).filter((r) => r.id !== excludeRunId && r.userMessageId !== null && r.userMessageId !== leafId && index.has(r.userMessageId));
+  runs.sort((a, b) => index.get(a.userMessageId!)! - index.get(b.userMessageId!)! || a.ordinal - b.ordinal);
+  return { path, index, runs };
+}
+
+/** The runs of the active path up to (not including) `leafId`'s run, oldest first, with their items and checkpoints, and the fork index. */
+export function collectTurns(store: VoxStore, threadId: string, leafId: string, excludeRunId: string | null, rows = pathRuns(store, threadId, leafId, excludeRunId)): { turns: HandoffTurn[]; forkIndex: number | null } {
+  const { path, index, runs } = rows;
   const answers = new Map(path.filter((m) => m.role === 'assistant' && m.runId !== null).map((m) => [m.runId!, m.content]));
   const checkpoints = store.checkpoints(threadId);
-  const runs = store.runs(threadId).filter((r) => r.id !== excludeRunId && r.userMessageId !== null && r.userMessageId !== userMessageId && index.has(r.userMessageId));
-  runs.sort((a, b) => index.get(a.userMessageId!)! - index.get(b.userMessageId!)! || a.ordinal - b.ordinal);
   const turns: HandoffTurn[] = runs.map((r) => ({
     runId: r.id, ordinal: r.ordinal, provider: r.provider, model: r.model,
     prompt: path[index.get(r.userMessageId!)!]!.content,
@@ -44,17 +51,17 @@ export function collectTurns(store: VoxStore, threadId: string, userMessageId: s
   }));
   // The fork: the deepest earlier message of the path with a sibling (a regenerate or an edit branched there).
   const siblings = new Map<string, number>();
-  for (const m of all) siblings.set(m.parentId ?? '', (siblings.get(m.parentId ?? '') ?? 0) + 1);
+  for (const m of store.messages(threadId)) siblings.set(m.parentId ?? '', (siblings.get(m.parentId ?? '') ?? 0) + 1);
   let fork = -1;
   for (let i = 0; i < path.length - 1; i++) if ((siblings.get(path[i]!.parentId ?? '') ?? 0) > 1) fork = i;
   if (fork < 0) return { turns, forkIndex: null };
-  const first = turns.findIndex((t) => index.get(runs.find((r) => r.id === t.runId)!.userMessageId!)! >= fork);
+  const first = runs.findIndex((r) => index.get(r.userMessageId!)! >= fork);
   return { turns, forkIndex: first < 0 ? turns.length : first };
 }
 
 /** True when the turn's model or provider differs from the run just before it on the path. */
-export function modelChanged(turns: HandoffTurn[], model: ResolvedModel): boolean {
-  const last = turns[turns.length - 1];
+export function modelChanged(runs: readonly Pick<HandoffTurn, 'provider' | 'model'>[], model: ResolvedModel): boolean {
+  const last = runs[runs.length - 1];
   return last !== undefined && (last.provider !== model.provider.id || last.model !== model.label);
 }
 
@@ -85,9 +92,10 @@ export function summaryOf(r: HandoffResult): HandoffSummary {
  * `history` and `handoff.built` is recorded (`record: false` for a resumed run, which has it).
  */
 export async function applyHandoff(store: VoxStore, t: HandoffTarget, history: ChatMessage[], opts: { record: boolean; choice?: HandoffChoice }): Promise<HandoffResult | null> {
-  const collected = collectTurns(store, t.threadId, t.userMessageId, t.runId);
-  if (!opts.choice && !modelChanged(collected.turns, t.model)) return null;
-  const built = await handoffFor(store, t, opts.choice, collected);
+  // The run rows decide; the items of every run are read only when a handoff is built.
+  const rows = pathRuns(store, t.threadId, t.userMessageId, t.runId);
+  if (!opts.choice && !modelChanged(rows.runs, t.model)) return null;
+  const built = await handoffFor(store, t, opts.choice, collectTurns(store, t.threadId, t.userMessageId, t.runId, rows));
   if (!built) return null;
   const i = history.map((m) => m.role).lastIndexOf('user');
   if (i >= 0) history[i] = { ...history[i]!, content: `${built.preamble}\n\n${history[i]!.content}` } as ChatMessage;
