@@ -33,6 +33,7 @@ import type { StopReason } from '../providers/types';
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
 import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
+import { escapeUserInput } from '../sanitize/history';
 import { applyHandoff, type HandoffChoice } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
@@ -193,7 +194,7 @@ export class AgentRunner {
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
+        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: escapeUserInput(prompt) });
         await hooks.run('beforeModelCall', { ...info, step, messages });
         const { stepText, calls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
@@ -221,7 +222,7 @@ export class AgentRunner {
         if (steers.length > 0) {
           // The batch never starts: each call gets a "not run" result (the APIs want one per call), then the new instructions.
           for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: STEERED_TOOL_RESULT, isError: true });
-          for (const prompt of steers) messages.push({ role: 'user', content: prompt });
+          for (const prompt of steers) messages.push({ role: 'user', content: escapeUserInput(prompt) });
           separate();
           continue;
         }
