@@ -2,7 +2,8 @@
  * Context handoff from the `vox` CLI (real processes, fake OpenAI server, one database):
  * `vox chat` on one model, then `vox thread handoff --model <another>` previews the preamble
  * (human and --json), an unknown strategy is a usage error (exit 2), manualContext without text
- * is handoff/manualContextMissing, and `vox chat --thread … --model <another>` sends the block.
+ * is handoff/manualContextMissing, `vox chat --thread … --model <another>` sends the block, and
+ * `vox chat --handoff manualContext --handoff-context …` sends the user's text on the same model.
  */
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
@@ -22,7 +23,7 @@ describe('vox thread handoff (real processes, fake OpenAI)', function () {
   });
 
   it('previews the handoff for another model, refuses bad strategies, and the next prompt on that model carries it', async () => {
-    server = await startFakeOpenAI({ responses: [textTurn('<think>the user wants a name</think>Call it vox.'), textTurn('Agreed.')] });
+    server = await startFakeOpenAI({ responses: [textTurn('<think>the user wants a name</think>Call it vox.'), textTurn('Agreed.'), textTurn('Noted.')] });
     const home = path.join(dir, 'home');
     const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test', VOX_MODEL: 'openai:gpt-a' };
     const made = await runVox(['chat', '--cwd', dir, 'name the project'], env);
@@ -60,5 +61,13 @@ describe('vox thread handoff (real processes, fake OpenAI)', function () {
     const sent = (server.requests[1]!.body as { messages: { role: string; content: string }[] }).messages;
     assert.match(sent.at(-1)!.content, /^<context_handoff covered_runs="0\.\.0" source_model="openai:gpt-a" strategy="deltaSinceTargetLastSeen">[\s\S]*<\/context_handoff>\n\nok\?$/);
     assert.ok(!JSON.stringify(sent).includes('<think>'), 'no think block is resent');
+
+    // A chosen strategy on the same model: vox chat --handoff manualContext --handoff-context.
+    const manualChat = await runVox(['chat', '--cwd', dir, '--thread', threadId, '--model', 'openai:gpt-b', '--handoff', 'manualContext', '--handoff-context', 'Names are lower case.', 'fine'], env);
+    assert.equal(manualChat.code, 0, manualChat.err);
+    const third = (server.requests[2]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content;
+    assert.match(third, /^<context_handoff covered_runs="0\.\.1" source_model="openai:gpt-b" strategy="manualContext">\n.*\nNames are lower case\.\n<\/context_handoff>\n\nfine$/);
+    const badChat = await runVox(['chat', '--cwd', dir, '--thread', threadId, '--handoff', 'all', 'x'], env);
+    assert.equal(badChat.code, 2, badChat.err);
   });
 });
