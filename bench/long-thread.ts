@@ -3,7 +3,8 @@
  * bundle (dist/webview.js, built first) in headless Chromium with the fake host of the webview
  * browser tests (test/webview/support/page.ts). The thread is synthetic but realistic
  * (test/webview/support/long-thread.ts: markdown, lists, code blocks, tool calls), 2,000 and
- * 10,000 messages, fed as the stored events the host sends after `subscribeThread`.
+ * 10,000 messages, fed as the stored events the host sends after `subscribeThread` (in the batches
+ * the engine sends a replay in, src/protocol/updates.ts replayChunks, each posted in its own task).
  * Baseline in the same run: the same bundle with `?virtualize=0`, which renders every entry (what
  * the list did before it was virtualised; a page flag for this bench only, never a setting).
  * Run: `npm run bench:long-thread` (or `npm run bench -- long-thread`). Not a test: no asserts.
@@ -28,6 +29,7 @@ import * as path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from '../test/webview/support/page';
 import { longThreadEvents, longThreadKeys } from '../test/webview/support/long-thread';
+import { replayChunks } from '../src/protocol/updates';
 
 /** What the page-side callbacks below touch (this file is type-checked without the DOM library). */
 interface PageElement { scrollTop: number; clientHeight: number; scrollHeight: number; tabIndex: number; focus(): void; getBoundingClientRect(): { top: number; height: number } }
@@ -159,7 +161,9 @@ async function measure(origin: string, size: number, mode: Row['mode']): Promise
     try {
       const heap0 = await heapUsed(page);
       const post = `window.postMessage({ type: 'events', threadId: ${JSON.stringify(THREAD)}, events: window.__next }, '*'); window.__next = null;`;
-      const open = await timed(page, events, post, `[data-vkey="${keys.at(-1)}"]`);
+      // The replay as the engine sends it: batches of REPLAY_CHUNK_EVENTS, each its own message (one task each).
+      const postReplay = `for (const c of window.__next) setTimeout(() => window.postMessage({ type: 'events', threadId: ${JSON.stringify(THREAD)}, events: c.events, ...(c.more ? { more: true } : {}) }, '*'), 0); window.__next = null;`;
+      const open = await timed(page, replayChunks(events), postReplay, `[data-vkey="${keys.at(-1)}"]`);
       row.openMs = open.ms;
       row.openGapMs = open.gapMs;
       row.domNodes = (await page.evaluate('document.getElementsByTagName("*").length')) as number;

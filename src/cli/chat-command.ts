@@ -10,6 +10,7 @@ import * as readline from 'node:readline/promises';
 import { ClientError } from '../client/engine-client';
 import { DEMO_MODEL_NOTICE, isDemoModel } from '../engine/model/demo-model';
 import { toolCallData } from '../protocol/chunks';
+import { applyRevision, REVISION_KINDS } from '../protocol/revisions';
 import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
@@ -94,11 +95,14 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
         if (u.turnId !== runId) return;
         for (const c of u.chunks) {
           if (flags.json) process.stdout.write(JSON.stringify(c) + '\n');
+          if (REVISION_KINDS.includes(c.kind)) text = applyRevision(text, c.kind, c.data); // a discarded refusal or salvaged calls leave the answer (SPEC 3.2)
           if (c.kind === 'text') {
             text += c.data;
             if (!flags.json) process.stdout.write(c.data);
           } else if (c.kind === 'status' && c.data && !flags.json) {
             process.stderr.write(`\n[vox] ${c.data}\n`); // e.g. rate limited, and when it retries
+          } else if (c.kind === 'refusalRetry' && !flags.json) {
+            process.stderr.write('\n[vox] retried after a refusal: the model said it could not use its tools; that reply is discarded\n');
           } else if (c.kind === 'toolCall' && !flags.json) {
             try {
               const call = toolCallData(JSON.parse(c.data));

@@ -24,7 +24,9 @@ import { MentionUsageError, collectMention, registerContextCommands } from './co
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
+import { registerCompactCommand } from './compact-command';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerHandoffCommand } from './handoff-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 
@@ -78,8 +80,10 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
+  registerCompactCommand(program, run);
   registerHandoffCommand(program, run);
   registerRulesCommands(program, run);
+  registerImportCommands(sessionGroup(program), run);
   return program;
 }
 

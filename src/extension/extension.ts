@@ -15,6 +15,7 @@ import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './varia
 import { registerReview, type ReviewApi } from './review/register';
 import { registerCompareBranches } from './compare/compare-panel';
 import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
+import { registerImportSessions } from './import-sessions';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -89,6 +90,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.window.registerTreeDataProvider(RULES_VIEW_ID, rulesView),
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
     ...registerRulesCommands(host, rulesView, log),
+    ...registerImportSessions(host, log),
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;

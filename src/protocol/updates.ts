@@ -6,7 +6,7 @@
  * webview keeps working against a newer engine: unknown variants are kept, not fatal.
  */
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
-import { arrayOf, int, literal, nullable, object, optional, str, unknownValue, type Infer } from './wire/validators';
+import { arrayOf, bool, int, literal, nullable, object, optional, str, unknownValue, type Infer } from './wire/validators';
 import { wireChunk } from './chunks';
 import { endedRunStatus } from './events';
 import { wireError } from './errors';
@@ -19,7 +19,26 @@ const inReplyTo = optional(str);
 
 export const resultUpdate = object({ type: literal('result'), inReplyTo, value: unknownValue });
 export const errorUpdate = object({ type: literal('error'), inReplyTo, ...wireError.shape });
-export const eventsUpdate = object({ type: literal('events'), threadId: nullable(str), events: arrayOf(unknownValue) });
+/**
+ * A batch of stored events. A subscription's replay of a long thread comes as several batches of
+ * at most REPLAY_CHUNK_EVENTS (`replayChunks`), all but the last marked `more`: each is its own
+ * message, decoded in its own task on the client, so no frame waits for one huge message; a client
+ * holds back the thread until the batch without `more` (older engines never send it).
+ */
+export const eventsUpdate = object({ type: literal('events'), threadId: nullable(str), events: arrayOf(unknownValue), more: optional(bool) });
+
+/** Most events in one batch of a replay (a 2,000-message thread is ~10,000 events: ~20 batches). */
+export const REPLAY_CHUNK_EVENTS = 500;
+
+/** A replay's events as the batches a subscription sends, in order (one batch, possibly empty, for a short one). */
+export function replayChunks<T>(events: readonly T[]): { events: T[]; more: boolean }[] {
+  if (events.length <= REPLAY_CHUNK_EVENTS) return [{ events: [...events], more: false }];
+  const out: { events: T[]; more: boolean }[] = [];
+  for (let i = 0; i < events.length; i += REPLAY_CHUNK_EVENTS) {
+    out.push({ events: events.slice(i, i + REPLAY_CHUNK_EVENTS), more: i + REPLAY_CHUNK_EVENTS < events.length });
+  }
+  return out;
+}
 export const turnChunksUpdate = object({ type: literal('turnChunks'), turnId: str, chunks: arrayOf(wireChunk) });
 export const turnEndedUpdate = object({ type: literal('turnEnded'), turnId: str, status: endedRunStatus, error: optional(str) });
 export const approvalRequestedUpdate = object({ type: literal('approvalRequested'), ...approvalRequest.shape });

@@ -3,7 +3,7 @@
  * real Engine (real SQLite, fake OpenAI server over loopback).
  */
 import { strict as assert } from 'node:assert';
-import type { EngineUpdate } from '../../src/protocol/updates';
+import { REPLAY_CHUNK_EVENTS, type EngineUpdate } from '../../src/protocol/updates';
 import { readOnlyGrant } from '../../src/protocol/commands/grants';
 import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
@@ -65,6 +65,44 @@ describe('client session (protocol handlers over a real engine)', function () {
     await until(b, (u) => u.type === 'events' && u.events.some((e) => (e as { type: string }).type === 'run.ended'));
     sa.dispose();
     sb.dispose();
+  });
+
+  it('a long replay comes as batches of at most REPLAY_CHUNK_EVENTS, all but the last marked more, in order; live events follow', async () => {
+    const threadId = 'thread:long-replay';
+    const titles = Array.from({ length: REPLAY_CHUNK_EVENTS * 2 + 7 }, (_, i) => `title ${i}`);
+    const writer = VoxStore.open(t.dbPath); // a second connection on the file, as the CLI beside VS Code
+    writer.append({ type: 'thread.created', threadId, title: 't' }, ...titles.map((title) => ({ type: 'thread.renamed' as const, threadId, title })));
+    writer.close();
+    const out: EngineUpdate[] = [];
+    const s = session(out);
+    s.handle({ type: 'subscribeThread', requestId: 'sub', threadId, afterSeq: 0 });
+    await until(out, (u) => u.type === 'result' && u.inReplyTo === 'sub');
+    const batches = out.filter((u): u is Extract<EngineUpdate, { type: 'events' }> => u.type === 'events');
+    assert.deepEqual(batches.map((b) => b.events.length), [REPLAY_CHUNK_EVENTS, REPLAY_CHUNK_EVENTS, 8]);
+    assert.deepEqual(batches.map((b) => b.more === true), [true, true, false]);
+    const replayed = batches.flatMap((b) => b.events as { type: string; title?: string; seq: number }[]);
+    assert.deepEqual(replayed.slice(1).map((e) => e.title), titles, 'every event once, in order');
+    assert.ok(replayed.every((e, i) => i === 0 || e.seq > replayed[i - 1]!.seq));
+    s.handle({ type: 'renameThread', requestId: 'ren', threadId, title: 'live' });
+    const live = (await until(out, (u) => u.type === 'events' && (u.events[0] as { title?: string }).title === 'live')) as Extract<EngineUpdate, { type: 'events' }>;
+    assert.equal(live.more, undefined, 'a live batch is not part of the replay');
+    s.dispose();
+  });
+
+  it('a short replay is one batch without more', async () => {
+    const threadId = 'thread:short-replay';
+    const writer = VoxStore.open(t.dbPath);
+    writer.append({ type: 'thread.created', threadId, title: 't' });
+    writer.close();
+    const out: EngineUpdate[] = [];
+    const s = session(out);
+    s.handle({ type: 'subscribeThread', requestId: 'sub', threadId, afterSeq: 0 });
+    await until(out, (u) => u.type === 'result' && u.inReplyTo === 'sub');
+    const batches = out.filter((u): u is Extract<EngineUpdate, { type: 'events' }> => u.type === 'events');
+    assert.equal(batches.length, 1);
+    assert.equal(batches[0]!.events.length, 1);
+    assert.equal(batches[0]!.more, undefined);
+    s.dispose();
   });
 
   it('answers garbage, unknown commands and engine errors with typed error updates', () => {

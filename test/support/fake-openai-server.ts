@@ -23,6 +23,8 @@ export interface FakeToolCall {
   id?: string;
   /** Exact argument pieces, one streamed delta each (joined they are the full argument text). */
   argChunks?: string[];
+  /** OpenAI wire only: a Gemini-style thought signature, sent as `extra_content.google.thought_signature` on the call's first delta. */
+  thoughtSignature?: string;
 }
 
 export interface FakeUsage {
@@ -381,7 +383,7 @@ export const openAIWire: WireFormat = {
     for (const t of turn.text ?? []) out.push(chunk({ content: t }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ c, i, id: c.id ?? `call_fake${seq}_${i}`, pieces: argPieces(c).pieces }));
     const open = (x: (typeof calls)[number]) =>
-      chunk({ tool_calls: [{ index: x.i, id: x.id, type: 'function', function: { name: x.c.name, arguments: '' } }] });
+      chunk({ tool_calls: [{ index: x.i, id: x.id, type: 'function', function: { name: x.c.name, arguments: '' }, ...(x.c.thoughtSignature !== undefined ? { extra_content: { google: { thought_signature: x.c.thoughtSignature } } } : {}) }] });
     const piece = (x: (typeof calls)[number], p: string) => chunk({ tool_calls: [{ index: x.i, function: { arguments: p } }] });
     if (turn.interleaveToolCalls) {
       for (const x of calls) out.push(open(x));

@@ -94,6 +94,10 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   previewRules: { prompt: 'Fix it @style', mentionPaths: ['src/a.ts'] },
   getSystemPrompt: { threadId: null },
   listPromptHistory: { limit: 20 },
+  compactThread: { threadId: 'thr:1', mode: 'upTo', messageId: 'msg:1' },
+  listCompactions: { threadId: 'thr:1' },
+  scanExternalSessions: { claudeDir: '/home/u/.claude' },
+  importExternalSessions: { codexDir: '/home/u/.codex', ids: ['codex:01a232c2-075e-7fc1-8460-5edd210956d8'] },
   previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
 };
 

@@ -2,12 +2,14 @@
  * Unit tests of the sliced first replay (webview/src/lib/bulk-replay.ts) with a manual scheduler
  * and clock: a long thread's replay is applied in several slices (each yields to the browser),
  * ends in the same state as applying the events at once, keeps batches that arrive meanwhile in
- * order, can be cancelled, and only an empty thread with a large batch qualifies.
+ * order, can be cancelled, and only an empty thread with a large batch qualifies; a replay the
+ * engine sends as several batches (`more`) is swapped in once, after the last.
  */
 import { strict as assert } from 'node:assert';
 import { BULK_REPLAY_EVENTS, REPLAY_SLICE_MS, SlicedReplay, replayTarget, type ReplayScheduler } from '../../webview/src/lib/bulk-replay';
 import { applyEvents, createThreadState, type EventsResult, type ThreadState } from '../../webview/src/lib/thread-state';
 import { longThreadEvents } from './support/long-thread';
+import { REPLAY_CHUNK_EVENTS, replayChunks } from '../../src/protocol/updates';
 
 const T = 'thread:replay';
 
@@ -65,6 +67,41 @@ describe('sliced first replay', () => {
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.title, 'Renamed', 'the later batch came last');
     assert.equal(calls[0]!.entries.length, 400);
+  });
+
+  it('a replay sent as several batches finishes once, after the batch without more, in the state of applying it at once', () => {
+    const events = longThreadEvents({ threadId: T, messages: 600 });
+    const expected = createThreadState(T);
+    applyEvents(expected, events);
+    const chunks = replayChunks(events);
+    assert.ok(chunks.length > 2, `${chunks.length} batches`);
+    assert.ok(chunks[0]!.events.length >= BULK_REPLAY_EVENTS);
+    const sched = new ManualScheduler(REPLAY_SLICE_MS);
+    const calls: ThreadState[] = [];
+    const replay = new SlicedReplay(replayTarget(createThreadState(T), chunks[0]!.events.length, chunks[0]!.more)!, (s) => calls.push(s), () => {}, sched);
+    for (const c of chunks.slice(0, -1)) {
+      replay.add(c.events, c.more);
+      sched.runAll(); // the queue runs dry between batches: still no swap
+      assert.equal(calls.length, 0, 'not finished while more is announced');
+    }
+    const last = chunks[chunks.length - 1]!;
+    replay.add(last.events, last.more);
+    sched.runAll();
+    assert.equal(calls.length, 1);
+    assert.deepEqual(calls[0], expected);
+  });
+
+  it('a small first batch that announces more is replayed off the proxy too', () => {
+    assert.ok(replayTarget(createThreadState(T), 3, true));
+    assert.equal(replayTarget(createThreadState(T), 3, false), null);
+  });
+
+  it('replayChunks: one batch up to REPLAY_CHUNK_EVENTS, then batches of that size with more on all but the last', () => {
+    assert.deepEqual(replayChunks([]), [{ events: [], more: false }]);
+    const n = (k: number) => Array.from({ length: k }, (_, i) => i);
+    assert.deepEqual(replayChunks(n(REPLAY_CHUNK_EVENTS)).map((c) => [c.events.length, c.more]), [[REPLAY_CHUNK_EVENTS, false]]);
+    assert.deepEqual(replayChunks(n(REPLAY_CHUNK_EVENTS + 1)).map((c) => [c.events.length, c.more]), [[REPLAY_CHUNK_EVENTS, true], [1, false]]);
+    assert.deepEqual(replayChunks(n(REPLAY_CHUNK_EVENTS * 3)).flatMap((c) => c.events), n(REPLAY_CHUNK_EVENTS * 3));
   });
 
   it('a cancelled replay never finishes', () => {

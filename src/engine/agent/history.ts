@@ -9,6 +9,7 @@
 import type { ChatMessage } from '../providers/types';
 import type { MessageRow } from '../store/store';
 import { escapeUserInput, sanitizeAssistantHistory } from '../sanitize/history';
+import { compactPath, summaryMessageText, type CompactionSpan } from '../../protocol/compaction';
 
 /** Most earlier messages sent back to the model with a new prompt. */
 export const HISTORY_MESSAGE_LIMIT = 40;
@@ -19,9 +20,19 @@ export const DEFAULT_SYSTEM_PROMPT = [
   'Prefer small, exact edits (apply_edit) over rewriting files, and say briefly what you changed.',
 ].join(' ');
 
-export function buildHistory(path: MessageRow[], systemPrompt: string = DEFAULT_SYSTEM_PROMPT, steersOf: (runId: string) => string[] = () => []): ChatMessage[] {
+export function buildHistory(
+  path: MessageRow[], systemPrompt: string = DEFAULT_SYSTEM_PROMPT, steersOf: (runId: string) => string[] = () => [], compactions: readonly CompactionSpan[] = [],
+): ChatMessage[] {
   const msgs: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
-  for (const m of path.slice(-HISTORY_MESSAGE_LIMIT)) {
+  const units = compactPath(path, compactions);
+  const kept = units.slice(-HISTORY_MESSAGE_LIMIT);
+  const cutSummaries = units.slice(0, units.length - kept.length).filter((u) => u.kind === 'summary');
+  for (const u of [...cutSummaries, ...kept]) {
+    if (u.kind === 'summary') {
+      msgs.push({ role: 'user', content: summaryMessageText(u.compaction.summary, u.covered) });
+      continue;
+    }
+    const m = u.message;
     if (m.role === 'user') msgs.push({ role: 'user', content: escapeUserInput(m.content) });
     else if (m.role === 'assistant') {
       if (m.runId !== null) for (const s of steersOf(m.runId)) msgs.push({ role: 'user', content: escapeUserInput(s) });

@@ -16,7 +16,8 @@ import type { ToolRegistry } from '../tools/registry';
 import type { AgentTool, BackgroundPort, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
 import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
-import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
+import { encodeRefusalRetry, encodeSteer, encodeTextRevised, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
+import { TurnSalvage } from '../salvage/turn-salvage';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
@@ -59,6 +60,8 @@ export interface AgentRunnerDeps {
   permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
   /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
   plans?: PlanService;
+  /** Automatic compaction (../compaction/auto.ts): may compact the thread and rewrite the request's history in place before a model call. */
+  compactBeforeCall?: (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void>;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
@@ -158,16 +161,19 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    const offered = offeredTools(this.deps.tools, this.deps.plans, threadId);
+    const specs: ToolSpec[] = t.model.toolsEnabled ? offered.map((tool) => tool.spec) : [];
+    // SPEC 3.2: false-refusal retry and tool calls written as text (../salvage/); the fence syntax is told to models without native tools.
+    const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
-    const system = this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain();
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
+    const system = salvage.systemPrompt(this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain());
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
     await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
-    const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];
     let finalText = resumed?.text ?? '';
     let itemOrdinal = resumed?.nextOrdinal ?? 0;
     if (resumed) addUsage(usage, resumed.usage);
@@ -195,11 +201,28 @@ export class AgentRunner {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
         for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: escapeUserInput(prompt) });
+        if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
         await hooks.run('beforeModelCall', { ...info, step, messages });
-        const { stepText, calls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
+        const stepStart = finalText.length;
+        const { stepText: rawText, calls: nativeCalls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
         lastStop = stopReason;
-        await hooks.run('afterModelCall', { ...info, step, text: stepText, toolCalls: calls, usage: stepUsage });
+        await hooks.run('afterModelCall', { ...info, step, text: rawText, toolCalls: nativeCalls, usage: stepUsage });
+        const review = salvage.review(rawText, nativeCalls);
+        if (review.kind === 'retry') {
+          finalText = finalText.slice(0, stepStart); // the refusal leaves the answer; the note keeps it readable
+          const { id, ordinal } = nextItem();
+          store.append({ type: 'run.refusalRetried', threadId, runId, itemId: id, ordinal, discarded: rawText, tools: salvage.toolNames });
+          streams.append(runId, 'refusalRetry', encodeRefusalRetry({ itemId: id, discarded: rawText, tools: salvage.toolNames }));
+          messages.push({ role: 'user', content: review.reminder });
+          continue;
+        }
+        const stepText = review.kind === 'salvaged' ? review.displayText : rawText;
+        const calls = review.kind === 'salvaged' ? review.calls : nativeCalls;
+        if (review.kind === 'salvaged' && stepText !== rawText) {
+          finalText = finalText.slice(0, stepStart) + stepText;
+          streams.append(runId, 'textRevised', encodeTextRevised({ removed: rawText.length, text: stepText }));
+        }
         if (stepText.length > 0) {
           const id = itemId();
           itemOrdinal++;
@@ -207,6 +230,13 @@ export class AgentRunner {
             { type: 'item.started', threadId, runId, itemId: id, ordinal: itemOrdinal - 1, kind: 'text', toolName: null, arguments: null },
             { type: 'item.completed', threadId, runId, itemId: id, status: 'completed', content: stepText, isError: false },
           );
+        }
+        if (review.kind === 'salvaged') {
+          // The calls the model wrote as text run through the same path; their results (and any broken blocks) go back as text.
+          const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
+          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++), STEERED_TOOL_RESULT);
+          separate();
+          continue;
         }
         if (calls.length === 0) {
           // Settlement: awaited background work finishes, and its results go to the model, before the turn ends.
@@ -331,7 +361,7 @@ export class AgentRunner {
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
-      ...(permission ? { permission } : {}),
+      ...(permission ? { permission } : {}), ...(call.thoughtSignature !== undefined ? { thoughtSignature: call.thoughtSignature } : {}),
     });
     streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
     let result: ToolResult | undefined;

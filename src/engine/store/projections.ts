@@ -7,6 +7,7 @@ import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
+import { COMPACTION_PROJECTORS } from './compaction-projections';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
@@ -17,8 +18,8 @@ function mustChange(info: RunResult, what: string): void {
 const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'thread.created'(db, e, time) {
     try {
-      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null);
+      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id, source, source_id, source_meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null, e.source ?? null, e.sourceId ?? null, e.sourceMeta ?? null);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new StoreError('conflict', `thread ${e.threadId} already exists`, err);
@@ -77,9 +78,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'item.started'(db, e, time) {
     db.prepare(
-      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, created_at)
-       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)`,
-    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, time);
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, thought_signature, created_at)
+       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, e.thoughtSignature ?? null, time);
   },
   'item.completed'(db, e) {
     mustChange(
@@ -119,6 +120,13 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
       `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
        VALUES (?, ?, ?, 'steer', 'completed', NULL, NULL, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.prompt, time);
+  },
+  'run.refusalRetried'(db, e, time) {
+    // The discarded reply, readable in the note (`arguments`: the tools the reminder named, as JSON).
+    db.prepare(
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
+       VALUES (?, ?, ?, 'refusalRetry', 'completed', NULL, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, JSON.stringify(e.tools), e.discarded, time);
   },
   'run.waitingRateLimit'(db, e, time) {
     db.prepare(
@@ -160,6 +168,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     // Shown by clients (the chat's handoff note, engine/handoff/); nothing to project.
   },
   ...PLAN_PROJECTORS,
+  ...COMPACTION_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(

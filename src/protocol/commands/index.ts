@@ -22,6 +22,8 @@ import { permissionCommands } from './permissions';
 import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
 import { historyCommands } from './history';
+import { compactionCommands } from './compaction';
+import { importerCommands } from './importers';
 import { handoffCommands } from './handoff';
 
 export const COMMANDS = {
@@ -41,6 +43,8 @@ export const COMMANDS = {
   ...branchCommands,
   ...ruleCommands,
   ...historyCommands,
+  ...compactionCommands,
+  ...importerCommands,
   ...handoffCommands,
 };
 
@@ -61,6 +65,8 @@ export const COMMAND_AREAS = {
   branches: Object.keys(branchCommands),
   rules: Object.keys(ruleCommands),
   history: Object.keys(historyCommands),
+  compaction: Object.keys(compactionCommands),
+  importers: Object.keys(importerCommands),
   handoff: Object.keys(handoffCommands),
 } as const;
 

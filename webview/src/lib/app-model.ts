@@ -42,6 +42,8 @@ export interface AppModel {
   nextWorkMode?: 'plan' | 'act';
   /** The composer's @-mentions, chips and context meter (./context-state.ts). */
   context: ContextModel;
+  /** A `compactThread` on its way (./compaction-intents.ts). */
+  compacting?: { requestId: string; threadId: string } | null;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }

@@ -10,7 +10,8 @@
  * `SlicedReplay` applies such a replay in slices of at most REPLAY_SLICE_MS, yielding to the
  * browser between them, so no frame waits for the whole decode (10,000 messages decode in about
  * 0.2 s). Batches that arrive meanwhile queue behind it, in order; the caller swaps the finished
- * state in once, when the queue is empty.
+ * state in once, when the queue is empty and the last batch did not say `more` (the engine sends a
+ * long replay as several messages, ../../../src/protocol/updates.ts replayChunks).
  */
 import { applyEvents, type EventsResult, type ThreadState, type Warn } from './thread-state';
 
@@ -22,8 +23,8 @@ export const REPLAY_SLICE_MS = 30;
 const EVENTS_PER_STEP = 100;
 
 /** A plain copy of `thread` to apply `eventCount` events to, or null to apply them in place. */
-export function replayTarget(thread: ThreadState, eventCount: number): ThreadState | null {
-  if (eventCount < BULK_REPLAY_EVENTS || thread.lastEventSeq !== 0 || thread.entries.length !== 0) return null;
+export function replayTarget(thread: ThreadState, eventCount: number, more = false): ThreadState | null {
+  if ((eventCount < BULK_REPLAY_EVENTS && !more) || thread.lastEventSeq !== 0 || thread.entries.length !== 0) return null;
   return JSON.parse(JSON.stringify(thread)) as ThreadState; // empty: a few fields
 }
 
@@ -50,6 +51,8 @@ export class SlicedReplay {
   private at = 0;
   private running = false;
   private cancelled = false;
+  /** The last batch said more of the replay follows: finishing waits for it. */
+  private awaitingMore = false;
 
   constructor(
     readonly state: ThreadState,
@@ -62,9 +65,10 @@ export class SlicedReplay {
     return this.state.threadId;
   }
 
-  /** Queues a batch (applied after everything queued before it). */
-  add(events: unknown[]): void {
+  /** Queues a batch (applied after everything queued before it); `more`: another batch of the replay follows. */
+  add(events: unknown[], more = false): void {
     this.queue.push(events);
+    this.awaitingMore = more;
     if (!this.running) {
       this.running = true;
       this.scheduler.later(() => this.slice());
@@ -95,6 +99,6 @@ export class SlicedReplay {
       }
     }
     this.running = false;
-    this.onDone(this.state, this.result);
+    if (!this.awaitingMore) this.onDone(this.state, this.result);
   }
 }

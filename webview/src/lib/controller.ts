@@ -30,6 +30,7 @@ import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall'
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
+import { CompactionIntents } from './compaction-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -55,11 +56,13 @@ export class Controller extends ControllerIntents {
   readonly context: ContextController;
   /** Regenerate, retry, edit, switch branch, compare (./tree-intents.ts). */
   readonly tree: TreeIntents;
+  readonly compaction: CompactionIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
     this.saver = new StateSaver(model, bridge, log);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
+    this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -143,7 +146,7 @@ export class Controller extends ControllerIntents {
       case 'variants':
         return;
       case 'events':
-        this.onEvents(u.threadId, u.events);
+        this.onEvents(u.threadId, u.events, u.more === true);
         return;
       case 'turnChunks':
         if (m.thread && !applyChunks(m.thread, u.turnId, u.chunks, (w) => this.log.warn(w))) {
@@ -169,11 +172,11 @@ export class Controller extends ControllerIntents {
     }
   }
 
-  private onEvents(threadId: string | null, events: unknown[]): void {
+  private onEvents(threadId: string | null, events: unknown[], more: boolean): void {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    if (this.replay?.threadId === threadId) return this.replay.add(events); // behind the replay, in order
-    const plain = replayTarget(thread, events.length);
+    if (this.replay?.threadId === threadId) return this.replay.add(events, more); // behind the replay, in order
+    const plain = replayTarget(thread, events.length, more);
     if (plain) {
       // A long thread's first replay: off the proxy, in time slices, swapped in once (./bulk-replay.ts).
       const replay = new SlicedReplay(plain, (state, res) => {
@@ -183,7 +186,7 @@ export class Controller extends ControllerIntents {
         this.afterEvents(state, res, true);
       }, (w) => this.log.warn(w));
       this.replay = replay;
-      replay.add(events);
+      replay.add(events, more);
       return;
     }
     this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);
@@ -216,6 +219,7 @@ export class Controller extends ControllerIntents {
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
   private onResult(inReplyTo: string | undefined, raw: unknown): void {
+    this.compaction.settled(inReplyTo);
     const req = this.take(inReplyTo);
     if (!req) return;
     let value: unknown;
@@ -252,6 +256,7 @@ export class Controller extends ControllerIntents {
   }
 
   private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
+    this.compaction.settled(u.inReplyTo);
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
     const thread = this.model.thread;
@@ -323,6 +328,7 @@ export class Controller extends ControllerIntents {
   sendPrompt(opts: { steer?: boolean; /** Send although the meter says it does not fit (the user confirmed). */ force?: boolean } = {}): boolean {
     const prompt = this.model.draft;
     if (prompt.trim().length === 0 || this.model.sending) return false;
+    if (this.compaction.slash(prompt)) return true; // `/compact` runs the command instead of being sent
     if (prompt.length > MAX_PROMPT_CHARS) {
       this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
       return false;

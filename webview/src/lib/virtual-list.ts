@@ -12,6 +12,8 @@
 
 /** Extra pixels above and below the viewport that are rendered too (smooth scrolling, find). */
 export const OVERSCAN_PX = 800;
+/** How much the overscan grows per painted frame after the first (px): the rows around the viewport come a few per frame. */
+export const OVERSCAN_STEP_PX = 200;
 /** Distance from the bottom (px) within which the list counts as "at the bottom" and keeps following new content. */
 export const STICK_TO_BOTTOM_PX = 48;
 /** Height changes smaller than this (px) are not corrected for (sub-pixel layout noise). */

@@ -20,6 +20,8 @@ import { permissionHandlers } from './permissions';
 import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
+import { compactionHandlers } from './compaction';
+import { importerHandlers } from './importers';
 import { handoffHandlers } from './handoff';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
@@ -40,7 +42,9 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...permissionHandlers,
   ...branchHandlers,
   ...ruleHandlers,
+  ...compactionHandlers,
   ...handoffHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
+  ...importerHandlers,
 };

@@ -1,5 +1,6 @@
 /** Handlers of the thread commands (../../../protocol/commands/threads.ts). */
 import { DEFAULT_THREAD_PAGE } from '../../../protocol/commands/threads';
+import { replayChunks } from '../../../protocol/updates';
 import { allocate } from '../../ids/ids';
 import { usageOf } from '../../store/rows';
 import type { HandlerTable } from './types';
@@ -43,7 +44,8 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
     store.getThread(cmd.threadId);
     const sub = store.subscribeThread(cmd.threadId, cmd.afterSeq, (events) => session.send({ type: 'events', threadId: cmd.threadId, events }));
     session.addSubscription(target, sub.unsubscribe);
-    session.send({ type: 'events', threadId: cmd.threadId, events: sub.replay });
+    // A long replay goes as several messages (../../../protocol/updates.ts replayChunks); live events follow the last.
+    for (const chunk of replayChunks(sub.replay)) session.send({ type: 'events', threadId: cmd.threadId, events: chunk.events, ...(chunk.more ? { more: true } : {}) });
     // A client that (re)subscribes — e.g. a webview reloaded while hidden — must see approvals still waiting.
     for (const req of gate.pending(cmd.threadId)) session.send({ type: 'approvalRequested', ...req });
     return { target };
