@@ -16,6 +16,7 @@ import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
 import { waitForTurn } from './queue-commands';
 import { overflowMessage, parseMention, runEndNotes } from './context-commands';
+import type { HandoffStrategy } from '../protocol/handoff';
 
 /** What decided a call, after its name: `· allowed by <rule>`, `· denied: <reason>`; nothing for an ask (the prompt follows). */
 export function permissionNote(p: PermissionInfo | undefined): string {
@@ -35,6 +36,9 @@ export interface ChatFlags {
   allowOverflow?: boolean;
   /** The permission mode of this run's engine (ask | autoEdits | fullAuto). */
   mode?: string;
+  /** A context handoff strategy for this prompt (SPEC 5.1), and the text of manualContext. */
+  handoff?: HandoffStrategy;
+  handoffContext?: string;
 }
 
 export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
@@ -54,6 +58,7 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       sent = await client.call('sendPrompt', {
         threadId: flags.thread ?? null, prompt, ...(flags.model ? { model: flags.model } : {}), ...(mentions.length > 0 ? { mentions } : {}),
         ifBusy: flags.queue === false ? 'refuse' : 'queue', ...(flags.steer ? { steer: true } : {}),
+        ...(flags.handoff ? { handoff: { strategy: flags.handoff, ...(flags.handoffContext !== undefined ? { manualContext: flags.handoffContext } : {}) } } : {}),
       });
     } catch (e) {
       if (e instanceof ClientError && e.is('run', 'threadBusy')) {

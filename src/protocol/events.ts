@@ -11,6 +11,7 @@
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
 import { posture } from './posture';
+import { handoffSummaryShape } from './handoff';
 
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
@@ -195,6 +196,11 @@ const SHAPES = {
     fromMessageId: str, upToMessageId: str, compactMessageIndex: int, coveredMessages: int,
     summary: str, model: str, usage: usageTotals, supersedes: arrayOf(str), runId: nullable(str),
   },
+  /**
+   * The run's model differs from the run before it: its request got a `<context_handoff>`
+   * preamble (SPEC 5.1, engine/handoff/) — what it carried and left out, for the chat's note.
+   */
+  'handoff.built': { threadId: str, runId: str, ...handoffSummaryShape },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -69,3 +69,8 @@ export function loadImportersUi() {
 export function loadSearchUi() {
   return loadTs('./ui-search.ts', 'runSearchChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-sanitize.ts')>} */
+export function loadSanitizeUi() {
+  return loadTs('./ui-sanitize.ts', 'runSanitizeChecks');
+}

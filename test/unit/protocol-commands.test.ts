@@ -99,6 +99,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   scanExternalSessions: { claudeDir: '/home/u/.claude' },
   importExternalSessions: { codexDir: '/home/u/.codex', ids: ['codex:01a232c2-075e-7fc1-8460-5edd210956d8'] },
   searchThreads: { query: 'parser bug', limit: 10 },
+  previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
 };
 
 describe('protocol: every command', () => {

@@ -33,6 +33,9 @@ import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
+import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
+import { escapeUserInput } from '../sanitize/history';
+import { applyHandoff, type HandoffChoice } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -102,6 +105,8 @@ export interface TurnSpec {
    * message, not stored in it (a regenerate of the turn does not double it).
    */
   userRules?: string;
+  /** The context handoff the prompt chose (../handoff/); without it, one is built when the model changed. */
+  handoff?: HandoffChoice;
 }
 
 export interface TurnBackground {
@@ -165,6 +170,8 @@ export class AgentRunner {
     const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
+    // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
+    await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     let finalText = resumed?.text ?? '';
@@ -193,7 +200,7 @@ export class AgentRunner {
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
+        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: escapeUserInput(prompt) });
         if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
         await hooks.run('beforeModelCall', { ...info, step, messages });
         const stepStart = finalText.length;
@@ -245,7 +252,7 @@ export class AgentRunner {
         if (steers.length > 0) {
           // The batch never starts: each call gets a "not run" result (the APIs want one per call), then the new instructions.
           for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: STEERED_TOOL_RESULT, isError: true });
-          for (const prompt of steers) messages.push({ role: 'user', content: prompt });
+          for (const prompt of steers) messages.push({ role: 'user', content: escapeUserInput(prompt) });
           separate();
           continue;
         }
@@ -285,7 +292,7 @@ export class AgentRunner {
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) })) {
+        for await (const ev of splitReasoning(t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) }))) {
           if (ev.type === 'text' || ev.type === 'reasoning') {
             t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
             if (ev.type === 'text') {

@@ -174,6 +174,9 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'run.settling'() {
     // Shown by clients (the run waits for its awaited background work); nothing to project.
   },
+  'handoff.built'() {
+    // Shown by clients (the chat's handoff note, engine/handoff/); nothing to project.
+  },
   ...PLAN_PROJECTORS,
   ...COMPACTION_PROJECTORS,
   'run.ended'(db, e, time) {

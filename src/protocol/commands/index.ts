@@ -25,6 +25,7 @@ import { historyCommands } from './history';
 import { compactionCommands } from './compaction';
 import { importerCommands } from './importers';
 import { searchCommands } from './search';
+import { handoffCommands } from './handoff';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -46,6 +47,7 @@ export const COMMANDS = {
   ...compactionCommands,
   ...importerCommands,
   ...searchCommands,
+  ...handoffCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -68,6 +70,7 @@ export const COMMAND_AREAS = {
   compaction: Object.keys(compactionCommands),
   importers: Object.keys(importerCommands),
   search: Object.keys(searchCommands),
+  handoff: Object.keys(handoffCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

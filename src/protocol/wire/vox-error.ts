@@ -61,6 +61,8 @@ export const ERROR_CODES = {
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
   guard: ['singleTokenRun', 'ngramCycle'],
+  /** Context handoff across models (SPEC 5.1, engine/handoff/). */
+  handoff: ['manualContextMissing', 'unknownThread'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */

@@ -23,6 +23,7 @@ import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import { applyCompactionEvent, isCompactionEvent, type CompactionFields } from './compaction-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
+import { handoffView, type HandoffSummary } from './handoff-note';
 import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
@@ -99,6 +100,8 @@ export interface RunView {
   stopReason?: 'end' | 'length';
   /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
   posture?: Posture;
+  /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */
+  handoff?: HandoffSummary;
 }
 
 export interface BackgroundView {
@@ -298,6 +301,11 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'run.settling': {
       const run = state.runs[ev.runId];
       if (run) run.settling = true;
+      return;
+    }
+    case 'handoff.built': {
+      const run = state.runs[ev.runId];
+      if (run) run.handoff = handoffView(ev);
       return;
     }
     case 'run.resumed': {

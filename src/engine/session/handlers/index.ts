@@ -23,6 +23,7 @@ import { historyHandlers } from './history';
 import { compactionHandlers } from './compaction';
 import { importerHandlers } from './importers';
 import { searchHandlers } from './search';
+import { handoffHandlers } from './handoff';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -43,6 +44,7 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...branchHandlers,
   ...ruleHandlers,
   ...compactionHandlers,
+  ...handoffHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
