@@ -10,23 +10,17 @@
 import { allocate, derive } from '../ids/ids';
 import type { ChatMessage, ResolvedModel, ToolCall, ToolSpec, Usage } from '../providers/types';
 import { isProviderError } from '../providers/types';
-import type { VoxStore } from '../store/store';
-import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
-import type { ToolRegistry } from '../tools/registry';
-import type { AgentTool, BackgroundPort, ToolResult } from '../tools/types';
+import type { AgentTool, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
-import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
 import { encodeRefusalRetry, encodeSteer, encodeTextRevised, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
 import { TurnSalvage } from '../salvage/turn-salvage';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
 import { openCommandOutput } from './command-output';
-import type { CommandOutputHub } from '../terminal/hub';
 import { redact } from '../platform/secrets';
-import { turnFailureText, type HookBus, type RunInfo } from './hooks';
+import { turnFailureText, type RunInfo } from './hooks';
 import type { PermissionDecision } from '../permissions/decide';
-import type { PlanService } from '../plans/service';
 import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
 import { countPrompt, countSourceOf, countText } from '../providers/token-count';
 import type { StopReason } from '../providers/types';
@@ -35,94 +29,12 @@ import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
 import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
 import { escapeUserInput } from '../sanitize/history';
-import { applyHandoff, type HandoffChoice } from '../handoff/apply';
+import { applyHandoff } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
-export interface AgentRunnerDeps {
-  store: VoxStore;
-  streams: TurnStreamRegistry;
-  tools: ToolRegistry;
-  /** The policy in force now (read per call: settings changes apply to the next call). */
-  policy: () => ApprovalPolicy;
-  gate: ApprovalGate;
-  systemPrompt?: string;
-  /** The turn's system prompt, $variables resolved (../rules/); without it, systemPrompt or the default and the Plan-mode text. */
-  systemPromptFor?: (threadId: string) => Promise<string>;
-  /** Host facilities every tool call gets (see ToolContext). */
-  toolEnv?: { ripgrepPath?: string };
-  /** Live command output (run_command) streams through this hub into the turn (./command-output.ts). */
-  terminals?: CommandOutputHub;
-  /**
-   * The permission decision of one call (../permissions/): allow, ask (the gate) or deny (never
-   * runs). Without it, `policy` alone decides (ask or run).
-   */
-  permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
-  /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
-  plans?: PlanService;
-  /** Automatic compaction (../compaction/auto.ts): may compact the thread and rewrite the request's history in place before a model call. */
-  compactBeforeCall?: (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void>;
-}
-
-/** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
-export interface TurnSpec {
-  threadId: string;
-  runId: string;
-  userMessageId: string;
-  model: ResolvedModel;
-  workspaceRoot: string;
-  hooks: HookBus;
-  signal: AbortSignal;
-  /**
-   * Takes the prompts the user asked to steer this turn with (the thread queue's steer requests,
-   * ../runs/queue.ts), removing them from the queue; called at every boundary — before each
-   * model call and before each tool batch, never while a tool runs.
-   */
-  takeSteers?: () => SteerPrompt[];
-  /**
-   * Called when a model call fails: resolves true when the call should be retried (after a
-   * rate-limit wait, ../runs/rate-limit.ts), false when the error stands; it may throw a clearer
-   * error. `attempt` counts the waits of this call so far.
-   */
-  recover?: (error: unknown, attempt: number, usageSoFar: Usage) => Promise<boolean>;
-  /**
-   * A run taken over after a restart, where it waited for a rate limit: the loop rebuilds its
-   * conversation from the store (./resume.ts), waits out the rest of the wait, then goes on.
-   */
-  resume?: { waitOut: () => Promise<unknown> };
-  /**
-   * True when a stop is a suspension, not a cancel: the engine shut down while the run waited for
-   * a rate limit. The run is then left as it stands in the store — running, waiting — for the next
-   * engine to re-arm, and nothing (no message, no `run.ended`) is written.
-   */
-  suspended?: () => boolean;
-  /** The run's background work (../runs/background.ts): the tools' port, reports at the start, settlement at the end. */
-  background?: TurnBackground;
-  /** Sampling settings of every model call of the turn (its posture; absent or null: the provider's default). */
-  sampling?: SamplingSettings;
-  /**
-   * The turn's `<user_rules>` block (../rules/): what the model sees after this turn's user
-   * message, not stored in it (a regenerate of the turn does not double it).
-   */
-  userRules?: string;
-  /** The context handoff the prompt chose (../handoff/); without it, one is built when the model changed. */
-  handoff?: HandoffChoice;
-}
-
-export interface TurnBackground {
-  port: BackgroundPort;
-  /** Finished background work of the thread not yet given to a model, as a message (null: none). */
-  takeReport(): string | null;
-  /** Waits for the run's awaited work, then its report (null: the turn may end). */
-  settle(signal: AbortSignal, onWaiting: (titles: string[]) => void): Promise<string | null>;
-}
-
-export interface SteerPrompt { entryId: string; prompt: string }
-
-/** What the model is told in place of a tool call that a steering prompt pre-empted. */
-export const STEERED_TOOL_RESULT = 'Not run: the user sent new instructions before this call started. Read them, then decide again what to do.';
-
-export interface TurnResult { threadId: string; runId: string; status: EndedRunStatus; text: string; error: string | null; usage: Usage }
+export { STEERED_TOOL_RESULT, type AgentRunnerDeps, type SteerPrompt, type TurnBackground, type TurnResult, type TurnSpec } from './turn-spec';
+import { STEERED_TOOL_RESULT, type AgentRunnerDeps, type TurnResult, type TurnSpec } from './turn-spec';
 
 /** Keeps the start and, mostly, the end of a long result (a command's last lines matter most), with a note of what was cut. */
 function truncate(s: string, max: number): string {
