@@ -10,11 +10,13 @@ import * as readline from 'node:readline/promises';
 import { ClientError } from '../client/engine-client';
 import { DEMO_MODEL_NOTICE, isDemoModel } from '../engine/model/demo-model';
 import { toolCallData } from '../protocol/chunks';
+import { applyRevision, REVISION_KINDS } from '../protocol/revisions';
 import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
 import { waitForTurn } from './queue-commands';
 import { overflowMessage, parseMention, runEndNotes } from './context-commands';
+import type { HandoffStrategy } from '../protocol/handoff';
 
 /** What decided a call, after its name: `· allowed by <rule>`, `· denied: <reason>`; nothing for an ask (the prompt follows). */
 export function permissionNote(p: PermissionInfo | undefined): string {
@@ -34,6 +36,9 @@ export interface ChatFlags {
   allowOverflow?: boolean;
   /** The permission mode of this run's engine (ask | autoEdits | fullAuto). */
   mode?: string;
+  /** A context handoff strategy for this prompt (SPEC 5.1), and the text of manualContext. */
+  handoff?: HandoffStrategy;
+  handoffContext?: string;
 }
 
 export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
@@ -53,6 +58,7 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       sent = await client.call('sendPrompt', {
         threadId: flags.thread ?? null, prompt, ...(flags.model ? { model: flags.model } : {}), ...(mentions.length > 0 ? { mentions } : {}),
         ifBusy: flags.queue === false ? 'refuse' : 'queue', ...(flags.steer ? { steer: true } : {}),
+        ...(flags.handoff ? { handoff: { strategy: flags.handoff, ...(flags.handoffContext !== undefined ? { manualContext: flags.handoffContext } : {}) } } : {}),
       });
     } catch (e) {
       if (e instanceof ClientError && e.is('run', 'threadBusy')) {
@@ -89,11 +95,14 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
         if (u.turnId !== runId) return;
         for (const c of u.chunks) {
           if (flags.json) process.stdout.write(JSON.stringify(c) + '\n');
+          if (REVISION_KINDS.includes(c.kind)) text = applyRevision(text, c.kind, c.data); // a discarded refusal or salvaged calls leave the answer (SPEC 3.2)
           if (c.kind === 'text') {
             text += c.data;
             if (!flags.json) process.stdout.write(c.data);
           } else if (c.kind === 'status' && c.data && !flags.json) {
             process.stderr.write(`\n[vox] ${c.data}\n`); // e.g. rate limited, and when it retries
+          } else if (c.kind === 'refusalRetry' && !flags.json) {
+            process.stderr.write('\n[vox] retried after a refusal: the model said it could not use its tools; that reply is discarded\n');
           } else if (c.kind === 'toolCall' && !flags.json) {
             try {
               const call = toolCallData(JSON.parse(c.data));

@@ -8,7 +8,7 @@
  * Exit codes: 0 done; 1 the command failed (a typed error is printed as `vox: <Domain>Error
  * (<code>): <message>`); 2 bad usage; 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ClientError } from '../client/engine-client';
 import { chat } from './chat-command';
 import { packageRoot } from './connect';
@@ -20,12 +20,17 @@ import { registerVariantCommands } from './variant-commands';
 import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
 import { registerHistoryCommand } from './history-command';
+import { registerSearchCommand } from './search-command';
 import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
 import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
+import { registerCompactCommand } from './compact-command';
 import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
+import { registerHandoffCommand } from './handoff-command';
+import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -55,6 +60,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--mention <spec>', 'attach context: file:PATH, folder:PATH, git, git:COMMIT, thread:ID (repeatable)', collectMention)
     .option('--allow-overflow', 'send even when the prompt does not fit the model\'s context window')
     .option('--mode <mode>', 'permission mode: ask (default) | autoEdits | fullAuto; rules in .vox/permissions.json still apply')
+    .addOption(new Option('--handoff <strategy>', 'send this prompt with a <context_handoff> block of this strategy (preview: vox thread handoff)').choices([...HANDOFF_STRATEGIES]))
+    .option('--handoff-context <text>', 'your text, for --handoff manualContext')
     .action((words: string[], o) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode) ? { mode: o.mode } : {}) }))()));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--of <threadId>', 'the subagent threads of this thread, with their status')
@@ -71,12 +78,16 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerQueueCommands(program, run);
   registerRunCommands(program, run);
   registerHistoryCommand(program, run);
+  registerSearchCommand(program, run);
   registerContextCommands(program, run);
   registerModelsCommand(program, run);
   registerPermissionCommands(program, run);
   registerBranchCommands(program, run);
+  registerCompactCommand(program, run);
+  registerHandoffCommand(program, run);
   registerRulesCommands(program, run);
-  registerSessionCommands(program, run);
+  registerImportCommands(sessionGroup(program), run);
+  registerSessionCommands(sessionGroup(program), run);
   return program;
 }
 

@@ -3,8 +3,7 @@
  *   vox session export-bundle FILE [--thread ID]… [--json]   threads (all, or these and their subagents),
  *                                                            rules and checkpoint ref names to one JSON file
  *   vox session import-bundle FILE [--json]                  merge a bundle: no duplicates, all or nothing
- * The `importers` work adds `vox session import-external` to the same group (registerSessionCommands
- * is the one place the group is created).
+ * The group itself (`sessionGroup`, ./import-commands.ts) also holds `vox session import-external`.
  */
 import * as path from 'node:path';
 import type { Command } from 'commander';
@@ -36,8 +35,7 @@ export function formatImport(v: BundleImportView): string {
   return lines.join('\n');
 }
 
-export function registerSessionCommands(program: Command, run: (p: Promise<number>) => void): Command {
-  const session = program.command('session').description('sessions of a whole install (SPEC 6.6): export-bundle | import-bundle');
+export function registerSessionCommands(session: Command, run: (p: Promise<number>) => void): Command {
   const open = <T>(o: Cwd, reading: boolean, f: Parameters<typeof withClient<T>>[1]) =>
     withClient<T>({ cwd: o.cwd ?? process.cwd(), autoCheckpoints: false, reading }, f);
   session.command('export-bundle').description('write threads (all, or --thread and their subagents), rules and checkpoint ref names to one versioned JSON file')

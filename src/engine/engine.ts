@@ -17,6 +17,7 @@ import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
 import { installCheckpointHooks } from './checkpoints/hooks';
+import { installRepetitionGuard } from './guards/install';
 import { ReviewService } from './review/service';
 import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
@@ -32,6 +33,7 @@ import { PlanService } from './plans/service';
 import { parseSampling } from './branches/sampling';
 import { RulesService } from './rules/service';
 import { submitPlanTool, updatePlanStepTool } from './plans/tools';
+import { autoCompactor } from './compaction/auto';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
 function bindHost(h: Host): Host {
@@ -195,6 +197,11 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     systemPromptFor: (threadId) => rules.systemPrompt(threadId),
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
+    // Automatic compaction before a request that would not fit the model's window (compaction/auto.ts).
+    compactBeforeCall: autoCompactor({
+      store, streams, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model(),
+      onError: (e, threadId) => host.notify({ level: 'warning', source: 'compaction', message: `Automatic compaction of thread ${threadId} failed: ${(e as Error).message ?? String(e)}` }),
+    }),
   });
   const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
   // Subagents are runs of the registry in child threads; the registry gives each run its background work.
@@ -226,6 +233,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
   const stopExternal = host.onExternalChange(() => checkpoints.noteExternalChange());
+  // The repetition guard on every run's stream (SPEC 3.1, ./guards/): a looping model is stopped.
+  install('repetition guard', installRepetitionGuard(hooks));
   const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints);
   install('checkpoints', async () => {
     uninstallHooks();

@@ -9,12 +9,14 @@ import { ChatViews, CHAT_VIEW_ID } from './chat-view';
 import { EngineHost } from './engine-host';
 import { registerCommands } from './commands';
 import { registerRunControlCommands } from './run-control-commands';
+import { registerSearchThreadsCommand } from './search-threads';
 import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
 import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
 import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
 import { registerReview, type ReviewApi } from './review/register';
 import { registerCompareBranches } from './compare/compare-panel';
 import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
+import { registerImportSessions } from './import-sessions';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -77,6 +79,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
     ...registerCommands(ctx, host, chats, log),
     ...registerRunControlCommands(host, log),
+    registerSearchThreadsCommand(host, chats, log),
     checkpointsView,
     variantsView,
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)),
@@ -89,6 +92,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.window.registerTreeDataProvider(RULES_VIEW_ID, rulesView),
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
     ...registerRulesCommands(host, rulesView, log),
+    ...registerImportSessions(host, log),
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;

@@ -1,14 +1,14 @@
 /**
  * Live turn chunks: what streams while a run is active (SPEC 2.1). A chunk is `{turnId, seq,
  * kind, data}`; `data` is text for `text`/`reasoning`/`status` and JSON of the payloads below for
- * `toolCall`/`toolResult`/`steer`/`commandOutput`. The kind is open on the wire: a newer engine may add kinds that an
+ * `toolCall`/`toolResult`/`steer`/`commandOutput`/`refusalRetry`/`textRevised`. The kind is open on the wire: a newer engine may add kinds that an
  * older client skips. The engine encodes payloads with `encodeToolCall`/`encodeToolResult` and
  * clients decode them with the validators here — one definition for both sides.
  */
 import { arrayOf, bool, int, object, optional, str, type Infer } from './wire/validators';
 import { permissionInfo } from './events';
 
-export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer', 'commandOutput'] as const;
+export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer', 'commandOutput', 'refusalRetry', 'textRevised'] as const;
 export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
 
 /** A chunk on the wire; `kind` is any string (unknown kinds are skipped by clients). */
@@ -26,6 +26,32 @@ export type ToolResultData = Infer<typeof toolResultData>;
 /** `steer` chunk data: a queued prompt the turn took at a boundary, and the tool calls it pre-empted. */
 export const steerData = object({ itemId: str, prompt: str, skippedTools: arrayOf(str) });
 export type SteerData = Infer<typeof steerData>;
+
+/**
+ * `refusalRetry` chunk data (SPEC 3.2): the model's last reply was a false refusal to use its
+ * tools; it is discarded and the model asked again with the `tools` named. The reply's text
+ * already streamed: a live view removes the last `discarded.length` characters of the run's
+ * streamed text (reasoning stays) and shows the note there, as the `run.refusalRetried` item
+ * does on replay.
+ */
+export const refusalRetryData = object({ itemId: str, discarded: str, tools: arrayOf(str) });
+export type RefusalRetryData = Infer<typeof refusalRetryData>;
+
+/**
+ * `textRevised` chunk data: the last `removed` characters of the run's streamed text are
+ * replaced by `text` — tool calls the model wrote as text (SPEC 3.2 salvage) leave its reply and
+ * show as tool calls; the stored text item holds `text`.
+ */
+export const textRevisedData = object({ removed: int, text: str });
+export type TextRevisedData = Infer<typeof textRevisedData>;
+
+export function encodeRefusalRetry(d: RefusalRetryData): string {
+  return JSON.stringify(refusalRetryData(d));
+}
+
+export function encodeTextRevised(d: TextRevisedData): string {
+  return JSON.stringify(textRevisedData(d));
+}
 
 /**
  * `commandOutput` chunk data: the live output of a running command (run_command), terminal-

@@ -11,6 +11,7 @@
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
 import { posture } from './posture';
+import { handoffSummaryShape } from './handoff';
 
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
@@ -71,6 +72,8 @@ const SHAPES = {
     threadId: str, title: str,
     /** A subagent's thread: the thread and run that spawned it (it is listed under its parent). */
     parentThreadId: optional(nullable(str)), parentRunId: optional(nullable(str)),
+    /** An imported session (src/engine/importers/): the tool it came from, its id there, and JSON {cwd, gitBranch, version}. */
+    source: optional(nullable(str)), sourceId: optional(nullable(str)), sourceMeta: optional(nullable(str)),
   },
   'thread.renamed': { threadId: str, title: str },
   'thread.deleted': { threadId: str },
@@ -88,6 +91,8 @@ const SHAPES = {
     threadId: str, runId: str, itemId: str, ordinal: int, kind: itemKind, toolName: nullable(str), arguments: nullable(str),
     /** Tool calls: what the permission rules and mode decided, before the call ran (or was asked, or refused). */
     permission: optional(permissionInfo),
+    /** Tool calls: the provider's opaque signature of the call (Gemini `thoughtSignature`), sent back byte for byte on replay. */
+    thoughtSignature: optional(str),
   },
   'item.completed': {
     threadId: str, runId: str, itemId: str, status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
@@ -135,6 +140,12 @@ const SHAPES = {
    */
   'run.steered': { threadId: str, runId: str, itemId: str, ordinal: int, entryId: str, prompt: str, skippedTools: arrayOf(str) },
   /**
+   * SPEC 3.2: the model's reply was a false refusal to use its tools (`discarded`, its text); it
+   * was dropped from the answer and the model asked once more, reminded of `tools`. `ordinal`
+   * places the note among the run's items.
+   */
+  'run.refusalRetried': { threadId: str, runId: str, itemId: str, ordinal: int, discarded: str, tools: arrayOf(str) },
+  /**
    * The run's model call hit a rate limit (SPEC 2.4): the run waits until `resetAtMs` (from the
    * provider's headers or body, or exponential backoff when it gave none) and then retries the
    * same call — nothing that already ran is repeated. `usageSoFar` carries the run's usage across
@@ -173,6 +184,23 @@ const SHAPES = {
   'plan.stepUpdated': { threadId: str, runId: nullable(str), planId: str, stepId: str, status: planStepStatus, note: nullable(str) },
   /** The user chose "Act on this plan": the thread went to Act with the plan attached to the prompt. */
   'plan.actedOn': { threadId: str, planId: str },
+  /**
+   * A range of the thread's path was compacted (SPEC 3.7, ./compaction.ts): from now on the model
+   * sees `summary` in place of the messages `fromMessageId` … `upToMessageId`, which stay unchanged
+   * in the store. `compactMessageIndex`: the path index of `upToMessageId` (0-based) when it was
+   * written; `supersedes`: earlier compactions inside the range; `runId`: the run that compacted
+   * automatically (null for a command).
+   */
+  'thread.compacted': {
+    threadId: str, compactionId: str, mode: literal('full', 'upTo', 'from'), trigger: literal('manual', 'auto'),
+    fromMessageId: str, upToMessageId: str, compactMessageIndex: int, coveredMessages: int,
+    summary: str, model: str, usage: usageTotals, supersedes: arrayOf(str), runId: nullable(str),
+  },
+  /**
+   * The run's model differs from the run before it: its request got a `<context_handoff>`
+   * preamble (SPEC 5.1, engine/handoff/) — what it carried and left out, for the chat's note.
+   */
+  'handoff.built': { threadId: str, runId: str, ...handoffSummaryShape },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -19,6 +19,8 @@ export const hostCommandUpdate = object({
   command: literal('newThread', 'focusComposer', 'insertPrompt', 'openThread'),
   text: optional(str),
   threadId: optional(str),
+  /** openThread: the message to scroll to and highlight (a search result). */
+  messageId: optional(str),
 });
 export type HostCommandUpdate = Infer<typeof hostCommandUpdate>;
 

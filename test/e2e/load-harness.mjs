@@ -50,6 +50,31 @@ export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-refusal.ts')>} */
+export function loadRefusalUi() {
+  return loadTs('./ui-refusal.ts', 'runRefusalChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-compact.ts')>} */
+export function loadCompactUi() {
+  return loadTs('./ui-compact.ts', 'runCompactChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-importers.ts')>} */
+export function loadImportersUi() {
+  return loadTs('./ui-importers.ts', 'runImporterChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-search.ts')>} */
+export function loadSearchUi() {
+  return loadTs('./ui-search.ts', 'runSearchChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-sanitize.ts')>} */
+export function loadSanitizeUi() {
+  return loadTs('./ui-sanitize.ts', 'runSanitizeChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-threads.ts')>} */
 export function loadThreadsUi() {
   return loadTs('./ui-threads.ts', 'runThreadChecks');

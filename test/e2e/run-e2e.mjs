@@ -84,6 +84,13 @@
 //      workspace rule picked from the @ popup goes to the scripted server as the <user_rules>
 //      block with the stripped prompt; the Vox Rules view lists it; "Vox: Show System Prompt"
 //      opens the prompt with its $variables resolved.
+//  12. compaction (test/e2e/ui-compact.ts), own code-server session, pass 1 only: two turns with
+//      openai:gpt-e2e, `/compact` in the composer asks the scripted server for the summary, the chat
+//      shows "Context compacted up to here" with the messages above still shown, and the next
+//      prompt's request carries the summary in place of them.
+//  13. the context sanitiser and handoff (test/e2e/ui-sanitize.ts), own code-server session, pass 1
+//      only: inline <think> streamed in chunks lands in the reasoning block; another model picked
+//      gets the <context_handoff> block and the chat's note, also after "Developer: Reload Window".
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 900000). Exit 1 on failure.
@@ -362,8 +369,8 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['threads']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, threads: flag('--no-threads') || chatOnly };
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['sanitize'], ['threads']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });

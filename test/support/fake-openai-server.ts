@@ -23,6 +23,8 @@ export interface FakeToolCall {
   id?: string;
   /** Exact argument pieces, one streamed delta each (joined they are the full argument text). */
   argChunks?: string[];
+  /** OpenAI wire only: a Gemini-style thought signature, sent as `extra_content.google.thought_signature` on the call's first delta. */
+  thoughtSignature?: string;
 }
 
 export interface FakeUsage {
@@ -108,6 +110,8 @@ export interface RecordedRequest {
   /** Parsed JSON body (undefined if the body was not JSON). `any` so tests can index into it freely. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** A streamed response: SSE events written of the scripted total, and whether the client closed the connection before the end. */
+  stream?: { written: number; total: number; clientClosed: boolean };
 }
 
 export interface FakeServer {
@@ -227,7 +231,10 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
     res.end(text);
   };
 
-  const streamEvents = async (req: IncomingMessage, res: ServerResponse, turn: FakeTurn, events: string[], cut?: { after: number; mode: 'drop' | 'stall' }) => {
+  const streamEvents = async (req: IncomingMessage, res: ServerResponse, turn: FakeTurn, events: string[], cut?: { after: number; mode: 'drop' | 'stall' }, rec?: RecordedRequest) => {
+    const progress = { written: 0, total: events.length, clientClosed: false };
+    if (rec) rec.stream = progress;
+    res.on('close', () => void (!res.writableFinished && (progress.clientClosed = true)));
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -247,6 +254,7 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
         if (res.destroyed) return;
       }
       res.write(events[i]);
+      progress.written++;
     }
     if (!cut) return void res.end();
     if (cut.mode === 'drop') {
@@ -307,10 +315,10 @@ export async function startScriptedServer(format: WireFormat, opts: FakeServerOp
         return void res.end();
       }
       case 'turn':
-        return streamEvents(req, res, next, format.encodeTurn(next, rec, seq));
+        return streamEvents(req, res, next, format.encodeTurn(next, rec, seq), undefined, rec);
       case 'drop':
       case 'stall':
-        return streamEvents(req, res, next.turn, format.encodeTurn(next.turn, rec, seq), { after: next.afterEvents, mode: next.kind });
+        return streamEvents(req, res, next.turn, format.encodeTurn(next.turn, rec, seq), { after: next.afterEvents, mode: next.kind }, rec);
     }
   };
 
@@ -381,7 +389,7 @@ export const openAIWire: WireFormat = {
     for (const t of turn.text ?? []) out.push(chunk({ content: t }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ c, i, id: c.id ?? `call_fake${seq}_${i}`, pieces: argPieces(c).pieces }));
     const open = (x: (typeof calls)[number]) =>
-      chunk({ tool_calls: [{ index: x.i, id: x.id, type: 'function', function: { name: x.c.name, arguments: '' } }] });
+      chunk({ tool_calls: [{ index: x.i, id: x.id, type: 'function', function: { name: x.c.name, arguments: '' }, ...(x.c.thoughtSignature !== undefined ? { extra_content: { google: { thought_signature: x.c.thoughtSignature } } } : {}) }] });
     const piece = (x: (typeof calls)[number], p: string) => chunk({ tool_calls: [{ index: x.i, function: { arguments: p } }] });
     if (turn.interleaveToolCalls) {
       for (const x of calls) out.push(open(x));

@@ -96,6 +96,12 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   listPromptHistory: { limit: 20 },
   exportBundle: { path: '/tmp/vox.bundle.json', threadIds: ['t1'] },
   importBundle: { path: '/tmp/vox.bundle.json' },
+  compactThread: { threadId: 'thr:1', mode: 'upTo', messageId: 'msg:1' },
+  listCompactions: { threadId: 'thr:1' },
+  scanExternalSessions: { claudeDir: '/home/u/.claude' },
+  importExternalSessions: { codexDir: '/home/u/.codex', ids: ['codex:01a232c2-075e-7fc1-8460-5edd210956d8'] },
+  searchThreads: { query: 'parser bug', limit: 10 },
+  previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
 };
 
 describe('protocol: every command', () => {

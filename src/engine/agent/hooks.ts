@@ -21,6 +21,7 @@ import type { ToolCall, Usage } from '../providers/types';
 import type { EndedRunStatus } from '../../protocol/events';
 import type { ChatMessage } from '../providers/types';
 import type { AgentTool, ToolResult } from '../tools/types';
+import { VoxError } from '../../protocol/wire/vox-error';
 
 export interface RunInfo { threadId: string; runId: string; workspaceRoot: string; model: string }
 
@@ -56,6 +57,16 @@ export class HookFailure extends Error {
   constructor(readonly hook: string, readonly stage: HookStage, override readonly cause: unknown) {
     super(`${hook} (${stage}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
+}
+
+/**
+ * The text a failed turn shows for `e`: a stopsTurn handler's own typed error (a VoxError, written
+ * for people — the repetition guard's "stopped: the model repeated itself (…)") as it is, any
+ * other failure with the handler named.
+ */
+export function turnFailureText(e: unknown): string {
+  if (e instanceof HookFailure && e.cause instanceof VoxError) return e.cause.message;
+  return e instanceof Error ? e.message : String(e);
 }
 
 export class HookBus {

@@ -8,6 +8,7 @@
 import type { ChatMessage, ToolCall, Usage } from '../providers/types';
 import type { VoxStore } from '../store/store';
 import { TOOL_RESULT_MAX_CHARS } from './limits';
+import { applyRevision } from '../../protocol/revisions';
 
 export interface RebuiltTurn {
   /** The turn's messages after the user's prompt (append them to the history). */
@@ -35,7 +36,7 @@ export function rebuildTurn(store: VoxStore, runId: string): RebuiltTurn {
     } else if (item.kind === 'toolCall') {
       step ??= { content: '', calls: [], results: [] };
       // The provider's call id is not kept; the item id is unique and pairs the call with its result.
-      step.calls.push({ id: item.id, name: item.toolName ?? 'unknown', argumentsJson: item.arguments ?? '{}' });
+      step.calls.push({ id: item.id, name: item.toolName ?? 'unknown', argumentsJson: item.arguments ?? '{}', ...(item.thoughtSignature !== null ? { thoughtSignature: item.thoughtSignature } : {}) });
       step.results.push({ role: 'tool', toolCallId: item.id, name: item.toolName ?? 'unknown', content: item.content.slice(0, TOOL_RESULT_MAX_CHARS), isError: item.isError });
     } else if ((item.kind as string) === 'steer') {
       flush();
@@ -43,6 +44,7 @@ export function rebuildTurn(store: VoxStore, runId: string): RebuiltTurn {
     }
   }
   flush();
-  const text = store.chunksAfter(runId, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
+  // Text chunks, with the replies a refusal retry discarded or salvage revised (SPEC 3.2) revised again.
+  const text = store.chunksAfter(runId, 0).reduce((acc, c) => (c.kind === 'text' ? acc + c.data : applyRevision(acc, c.kind, c.data)), '');
   return { messages, text, nextOrdinal, usage: store.rateLimitWait(runId)?.usageSoFar ?? { inputTokens: 0, outputTokens: 0 } };
 }

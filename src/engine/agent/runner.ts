@@ -10,111 +10,31 @@
 import { allocate, derive } from '../ids/ids';
 import type { ChatMessage, ResolvedModel, ToolCall, ToolSpec, Usage } from '../providers/types';
 import { isProviderError } from '../providers/types';
-import type { VoxStore } from '../store/store';
-import type { TurnStreamRegistry } from '../stream/turn-stream-registry';
-import type { ToolRegistry } from '../tools/registry';
-import type { AgentTool, BackgroundPort, ToolResult } from '../tools/types';
+import type { AgentTool, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
-import type { ApprovalGate, ApprovalPolicy } from '../approvals/approval';
-import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
+import { encodeRefusalRetry, encodeSteer, encodeTextRevised, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
+import { TurnSalvage } from '../salvage/turn-salvage';
 import type { EndedRunStatus } from '../../protocol/events';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
 import { openCommandOutput } from './command-output';
-import type { CommandOutputHub } from '../terminal/hub';
 import { redact } from '../platform/secrets';
-import type { HookBus, RunInfo } from './hooks';
+import { turnFailureText, type RunInfo } from './hooks';
 import type { PermissionDecision } from '../permissions/decide';
-import type { PlanService } from '../plans/service';
 import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
 import { countPrompt, countSourceOf, countText } from '../providers/token-count';
 import type { StopReason } from '../providers/types';
 
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import type { SamplingSettings } from '../../protocol/posture';
+import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
+import { escapeUserInput } from '../sanitize/history';
+import { applyHandoff } from '../handoff/apply';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
-export interface AgentRunnerDeps {
-  store: VoxStore;
-  streams: TurnStreamRegistry;
-  tools: ToolRegistry;
-  /** The policy in force now (read per call: settings changes apply to the next call). */
-  policy: () => ApprovalPolicy;
-  gate: ApprovalGate;
-  systemPrompt?: string;
-  /** The turn's system prompt, $variables resolved (../rules/); without it, systemPrompt or the default and the Plan-mode text. */
-  systemPromptFor?: (threadId: string) => Promise<string>;
-  /** Host facilities every tool call gets (see ToolContext). */
-  toolEnv?: { ripgrepPath?: string };
-  /** Live command output (run_command) streams through this hub into the turn (./command-output.ts). */
-  terminals?: CommandOutputHub;
-  /**
-   * The permission decision of one call (../permissions/): allow, ask (the gate) or deny (never
-   * runs). Without it, `policy` alone decides (ask or run).
-   */
-  permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionDecision;
-  /** Plan / Act of threads and their plans (../plans/): what a turn offers and is told. */
-  plans?: PlanService;
-}
-
-/** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */
-export interface TurnSpec {
-  threadId: string;
-  runId: string;
-  userMessageId: string;
-  model: ResolvedModel;
-  workspaceRoot: string;
-  hooks: HookBus;
-  signal: AbortSignal;
-  /**
-   * Takes the prompts the user asked to steer this turn with (the thread queue's steer requests,
-   * ../runs/queue.ts), removing them from the queue; called at every boundary — before each
-   * model call and before each tool batch, never while a tool runs.
-   */
-  takeSteers?: () => SteerPrompt[];
-  /**
-   * Called when a model call fails: resolves true when the call should be retried (after a
-   * rate-limit wait, ../runs/rate-limit.ts), false when the error stands; it may throw a clearer
-   * error. `attempt` counts the waits of this call so far.
-   */
-  recover?: (error: unknown, attempt: number, usageSoFar: Usage) => Promise<boolean>;
-  /**
-   * A run taken over after a restart, where it waited for a rate limit: the loop rebuilds its
-   * conversation from the store (./resume.ts), waits out the rest of the wait, then goes on.
-   */
-  resume?: { waitOut: () => Promise<unknown> };
-  /**
-   * True when a stop is a suspension, not a cancel: the engine shut down while the run waited for
-   * a rate limit. The run is then left as it stands in the store — running, waiting — for the next
-   * engine to re-arm, and nothing (no message, no `run.ended`) is written.
-   */
-  suspended?: () => boolean;
-  /** The run's background work (../runs/background.ts): the tools' port, reports at the start, settlement at the end. */
-  background?: TurnBackground;
-  /** Sampling settings of every model call of the turn (its posture; absent or null: the provider's default). */
-  sampling?: SamplingSettings;
-  /**
-   * The turn's `<user_rules>` block (../rules/): what the model sees after this turn's user
-   * message, not stored in it (a regenerate of the turn does not double it).
-   */
-  userRules?: string;
-}
-
-export interface TurnBackground {
-  port: BackgroundPort;
-  /** Finished background work of the thread not yet given to a model, as a message (null: none). */
-  takeReport(): string | null;
-  /** Waits for the run's awaited work, then its report (null: the turn may end). */
-  settle(signal: AbortSignal, onWaiting: (titles: string[]) => void): Promise<string | null>;
-}
-
-export interface SteerPrompt { entryId: string; prompt: string }
-
-/** What the model is told in place of a tool call that a steering prompt pre-empted. */
-export const STEERED_TOOL_RESULT = 'Not run: the user sent new instructions before this call started. Read them, then decide again what to do.';
-
-export interface TurnResult { threadId: string; runId: string; status: EndedRunStatus; text: string; error: string | null; usage: Usage }
+export { STEERED_TOOL_RESULT, type AgentRunnerDeps, type SteerPrompt, type TurnBackground, type TurnResult, type TurnSpec } from './turn-spec';
+import { STEERED_TOOL_RESULT, type AgentRunnerDeps, type TurnResult, type TurnSpec } from './turn-spec';
 
 /** Keeps the start and, mostly, the end of a long result (a command's last lines matter most), with a note of what was cut. */
 function truncate(s: string, max: number): string {
@@ -153,14 +73,19 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    const offered = offeredTools(this.deps.tools, this.deps.plans, threadId);
+    const specs: ToolSpec[] = t.model.toolsEnabled ? offered.map((tool) => tool.spec) : [];
+    // SPEC 3.2: false-refusal retry and tool calls written as text (../salvage/); the fence syntax is told to models without native tools.
+    const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
-    const system = this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain();
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r));
+    const system = salvage.systemPrompt(this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain());
+    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
     const last = history[history.length - 1];
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
+    // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
+    await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
-    const specs: ToolSpec[] = t.model.toolsEnabled ? offeredTools(this.deps.tools, this.deps.plans, threadId).map((tool) => tool.spec) : [];
     let finalText = resumed?.text ?? '';
     let itemOrdinal = resumed?.nextOrdinal ?? 0;
     if (resumed) addUsage(usage, resumed.usage);
@@ -187,12 +112,29 @@ export class AgentRunner {
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: prompt });
+        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: escapeUserInput(prompt) });
+        if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
         await hooks.run('beforeModelCall', { ...info, step, messages });
-        const { stepText, calls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
+        const stepStart = finalText.length;
+        const { stepText: rawText, calls: nativeCalls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
         addUsage(usage, stepUsage);
         lastStop = stopReason;
-        await hooks.run('afterModelCall', { ...info, step, text: stepText, toolCalls: calls, usage: stepUsage });
+        await hooks.run('afterModelCall', { ...info, step, text: rawText, toolCalls: nativeCalls, usage: stepUsage });
+        const review = salvage.review(rawText, nativeCalls);
+        if (review.kind === 'retry') {
+          finalText = finalText.slice(0, stepStart); // the refusal leaves the answer; the note keeps it readable
+          const { id, ordinal } = nextItem();
+          store.append({ type: 'run.refusalRetried', threadId, runId, itemId: id, ordinal, discarded: rawText, tools: salvage.toolNames });
+          streams.append(runId, 'refusalRetry', encodeRefusalRetry({ itemId: id, discarded: rawText, tools: salvage.toolNames }));
+          messages.push({ role: 'user', content: review.reminder });
+          continue;
+        }
+        const stepText = review.kind === 'salvaged' ? review.displayText : rawText;
+        const calls = review.kind === 'salvaged' ? review.calls : nativeCalls;
+        if (review.kind === 'salvaged' && stepText !== rawText) {
+          finalText = finalText.slice(0, stepStart) + stepText;
+          streams.append(runId, 'textRevised', encodeTextRevised({ removed: rawText.length, text: stepText }));
+        }
         if (stepText.length > 0) {
           const id = itemId();
           itemOrdinal++;
@@ -200,6 +142,13 @@ export class AgentRunner {
             { type: 'item.started', threadId, runId, itemId: id, ordinal: itemOrdinal - 1, kind: 'text', toolName: null, arguments: null },
             { type: 'item.completed', threadId, runId, itemId: id, status: 'completed', content: stepText, isError: false },
           );
+        }
+        if (review.kind === 'salvaged') {
+          // The calls the model wrote as text run through the same path; their results (and any broken blocks) go back as text.
+          const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
+          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++), STEERED_TOOL_RESULT);
+          separate();
+          continue;
         }
         if (calls.length === 0) {
           // Settlement: awaited background work finishes, and its results go to the model, before the turn ends.
@@ -215,7 +164,7 @@ export class AgentRunner {
         if (steers.length > 0) {
           // The batch never starts: each call gets a "not run" result (the APIs want one per call), then the new instructions.
           for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: STEERED_TOOL_RESULT, isError: true });
-          for (const prompt of steers) messages.push({ role: 'user', content: prompt });
+          for (const prompt of steers) messages.push({ role: 'user', content: escapeUserInput(prompt) });
           separate();
           continue;
         }
@@ -229,7 +178,7 @@ export class AgentRunner {
       const cancelled = signal.aborted || (isProviderError(e) && e.code === 'cancelled') || (e instanceof ToolError && e.code === 'cancelled');
       status = cancelled ? 'cancelled' : 'failed';
       // A provider may echo the key back in its error: never stored or shown (platform/secrets.ts).
-      error = cancelled ? null : redact((e as Error).message ?? String(e));
+      error = cancelled ? null : redact(turnFailureText(e));
     }
     if (status === 'cancelled' && t.suspended?.()) return { threadId, runId, status: 'interrupted', text: finalText, error: null, usage };
     const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : 'failed';
@@ -255,7 +204,7 @@ export class AgentRunner {
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        for await (const ev of t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) })) {
+        for await (const ev of splitReasoning(t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) }))) {
           if (ev.type === 'text' || ev.type === 'reasoning') {
             t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
             if (ev.type === 'text') {
@@ -324,7 +273,7 @@ export class AgentRunner {
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
-      ...(permission ? { permission } : {}),
+      ...(permission ? { permission } : {}), ...(call.thoughtSignature !== undefined ? { thoughtSignature: call.thoughtSignature } : {}),
     });
     streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
     let result: ToolResult | undefined;

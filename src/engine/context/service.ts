@@ -10,6 +10,7 @@ import type { Mention, ResolvedMention } from '../../protocol/mentions';
 import { formatContext } from '../../protocol/mentions';
 import type { CommandResult } from '../../protocol/commands/index';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../agent/history';
+import { TurnSalvage } from '../salvage/turn-salvage';
 import { offeredTools, turnSystemPrompt } from '../plans/offer';
 import type { PlanService } from '../plans/service';
 import type { Host } from '../host';
@@ -75,17 +76,19 @@ export class ContextService {
     const model = await providers.resolve(ref);
     const source = countSourceOf(model);
     const known = p.threadId !== null && store.hasThread(p.threadId);
-    const systemPrompt = this.deps.systemPromptFor
+    const offered = offeredTools(tools, this.deps.plans, known ? p.threadId! : '');
+    // A model without native tools is told the fence syntax in its system prompt (../salvage/), as the runner does.
+    const systemPrompt = new TurnSalvage(offered, model.toolsEnabled).systemPrompt(this.deps.systemPromptFor
       ? await this.deps.systemPromptFor(known ? p.threadId! : null)
-      : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
-    const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt) : buildHistory([], systemPrompt);
+      : turnSystemPrompt(this.deps.plans, known ? p.threadId! : '', this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT));
+    const history: ChatMessage[] = known ? buildHistory(store.activePath(p.threadId!), systemPrompt, (r) => store.steers(r), store.compactions(p.threadId!)) : buildHistory([], systemPrompt);
     const resolved = p.mentions && p.mentions.length > 0 ? await this.resolve(p.mentions, model) : [];
     // The rules the draft would get: its tokens stripped, the block counted with the prompt (as the runner sends it).
     const paths = (p.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);
     const ruled = this.deps.rulesFor && p.draft.length > 0 ? await this.deps.rulesFor(p.draft, paths, known ? p.threadId! : null) : { prompt: p.draft, block: '' };
     const withContext = formatContext(ruled.prompt, resolved);
     const content = ruled.block ? `${withContext}\n\n${ruled.block}` : withContext;
-    const specs = model.toolsEnabled ? offeredTools(tools, this.deps.plans, known ? p.threadId! : '').map((t) => t.spec) : [];
+    const specs = model.toolsEnabled ? offered.map((t) => t.spec) : [];
     const messages: ChatMessage[] = p.draft.length > 0 || resolved.length > 0 ? [...history, { role: 'user', content }] : history;
     const [total, window] = await Promise.all([countPrompt(model, messages, specs), contextWindowOf(model)]);
     const system = history[0]?.content ?? '';

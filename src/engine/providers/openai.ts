@@ -50,6 +50,8 @@ interface PendingToolCall {
   id: string;
   name: string;
   args: string;
+  /** Gemini's OpenAI-compatible API: `extra_content.google.thought_signature`, to be sent back with the call. */
+  signature?: string;
 }
 
 export class OpenAICompatibleProvider implements ModelProvider {
@@ -200,6 +202,8 @@ class ToolCallAssembler {
     if (tc.id) call.id = tc.id;
     if (tc.function?.name && call.name === '') call.name = tc.function.name;
     if (typeof tc.function?.arguments === 'string') call.args += tc.function.arguments;
+    const sig = (tc as { extra_content?: { google?: { thought_signature?: unknown } } }).extra_content?.google?.thought_signature;
+    if (typeof sig === 'string') call.signature = sig;
   }
 
   /** Returns the complete calls in order of appearance and forgets them. */
@@ -208,7 +212,7 @@ class ToolCallAssembler {
       if (c.name === '') {
         throw new ProviderError('malformedStream', `${PROVIDER_LABEL} stream sent a tool call (#${i}) without a function name`);
       }
-      return { id: c.id || `call_${i}`, name: c.name, argumentsJson: c.args };
+      return { id: c.id || `call_${i}`, name: c.name, argumentsJson: c.args, ...(c.signature !== undefined ? { thoughtSignature: c.signature } : {}) };
     });
     this.slots.length = 0;
     this.byWireIndex.clear();
@@ -243,6 +247,8 @@ export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessage
               id: c.id,
               type: 'function',
               function: { name: c.name, arguments: c.argumentsJson },
+              // Gemini's OpenAI-compatible API wants the call's thought signature back, unchanged.
+              ...(c.thoughtSignature !== undefined ? { extra_content: { google: { thought_signature: c.thoughtSignature } } } : {}),
             })),
           };
         }

@@ -73,6 +73,11 @@ export async function countText(source: CountSource, text: string): Promise<numb
   return approximateTokens(text);
 }
 
+/** A synchronous counter of one encoding (the tokenizer loaded once), for code that counts many small texts (../handoff/). */
+export async function textCounter(encoding: Encoding): Promise<(text: string) => number> {
+  return (await loadEncodings())[encoding];
+}
+
 function messageText(m: ChatMessage): string {
   if (m.role === 'assistant' && m.toolCalls?.length) return `${m.content}${m.toolCalls.map((c) => `${c.name}${c.argumentsJson}`).join('')}`;
   return m.content;

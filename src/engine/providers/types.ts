@@ -19,6 +19,12 @@ export interface ToolCall {
   id: string;
   name: string;
   argumentsJson: string;
+  /**
+   * The provider's opaque signature of the call (Gemini's `thoughtSignature`), which its API wants
+   * back unchanged with the call on later requests. Stored with the call's item and replayed byte
+   * for byte; no built-in provider sets it yet (there is no Gemini provider).
+   */
+  thoughtSignature?: string;
 }
 
 export type ChatMessage =

@@ -25,6 +25,7 @@ import type { BackgroundWork } from './background';
 import type { UsageTotals } from '../../protocol/events';
 import { splitContext } from '../../protocol/mentions';
 import { posture as postureValidator, type Posture, type SamplingSettings } from '../../protocol/posture';
+import type { HandoffChoice } from '../handoff/apply';
 
 /** Characters of the first prompt used as a new thread's title. */
 export const THREAD_TITLE_PROMPT_CHARS = 80;
@@ -61,6 +62,8 @@ export interface StartRunRequest {
   parent?: { threadId: string; runId: string };
   /** The `<user_rules>` block, given to the model with the turn's user message (not stored in it). */
   userRules?: string;
+  /** The context handoff the prompt asked for (../handoff/); without it, one is built when the model changed. */
+  handoff?: HandoffChoice;
   /**
    * Prepares the rules of the prompt that runs, synchronously, inside the store's transaction (a
    * queued entry: its latest edit): the stored prompt is the one it returns; its rules and block go with the turn.
@@ -149,6 +152,7 @@ export class RunRegistry {
     return this.launch({
       threadId, runId, userMessageId, model: req.model, workspaceRoot: req.workspaceRoot ?? this.deps.workspaceRoot, kind: req.kind ?? 'thread', hooks: req.hooks, sampling: posture,
       ...(req.userRules || prepared.block ? { userRules: req.userRules ?? prepared.block } : {}),
+      ...(req.handoff ? { handoff: req.handoff } : {}),
     });
   }
 
@@ -196,6 +200,7 @@ export class RunRegistry {
   private launch(spec: {
     threadId: string; runId: string; userMessageId: string; model: ResolvedModel; workspaceRoot: string; kind: RunKind;
     hooks?: ((bus: HookBus) => void) | undefined; resumed?: boolean; sampling?: SamplingSettings | undefined; userRules?: string;
+    handoff?: HandoffChoice;
   }): RunHandle {
     const { store } = this.deps;
     const { threadId, runId, userMessageId, workspaceRoot } = spec;
@@ -216,6 +221,7 @@ export class RunRegistry {
         suspended: () => this.live.get(runId)?.suspended === true,
         ...(spec.sampling ? { sampling: spec.sampling } : {}),
         ...(spec.userRules ? { userRules: spec.userRules } : {}),
+        ...(spec.handoff ? { handoff: spec.handoff } : {}),
         ...(bg ? { background: { port: bg, takeReport: () => bg.takeReport(), settle: (signal, onWaiting) => bg.settle(signal, onWaiting) } } : {}),
       })
       .then(async (r) => {

@@ -22,6 +22,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
   download: ['status'],
   connect: ['provider', 'endpoint', 'status'],
   branch: ['threadId', 'messageId', 'runId', 'count', 'max'],
+  compaction: ['threadId', 'messageId'],
 };
 
 const pickDetails: DetailsOf = (e) => {

@@ -3,6 +3,7 @@
  * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
  */
 import type { SqlDatabase } from './driver';
+import { SEARCH_MIGRATION_VERSION, createSearchIndex } from '../search/index-sync';
 
 export interface Migration {
   version: number;
@@ -251,6 +252,70 @@ export const MIGRATIONS: readonly Migration[] = [
           created_at INTEGER NOT NULL
         );
       `);
+    },
+  },
+  {
+    version: 11,
+    description: 'partial compaction (SPEC 3.7): compacted ranges of threads with their summaries; tool calls\' provider signatures',
+    up(db) {
+      db.exec(`
+        CREATE TABLE compactions (
+          compaction_id   TEXT PRIMARY KEY,
+          thread_id       TEXT    NOT NULL,
+          mode            TEXT    NOT NULL,
+          trigger         TEXT    NOT NULL,
+          from_message_id TEXT    NOT NULL,
+          up_to_message_id TEXT   NOT NULL,
+          -- the path index of up_to_message_id when the compaction was written
+          compact_message_index INTEGER NOT NULL,
+          covered_messages INTEGER NOT NULL,
+          summary         TEXT    NOT NULL,
+          model           TEXT    NOT NULL,
+          input_tokens    INTEGER NOT NULL DEFAULT 0,
+          output_tokens   INTEGER NOT NULL DEFAULT 0,
+          run_id          TEXT,
+          -- the later compaction whose range took this one in (null while it applies)
+          superseded_by   TEXT,
+          created_at      INTEGER NOT NULL
+        );
+        CREATE INDEX compactions_by_thread ON compactions(thread_id, created_at);
+        -- the provider's opaque signature of a tool call (Gemini thoughtSignature), kept byte for byte
+        ALTER TABLE turn_items ADD COLUMN thought_signature TEXT;
+      `);
+    },
+  },
+  {
+    version: 12,
+    description: 'imported sessions (issue 15): the source of a thread, and per-file import bookkeeping',
+    up(db) {
+      db.exec(`
+        -- 'claude-code' | 'codex' | 'cursor' for imported threads, NULL for Vox's own
+        ALTER TABLE threads ADD COLUMN source TEXT;
+        ALTER TABLE threads ADD COLUMN source_id TEXT;
+        -- JSON {cwd, gitBranch, version}
+        ALTER TABLE threads ADD COLUMN source_meta TEXT;
+        CREATE TABLE import_files (
+          path        TEXT PRIMARY KEY,
+          source      TEXT    NOT NULL,
+          thread_id   TEXT,
+          size        INTEGER NOT NULL,
+          mtime_ms    INTEGER NOT NULL,
+          -- bytes consumed (complete lines); a grown file is read from here
+          offset      INTEGER NOT NULL,
+          lines       INTEGER NOT NULL,
+          -- the parser's state after the last import (JSON), or Cursor's last root blob
+          state       TEXT,
+          imported_at INTEGER NOT NULL
+        );
+        CREATE INDEX threads_by_source ON threads(source, source_id);
+      `);
+    },
+  },
+  {
+    version: SEARCH_MIGRATION_VERSION,
+    description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',
+    up(db) {
+      createSearchIndex(db);
     },
   },
 ];

@@ -7,6 +7,8 @@ import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
+import { COMPACTION_PROJECTORS } from './compaction-projections';
+import { currentHead, dropThread, indexMessage, indexToolOutput, moveActive, reindexMessage } from '../search/index-sync';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
@@ -17,8 +19,8 @@ function mustChange(info: RunResult, what: string): void {
 const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'thread.created'(db, e, time) {
     try {
-      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null);
+      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id, source, source_id, source_meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null, e.source ?? null, e.sourceId ?? null, e.sourceMeta ?? null);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new StoreError('conflict', `thread ${e.threadId} already exists`, err);
@@ -31,30 +33,38 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'thread.deleted'(db, e, time) {
     mustChange(db.prepare('UPDATE threads SET deleted = 1, updated_at = ? WHERE id = ?').run(time, e.threadId), `thread ${e.threadId}`);
+    dropThread(db, e.threadId);
   },
   'message.added'(db, e, time) {
+    const head = currentHead(db, e.threadId);
     db.prepare(
       'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(e.messageId, e.threadId, e.parentId, e.role, e.content, e.runId, e.status, time);
     db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.messageId, e.threadId);
+    indexMessage(db, e, head);
   },
   'thread.rewound'(db, e) {
+    const head = currentHead(db, e.threadId);
     if (e.toMessageId !== null) {
       const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
       if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     }
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+    moveActive(db, head, e.toMessageId);
   },
   'thread.branchSwitched'(db, e) {
+    const head = currentHead(db, e.threadId);
     const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
     if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
+    moveActive(db, head, e.toMessageId);
   },
   'message.edited'(db, e, time) {
     mustChange(
       db.prepare("UPDATE messages SET content = ?, edited_at = ? WHERE id = ? AND thread_id = ? AND role = 'assistant'").run(e.content, time, e.messageId, e.threadId),
       `assistant message ${e.messageId} of thread ${e.threadId}`,
     );
+    reindexMessage(db, e.messageId, e.content);
   },
   'checkpoint.captured'(db, e, time) {
     db.prepare(
@@ -77,15 +87,16 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'item.started'(db, e, time) {
     db.prepare(
-      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, created_at)
-       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)`,
-    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, time);
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, permission, thought_signature, created_at)
+       VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, e.thoughtSignature ?? null, time);
   },
   'item.completed'(db, e) {
     mustChange(
       db.prepare('UPDATE turn_items SET status = ?, content = ?, is_error = ? WHERE id = ?').run(e.status, e.content, e.isError ? 1 : 0, e.itemId),
       `turn item ${e.itemId}`,
     );
+    indexToolOutput(db, e);
   },
   'queue.added'(db, e, time) {
     const next = db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS n FROM queue WHERE thread_id = ? AND status = 'queued'").get(e.threadId) as { n: number };
@@ -119,6 +130,13 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
       `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
        VALUES (?, ?, ?, 'steer', 'completed', NULL, NULL, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.prompt, time);
+  },
+  'run.refusalRetried'(db, e, time) {
+    // The discarded reply, readable in the note (`arguments`: the tools the reminder named, as JSON).
+    db.prepare(
+      `INSERT INTO turn_items (id, run_id, ordinal, kind, status, tool_name, arguments, content, created_at)
+       VALUES (?, ?, ?, 'refusalRetry', 'completed', NULL, ?, ?, ?)`,
+    ).run(e.itemId, e.runId, e.ordinal, JSON.stringify(e.tools), e.discarded, time);
   },
   'run.waitingRateLimit'(db, e, time) {
     db.prepare(
@@ -156,7 +174,11 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   'run.settling'() {
     // Shown by clients (the run waits for its awaited background work); nothing to project.
   },
+  'handoff.built'() {
+    // Shown by clients (the chat's handoff note, engine/handoff/); nothing to project.
+  },
   ...PLAN_PROJECTORS,
+  ...COMPACTION_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(

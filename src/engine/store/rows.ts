@@ -22,6 +22,8 @@ export interface RunRow {
 export interface TurnItemRow {
   id: string; runId: string; ordinal: number; kind: ItemKind; status: ItemStatus; toolName: string | null;
   arguments: string | null; content: string; isError: boolean;
+  /** Tool calls: the provider's opaque signature (Gemini thoughtSignature), or null. */
+  thoughtSignature: string | null;
 }
 export interface CheckpointRow {
   threadId: string; ordinal: number; ref: string; runId: string | null; trigger: 'tool' | 'turnEnd' | 'manual'; toolName: string | null;
@@ -47,7 +49,7 @@ export const RUN_COLUMNS = `id, thread_id AS threadId, ordinal, provider, model,
   user_message_id AS userMessageId,
   started_at AS startedAt, ended_at AS endedAt, error, input_tokens AS inputTokens, output_tokens AS outputTokens,
   cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens, posture AS postureJson`;
-export const ITEM_COLUMNS = 'id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError';
+export const ITEM_COLUMNS = 'id, run_id AS runId, ordinal, kind, status, tool_name AS toolName, arguments, content, is_error AS isError, thought_signature AS thoughtSignature';
 export const QUEUE_COLUMNS = `entry_id AS entryId, thread_id AS threadId, prompt, model, position, owner_pid AS ownerPid,
   owner_started_at AS ownerStartedAt, steer, created_at AS createdAt, status, run_id AS runId`;
 export const CHECKPOINT_COLUMNS = `thread_id AS threadId, ordinal, ref, run_id AS runId, trigger, tool_name AS toolName, changed AS changedCount,

@@ -18,9 +18,11 @@ import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
+import { cachingStatements } from './statement-cache';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
 import { promptHistory, recordPrompt, type PromptHistoryRow } from './prompt-history';
+import { threadCompactions, type CompactionRow } from './compaction-reads';
 import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput, type BeginRunOutcome } from './run-lifecycle';
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
@@ -32,6 +34,7 @@ import {
 
 export type { WaitRow } from './wait-reads';
 export type { PromptHistoryRow } from './prompt-history';
+export type { CompactionRow } from './compaction-reads';
 export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, RunRow, ThreadPage, ThreadRow, TurnItemRow } from './rows';
 
 /** Most events returned by one `eventsAfter` call. */
@@ -47,11 +50,14 @@ export class VoxStore {
   private readonly insertEvent;
   private readonly insertChunk;
   private readonly touchThread;
+  /** The database as the projections see it: their statements prepared once (./statement-cache.ts). */
+  private readonly projectionDb: SqlDatabase;
 
   constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now) {
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
+    this.projectionDb = cachingStatements(db);
   }
 
   static open(file: string, opts?: OpenOptions): VoxStore {
@@ -113,14 +119,13 @@ export class VoxStore {
     }
   }
 
-  private appendInTransaction(events: VoxEvent[]): StoredEvent[] {
-    const time = this.now();
+  private appendInTransaction(events: VoxEvent[], time: number = this.now()): StoredEvent[] {
     return events.map((e) => {
       const threadId = 'threadId' in e ? e.threadId : null;
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
       const seq = Number(info.lastInsertRowid);
-      project(this.db, e, time);
+      project(this.projectionDb, e, time);
       if (threadId) this.touchThread.run(seq, threadId);
       return { ...e, seq, time } as StoredEvent;
     });
@@ -342,15 +347,25 @@ export class VoxStore {
    * announced to listeners after the commit; SQLite failures become typed StoreErrors. For the
    * store's writes that check and change in one step (./run-lifecycle.ts).
    */
-  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[]) => T): T {
+  transact<T>(fn: (append: (...events: VoxEvent[]) => StoredEvent[], appendAt: (time: number, ...events: VoxEvent[]) => StoredEvent[]) => T): T {
     const pending: StoredEvent[] = [];
     const out = this.write(() => this.db.transaction(() => fn((...events) => {
       const stored = this.appendInTransaction(events);
       pending.push(...stored);
       return stored;
+    }, (time, ...events) => {
+      // Imported history keeps the source's own times (src/engine/importers/apply.ts).
+      const stored = this.appendInTransaction(events, time);
+      pending.push(...stored);
+      return stored;
     }), 'immediate'));
     this.notify(pending);
     return out;
+  }
+
+  /** The thread's compactions, oldest first (./compaction-reads.ts); history applies those on its path. */
+  compactions(threadId: string): CompactionRow[] {
+    return threadCompactions(this.db, threadId);
   }
 
   /** Adds a prompt as typed to the prompt history (./prompt-history.ts: duplicates collapsed, bounded). */

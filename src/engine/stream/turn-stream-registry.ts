@@ -21,6 +21,7 @@
  * lock, so no chunk can be committed between its store read and its registration.
  */
 import { CHUNK_KIND_NAMES, type ChunkKind as ProtocolChunkKind } from '../../protocol/chunks';
+import { applyRevision, REVISION_KINDS } from '../../protocol/revisions';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 
 /** The chunk kinds are the protocol's (../../protocol/chunks.ts). */
@@ -155,6 +156,7 @@ export class TurnStreamRegistry {
     t.bytes += data.length * 2;
     if (kind === 'text') t.text += data;
     else if (kind === 'reasoning') t.reasoning += data;
+    else if (REVISION_KINDS.includes(kind)) t.text = applyRevision(t.text, kind, data); // SPEC 3.2: a discarded or salvaged reply
     this.evictOverflow(t);
     t.outbox.push(chunk);
     this.drain(t);

@@ -19,6 +19,8 @@ export class AttentionNotifier implements vscode.Disposable {
   /** Runs already reported (a run ends once, but updates can repeat after a resubscribe). */
   private readonly reported = new Set<string>();
   private unseen = 0;
+  /** When this window started watching: a run that ended before it is history (an imported session), not news. */
+  private readonly watchingSince = Date.now();
   private client: EngineClient | undefined;
 
   constructor(private readonly host: EngineHost, private readonly chats: ChatViews, private readonly log: vscode.LogOutputChannel) {
@@ -60,6 +62,7 @@ export class AttentionNotifier implements vscode.Disposable {
     const got = await client.call('getThread', { threadId }).catch(() => null);
     const run = got?.runs.filter((r) => r.status !== 'running').sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0))[0];
     if (!got || !run || this.reported.has(run.id)) return;
+    if (run.endedAt !== null && run.endedAt < this.watchingSince) return; // imported history keeps its own (past) times
     this.reported.add(run.id);
     const attention = runEndedAttention(got.thread, run, { isVariant: this.variantThreads.has(threadId) });
     if (attention) this.tell(attention);

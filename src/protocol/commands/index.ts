@@ -23,6 +23,10 @@ import { branchCommands } from './branches';
 import { ruleCommands } from './rules';
 import { historyCommands } from './history';
 import { bundleCommands } from './bundles';
+import { compactionCommands } from './compaction';
+import { importerCommands } from './importers';
+import { searchCommands } from './search';
+import { handoffCommands } from './handoff';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -42,6 +46,10 @@ export const COMMANDS = {
   ...ruleCommands,
   ...historyCommands,
   ...bundleCommands,
+  ...compactionCommands,
+  ...importerCommands,
+  ...searchCommands,
+  ...handoffCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -62,6 +70,10 @@ export const COMMAND_AREAS = {
   rules: Object.keys(ruleCommands),
   history: Object.keys(historyCommands),
   bundles: Object.keys(bundleCommands),
+  compaction: Object.keys(compactionCommands),
+  importers: Object.keys(importerCommands),
+  search: Object.keys(searchCommands),
+  handoff: Object.keys(handoffCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

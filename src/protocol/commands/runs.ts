@@ -8,6 +8,7 @@ import { MAX_PROMPT_CHARS, name, nonEmpty, seq } from './common';
 import { defineCommand } from './define';
 import { rateLimitWaitView, subscribed } from './threads';
 import { mentionList } from './context';
+import { handoffChoice } from '../handoff';
 
 /** Longest batching delay a client may ask of `subscribeTurn`. */
 export const MAX_TURN_BATCH_DELAY_MS = 1_000;
@@ -40,6 +41,8 @@ export const runCommands = {
       mentions: optional(mentionList),
       /** false: not added to the prompt history (a prompt the client wrote itself, such as "Continue"). */
       history: optional(bool),
+      /** The context handoff this prompt gets (SPEC 5.1, ../handoff.ts), built even without a model change; default: automatic on a change, deltaSinceTargetLastSeen. */
+      handoff: optional(handoffChoice),
     },
     /**
      * `runId` when it started; `queued` when it waits (`runId` null). `rules`: the rules attached

@@ -55,14 +55,22 @@ export const ERROR_CODES = {
   review: ['notAnEdit', 'unknownCall', 'noTurn', 'unknownFile', 'unknownHunk', 'binaryFile', 'tooLarge', 'notAFile', 'cannotPreview'],
   /** The conversation tree: branches, switching, regenerate / retry / edit, compare (../branches.ts). */
   branch: ['unknownMessage', 'wrongThread', 'badLeaves', 'tooLarge', 'emptyContent', 'notRetryable', 'nothingToRegenerate', 'cycle', 'badTarget'],
+  /** Partial compaction (SPEC 3.7): the range asked for, the model's summary. */
+  compaction: ['invalidSummary', 'nothingToCompact', 'unknownMessage', 'badTarget', 'conflict'],
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Bundles: one JSON file of threads, rules and checkpoint ref names (../../engine/bundles/). */
   bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict'],
+  /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
+  guard: ['singleTokenRun', 'ngramCycle'],
+  /** Context handoff across models (SPEC 5.1, engine/handoff/). */
+  handoff: ['manualContextMissing', 'unknownThread'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
   /** Cross-process locks. */
   platform: ['locked'],
+  /** Importing Claude Code, Codex and Cursor sessions (src/engine/importers/). */
+  import: ['missingDir', 'notADirectory', 'unreadable', 'notACursorStore', 'unknownSession'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
   internal: ['internal'],
 } as const satisfies Record<string, readonly string[]>;

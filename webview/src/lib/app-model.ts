@@ -3,6 +3,7 @@
  * (./controller.ts) mutates (a Svelte `$state` proxy in the app, a plain object in tests), and
  * the pure folds of protocol answers into it.
  */
+import type { RevealRequest } from './thread-search';
 import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
@@ -42,6 +43,10 @@ export interface AppModel {
   nextWorkMode?: 'plan' | 'act';
   /** The composer's @-mentions, chips and context meter (./context-state.ts). */
   context: ContextModel;
+  /** A `compactThread` on its way (./compaction-intents.ts). */
+  compacting?: { requestId: string; threadId: string } | null;
+  /** A message to scroll to and highlight in the open thread (a search result: ./thread-search.ts). */
+  reveal?: RevealRequest | null;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }

@@ -37,7 +37,18 @@ export type Block =
   | { kind: 'reasoning'; key: string; text: string; streaming: boolean }
   | { kind: 'tool'; key: string; tool: ToolView }
   /** A queued prompt the turn took mid-run, where it landed; `skippedTools` did not run because of it. */
-  | { kind: 'steer'; key: string; prompt: string; skippedTools: string[] };
+  | { kind: 'steer'; key: string; prompt: string; skippedTools: string[] }
+  /** SPEC 3.2: a false refusal the turn discarded (readable when expanded) before asking the model again. */
+  | { kind: 'refusalRetry'; key: string; discarded: string; tools: string[] };
+
+function refusalBlock(itemId: string, discarded: string, tools: readonly string[]): Block {
+  return { kind: 'refusalRetry', key: `refusal:${itemId}`, discarded, tools: [...tools] };
+}
+
+/** The note block of a refusalRetry item (null for other items). */
+function noteBlock(item: ItemView): Block | null {
+  return item.kind === 'refusalRetry' ? refusalBlock(item.itemId, item.content ?? '', item.tools ?? []) : null;
+}
 
 function steerBlock(itemId: string, prompt: string, skippedTools: readonly string[]): Block {
   return { kind: 'steer', key: `steer:${itemId}`, prompt, skippedTools: [...skippedTools] };
@@ -92,6 +103,9 @@ function liveBlocks(run: RunView): Block[] {
     } else if (seg.kind === 'steer') {
       seen.add(seg.itemId);
       out.push(steerBlock(seg.itemId, seg.prompt, seg.skippedTools));
+    } else if (seg.kind === 'refusalRetry') {
+      seen.add(seg.itemId);
+      out.push(refusalBlock(seg.itemId, seg.discarded, seg.tools));
     } else {
       out.push({ kind: seg.kind, key: `${seg.kind}:${counts[seg.kind]++}`, text: seg.text, streaming: false });
     }
@@ -100,6 +114,7 @@ function liveBlocks(run: RunView): Block[] {
     if (seen.has(item.itemId)) continue;
     if (item.kind === 'toolCall') out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, undefined) });
     else if (item.kind === 'steer') out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
+    else if (item.kind === 'refusalRetry') out.push(noteBlock(item)!);
   }
   markLastStreaming(out, streaming);
   return out;
@@ -112,6 +127,7 @@ function itemBlocks(run: RunView, streaming: boolean): Block[] {
   for (const item of run.items) {
     if (item.kind === 'toolCall') out.push({ kind: 'tool', key: `tool:${item.itemId}`, tool: toolView(run, item.itemId, streamSegmentFor(run, item.itemId)) });
     else if (item.kind === 'steer') out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
+    else if (item.kind === 'refusalRetry') out.push(noteBlock(item)!);
     else if (item.content) out.push({ kind: item.kind, key: `${item.kind}:${counts[item.kind]++}`, text: item.content, streaming: false });
   }
   markLastStreaming(out, streaming);
@@ -138,6 +154,10 @@ function reconcile(run: RunView, finalText: string): Block[] | null {
     }
     if (item.kind === 'steer') {
       out.push(steerBlock(item.itemId, item.content ?? '', item.skippedTools ?? []));
+      continue;
+    }
+    if (item.kind === 'refusalRetry') {
+      out.push(noteBlock(item)!);
       continue;
     }
     if (item.kind !== 'text') continue; // reasoning items come from the stream, placed below
@@ -182,6 +202,7 @@ export function runBlocks(run: RunView): Block[] {
   if (matched) return withReasoning(run, matched);
   const tools: Block[] = run.items.flatMap((i): Block[] => {
     if (i.kind === 'toolCall') return [{ kind: 'tool', key: `tool:${i.itemId}`, tool: toolView(run, i.itemId, streamSegmentFor(run, i.itemId)) }];
+    if (i.kind === 'refusalRetry') return [noteBlock(i)!];
     return i.kind === 'steer' ? [steerBlock(i.itemId, i.content ?? '', i.skippedTools ?? [])] : [];
   });
   if (run.final.content.length > 0) tools.push({ kind: 'text', key: 'text:final', text: run.final.content, streaming: false });

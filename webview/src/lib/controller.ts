@@ -13,6 +13,7 @@
  * subscribes from those seqs, and the reducer drops any overlap.
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
+import { SearchRequests } from './thread-search';
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
 import { COMMANDS, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
 import { MAX_NOTICES, applyModelResult, consoleLogger, type AppModel, type Logger } from './app-model';
@@ -31,6 +32,7 @@ import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
 import { ThreadListLoader } from './thread-list-loader';
+import { CompactionIntents } from './compaction-intents';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -45,6 +47,9 @@ export class Controller extends ControllerIntents {
   private nextNotice = 1;
   /** ArrowUp/ArrowDown prompt recall (./prompt-recall.ts) over the engine's prompt history. */
   readonly recall = new PromptRecall();
+  /** `searchThreads` for the search box (./thread-search.ts). */
+  readonly search = new SearchRequests((c) => this.send(c));
+  private revealSeq = 0;
   /** The model last sent to `prepareModel`. */
   private preparedModel: string | null = null;
   /** When the state is saved with vscode.setState (./state-saver.ts). */
@@ -58,12 +63,14 @@ export class Controller extends ControllerIntents {
   readonly tree: TreeIntents;
   /** The thread list in chunks, merged by id, kept across reopening (./thread-list-loader.ts). */
   readonly threadList: ThreadListLoader;
+  readonly compaction: CompactionIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
     this.threadList = ThreadListLoader.withTimers(model, (c, extra) => void this.send(c, extra));
     this.saver = new StateSaver(model, bridge, log, this.threadList);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
+    this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -122,6 +129,7 @@ export class Controller extends ControllerIntents {
         this.model.focusRequests++;
         return;
       case 'openThread':
+        if (u.threadId && u.messageId) this.requestReveal(u.threadId, u.messageId);
         if (u.threadId) this.openThread(u.threadId);
         return;
     }
@@ -224,6 +232,7 @@ export class Controller extends ControllerIntents {
 
   /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
   private onResult(inReplyTo: string | undefined, raw: unknown): void {
+    this.compaction.settled(inReplyTo);
     const req = this.take(inReplyTo);
     if (!req) return;
     let value: unknown;
@@ -236,6 +245,7 @@ export class Controller extends ControllerIntents {
     if (this.context.onResult(inReplyTo, req.type, value)) return;
     if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
     if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
+    if (this.search.onResult(inReplyTo, req.type, value)) return;
     const m = this.model;
     if (applyModelResult(m, req, value)) return;
     if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
@@ -262,10 +272,12 @@ export class Controller extends ControllerIntents {
   }
 
   private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
+    this.compaction.settled(u.inReplyTo);
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
     if (req?.type === 'listThreads') this.threadList.onError(req.walk);
     if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
+    if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.
@@ -301,6 +313,11 @@ export class Controller extends ControllerIntents {
     this.context.refresh();
   }
 
+  /** Asks the thread's list to scroll to `messageId` and highlight it once it is loaded (../components/MessageReveal.svelte). */
+  requestReveal(threadId: string, messageId: string): void {
+    this.model.reveal = { threadId, messageId, n: ++this.revealSeq };
+  }
+
   newThread(): void {
     this.leaveThread();
     this.model.thread = null;
@@ -332,6 +349,7 @@ export class Controller extends ControllerIntents {
   sendPrompt(opts: { steer?: boolean; /** Send although the meter says it does not fit (the user confirmed). */ force?: boolean } = {}): boolean {
     const prompt = this.model.draft;
     if (prompt.trim().length === 0 || this.model.sending) return false;
+    if (this.compaction.slash(prompt)) return true; // `/compact` runs the command instead of being sent
     if (prompt.length > MAX_PROMPT_CHARS) {
       this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
       return false;

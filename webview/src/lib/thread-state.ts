@@ -18,9 +18,12 @@ import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type
 import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
+import { applyRefusalRetryChunk, applyTextRevisedChunk, type RefusalSegment } from './salvage-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
+import { applyCompactionEvent, isCompactionEvent, type CompactionFields } from './compaction-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
 import type { Posture } from '../../../src/protocol/posture';
+import { handoffView, type HandoffSummary } from './handoff-note';
 import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
@@ -38,7 +41,9 @@ export interface ItemView {
   itemId: string;
   ordinal: number;
   /** `steer`: a queued prompt the turn took at a boundary (`content` is the prompt). */
-  kind: ItemKind | 'steer';
+  kind: ItemKind | 'steer' | 'refusalRetry';
+  /** refusalRetry items (SPEC 3.2): the tools the retry's reminder named (`content` is the discarded reply). */
+  tools?: string[];
   /** Steer items: the tool calls the model had asked for that did not run because of it. */
   skippedTools?: string[];
   toolName: string | null;
@@ -57,7 +62,9 @@ export interface ToolResultView { status: string; content: string; changedPaths:
 export type StreamSegment =
   | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
   | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView; permission?: PermissionInfo }
-  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] };
+  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] }
+  /** A false refusal was discarded here and the model asked again (./salvage-state.ts). */
+  | RefusalSegment;
 
 export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
 
@@ -93,6 +100,8 @@ export interface RunView {
   stopReason?: 'end' | 'length';
   /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
   posture?: Posture;
+  /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */
+  handoff?: HandoffSummary;
 }
 
 export interface BackgroundView {
@@ -105,7 +114,7 @@ export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUn
 /** One row of the open branch (derived from the tree: ./tree-state.ts). */
 export type { Entry };
 
-export interface ThreadState extends PlanFields {
+export interface ThreadState extends PlanFields, CompactionFields {
   threadId: string;
   title: string | null;
   deleted: boolean;
@@ -195,6 +204,10 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     applyQueueEvent((state.queue ??= []), ev); // a state saved by an older build has no queue
     return;
   }
+  if (isCompactionEvent(ev)) {
+    applyCompactionEvent(state, ev);
+    return;
+  }
   switch (ev.type) {
     case 'thread.created':
     case 'thread.renamed':
@@ -253,6 +266,15 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       });
       return;
     }
+    case 'run.refusalRetried': {
+      const run = state.runs[ev.runId];
+      if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
+      insertItem(run, {
+        itemId: ev.itemId, ordinal: ev.ordinal, kind: 'refusalRetry', tools: ev.tools, toolName: null, arguments: null,
+        status: 'completed', content: ev.discarded, isError: false,
+      });
+      return;
+    }
     case 'run.waitingRateLimit': {
       const run = state.runs[ev.runId];
       if (run) run.waiting = { resetAtMs: ev.resetAtMs, autoResume: ev.autoResume, snoozedUntilMs: ev.snoozedUntilMs, attempt: ev.attempt, source: ev.source, message: ev.message };
@@ -279,6 +301,11 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
     case 'run.settling': {
       const run = state.runs[ev.runId];
       if (run) run.settling = true;
+      return;
+    }
+    case 'handoff.built': {
+      const run = state.runs[ev.runId];
+      if (run) run.handoff = handoffView(ev);
       return;
     }
     case 'run.resumed': {
@@ -364,6 +391,12 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
       run.stream.push({ kind: 'steer', itemId: steer.itemId, prompt: steer.prompt, skippedTools: steer.skippedTools });
       return;
     }
+    case 'refusalRetry':
+      applyRefusalRetryChunk(run, chunk.data, warn);
+      return;
+    case 'textRevised':
+      applyTextRevisedChunk(run, chunk.data, warn);
+      return;
     default:
       return; // unknown kind from a newer engine: its seq still counts as seen
   }

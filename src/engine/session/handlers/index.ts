@@ -21,6 +21,10 @@ import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
 import { bundleHandlers } from './bundles';
+import { compactionHandlers } from './compaction';
+import { importerHandlers } from './importers';
+import { searchHandlers } from './search';
+import { handoffHandlers } from './handoff';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -41,6 +45,10 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...branchHandlers,
   ...ruleHandlers,
   ...bundleHandlers,
+  ...compactionHandlers,
+  ...handoffHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
+  ...importerHandlers,
+  ...searchHandlers,
 };

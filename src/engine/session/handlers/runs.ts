@@ -7,6 +7,7 @@ import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
 import type { CommandOf } from '../../../protocol/commands/index';
 import type { RulesService } from '../../rules/service';
 import type { HandlerTable } from './types';
+import { checkChoice } from '../../handoff/apply';
 
 /** The prompt's rules: the paths of its file and folder mentions attach `paths` rules, their labels are known mentions. */
 function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
@@ -38,6 +39,7 @@ export const runHandlers: HandlerTable<RunCommand> = {
         ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
         ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
         ...(r.names.length > 0 ? { rules: r.names, userRules: r.block } : {}),
+        ...(cmd.handoff ? { handoff: checkChoice(cmd.handoff) } : {}),
       });
       return { threadId: h.threadId, runId: h.runId, queued: null, ...ruled, ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}) };
     } catch (e) {

@@ -1,0 +1,10 @@
+/** Typed failures of compaction (SPEC 3.7): a bad target, nothing to compact, a model answer that is not a summary. */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+
+export class CompactionError extends VoxError<'compaction'> {
+  override readonly name = 'CompactionError';
+  readonly domain = 'compaction' as const;
+  constructor(code: ErrorCode<'compaction'>, message: string, readonly details: { threadId?: string; messageId?: string } = {}) {
+    super(code, message);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * UI end to end of importing other agents' sessions (issue 15, items 1 and 6) in a real VS Code
+ * (code-server + Chromium, own session). The session's private HOME holds the recorded fixtures
+ * where the tools keep them — `~/.claude/projects/…` (Claude Code 2.1.332), `~/.codex/sessions/…`
+ * (Codex 0.171.0) — and a Cursor `~/.cursor/chats/<md5>/<agent>/store.db` written in WAL mode.
+ * Called by test/e2e/run-e2e.mjs (`--set importers`); each check is one named, counted check there:
+ *   1. scan: "Vox: Import Sessions…" lists the three sessions with their source, project and
+ *      "not imported" (README picture docs/screenshot-import.png);
+ *   2. import: accepting imports them under a progress notification that ends with the counts;
+ *   3. again: the picker now says "imported" for each (nothing is imported twice);
+ *   4. screenshots.
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import * as h from './harness';
+import { VoxStore } from '../../src/engine/store/store';
+
+import { CURSOR_CONVERSATION, CursorWriter } from '../support/cursor-store';
+import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, type UiCheckOptions, type UiSession } from './ui-session';
+
+export const IMPORTER_CHECKS = {
+  scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported',
+  import: 'importers UI: accepting imports them with a progress notification that ends with the counts',
+  again: 'importers UI: run again, every session shows as imported',
+  screenshots: 'importers UI: screenshots in test-results/ and the README picture',
+} as const;
+
+const README = readmePicture('screenshot-import', 250 * 1024);
+const FIXTURES = path.join(h.REPO_ROOT, 'test/fixtures/importers');
+const CURSOR_WORKSPACE = '/home/dev/shop';
+
+/** The tools' homes inside the session's HOME, as each tool lays them out. */
+function plantHistory(home: string): { cursorDb: Database.Database } {
+  fs.cpSync(path.join(FIXTURES, 'claude-code-2.1'), path.join(home, '.claude'), { recursive: true, filter: (p) => !p.endsWith('requests.log.json') });
+  fs.cpSync(path.join(FIXTURES, 'codex-0.171'), path.join(home, '.codex'), { recursive: true, filter: (p) => !p.endsWith('requests.log.json') });
+  const chat = path.join(home, '.cursor', 'chats', crypto.createHash('md5').update(CURSOR_WORKSPACE).digest('hex'), 'e2e-agent');
+  fs.mkdirSync(chat, { recursive: true });
+  const db = new Database(path.join(chat, 'store.db'));
+  new CursorWriter(db, 'e2e-agent', CURSOR_WORKSPACE).add(...CURSOR_CONVERSATION);
+  return { cursorDb: db };
+}
+
+export async function runImporterChecks(o: UiCheckOptions): Promise<void> {
+  const timed = timedOf(o);
+  const dirs = uiDirs(o, 'importers');
+  const state = { scanned: false, imported: false };
+  const requireState = stateGuard(state, (k) => String(k));
+  let session: UiSession | undefined;
+  let cursorDb: Database.Database | undefined;
+  try {
+    try {
+      h.createSampleWorkspace(dirs.workspace);
+      fs.mkdirSync(dirs.home, { recursive: true });
+      cursorDb = plantHistory(dirs.home).cursorDb;
+      session = await startUiSession(o, { label: 'importers UI', dirs, settings: {} });
+    } catch (e) {
+      const why = `the importers UI session did not start: ${(e as Error).message}`;
+      for (const name of Object.values(IMPORTER_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
+      return;
+    }
+    const { page: p, shots, openWorkbench } = session;
+    const shot = (name: string) => session!.shot(name);
+    const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    const rowText = async (): Promise<string[]> => (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const openPicker = async (): Promise<string[]> => {
+      await h.runCommand(p, 'Vox: Import Sessions…', 45_000, { opensQuickInput: true });
+      await h.waitFor('the import picker with three sessions', 45_000, async () => (await rowText()).length >= 3, 250);
+      return rowText();
+    };
+
+    await o.check(IMPORTER_CHECKS.scan, () =>
+      timed(IMPORTER_CHECKS.scan, async () => {
+        await openWorkbench();
+        const texts = await openPicker();
+        const find = (re: RegExp) => texts.find((t) => re.test(t));
+        const claude = find(/FIXTURE-START: look at hello\.txt.*Claude Code/);
+        const codex = find(/FIXTURE-START: look at hello\.txt.*Codex/);
+        const cursor = find(/Why does the build fail\?.*Cursor · \/home\/dev\/shop/);
+        assert(claude && codex && cursor, `the picker rows read ${JSON.stringify(texts)}`);
+        assert([claude, codex, cursor].every((t) => /not imported/.test(t)), `a row is not "not imported": ${JSON.stringify(texts)}`);
+        await shot(README.shot);
+        await shot('e2e-import-picker');
+        state.scanned = true;
+      }), p);
+
+    await o.check(IMPORTER_CHECKS.import, () =>
+      timed(IMPORTER_CHECKS.import, async () => {
+        requireState('scanned');
+        await p.locator('.quick-input-widget .quick-input-box input').focus();
+        await p.keyboard.press('Enter'); // accept the preselected (not yet imported) sessions
+        await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        // The store says what was imported (the extension's own database, read-only).
+        const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+        const imported = (): { source: string; n: number }[] => {
+          if (!fs.existsSync(dbFile)) return [];
+          const s = VoxStore.open(dbFile, { readonly: true });
+          try {
+            return s.db.prepare('SELECT source, COUNT(*) AS n FROM threads WHERE source IS NOT NULL GROUP BY source ORDER BY source').all() as { source: string; n: number }[];
+          } finally {
+            s.close();
+          }
+        };
+        const toasts = () => p.locator('.notifications-toasts .notification-toast').allInnerTexts();
+        let seen: string[] = [];
+        await h.waitFor('the import to finish', 60_000, async () => {
+          seen = [...new Set([...seen, ...(await toasts()).map((t) => t.replace(/\s+/g, ' '))])];
+          return seen.some((t) => t.includes('Vox imported 3 of 3 sessions'));
+        }, 100).catch(async (e: Error) => {
+          await h.runCommand(p, 'Notifications: Show Notifications', 10_000).catch(() => {});
+          const center = await p.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
+          throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; notification center: ${JSON.stringify(center)}; imported threads: ${JSON.stringify(imported())}`);
+        });
+        assert(!seen.some((t) => /Vox finished/.test(t)), `imported runs were announced as finished: ${JSON.stringify(seen)}`);
+        await shot('e2e-import-done');
+        const text = seen.find((t) => t.includes('Vox imported 3 of 3 sessions'))!;
+        assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
+        const rows = imported();
+        assert(JSON.stringify(rows) === JSON.stringify([{ source: 'claude-code', n: 2 }, { source: 'codex', n: 1 }, { source: 'cursor', n: 1 }]), `the store holds ${JSON.stringify(rows)}`);
+        state.imported = true;
+      }), p);
+
+    await o.check(IMPORTER_CHECKS.again, () =>
+      timed(IMPORTER_CHECKS.again, async () => {
+        requireState('imported');
+        const texts = await openPicker();
+        assert(texts.length === 3 && texts.every((t) => /· imported/.test(t) && !/not imported/.test(t)), `after the import the rows read ${JSON.stringify(texts)}`);
+        await shot('e2e-import-again');
+        await p.keyboard.press('Escape');
+      }), p);
+
+    await o.check(IMPORTER_CHECKS.screenshots, async () => {
+      requireState('imported');
+      checkScreenshots(o, shots, ['e2e-import-picker', 'e2e-import-done', 'e2e-import-again'], README);
+    }, p);
+  } finally {
+    if (session) await session.close();
+    cursorDb?.close();
+  }
+}
