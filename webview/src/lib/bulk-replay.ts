@@ -102,3 +102,41 @@ export class SlicedReplay {
     if (!this.awaitingMore) this.onDone(this.state, this.result);
   }
 }
+
+/**
+ * The controller's intake of a thread's event batches: a long first replay (or a batch behind it)
+ * goes to a SlicedReplay and `swapIn` gets the finished state; anything else is the caller's to
+ * apply in place.
+ */
+export class ReplayIntake {
+  private replay: SlicedReplay | null = null;
+
+  constructor(
+    private readonly warn: Warn,
+    private readonly swapIn: (state: ThreadState, result: EventsResult) => void,
+  ) {}
+
+  /** True when a replay took the batch (started now or queued behind the running one). */
+  take(thread: ThreadState, events: unknown[], more: boolean): boolean {
+    if (this.replay?.threadId === thread.threadId) {
+      this.replay.add(events, more); // behind the replay, in order
+      return true;
+    }
+    const plain = replayTarget(thread, events.length, more);
+    if (!plain) return false;
+    const replay = new SlicedReplay(plain, (state, res) => {
+      if (this.replay !== replay) return;
+      this.replay = null;
+      this.swapIn(state, res);
+    }, this.warn);
+    this.replay = replay;
+    replay.add(events, more);
+    return true;
+  }
+
+  /** The thread was left: a running replay never finishes. */
+  cancel(): void {
+    this.replay?.cancel();
+    this.replay = null;
+  }
+}

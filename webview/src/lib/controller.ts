@@ -23,7 +23,8 @@ import {
   activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type EventsResult, type ThreadState,
 } from './thread-state';
 import { StateSaver } from './state-saver';
-import { SlicedReplay, replayTarget } from './bulk-replay';
+import { ReplayIntake } from './bulk-replay';
+import { applyHostCommand } from './host-commands';
 import { ContextController } from './context-state';
 import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
@@ -55,7 +56,10 @@ export class Controller extends ControllerIntents {
   /** When the state is saved with vscode.setState (./state-saver.ts). */
   private readonly saver: StateSaver;
   /** The open thread's first replay while it is applied in slices (./bulk-replay.ts). */
-  private replay: SlicedReplay | null = null;
+  private readonly replay = new ReplayIntake((w) => this.log.warn(w), (state, res) => {
+    this.model.thread = state;
+    this.afterEvents(state, res, true);
+  });
   private stopListening: (() => void) | null = null;
   /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
   readonly context: ContextController;
@@ -116,30 +120,11 @@ export class Controller extends ControllerIntents {
     }
   }
 
-  private onHostCommand(u: Extract<EngineUpdate, { type: 'hostCommand' }>): void {
-    switch (u.command) {
-      case 'newThread':
-        this.newThread();
-        return;
-      case 'focusComposer':
-        this.model.focusRequests++;
-        return;
-      case 'insertPrompt':
-        if (u.text) this.model.draft = this.model.draft.length > 0 ? `${this.model.draft}\n${u.text}` : u.text;
-        this.model.focusRequests++;
-        return;
-      case 'openThread':
-        if (u.threadId && u.messageId) this.requestReveal(u.threadId, u.messageId);
-        if (u.threadId) this.openThread(u.threadId);
-        return;
-    }
-  }
-
   private onUpdate(u: EngineUpdate): void {
     const m = this.model;
     switch (u.type) {
       case 'hostCommand':
-        this.onHostCommand(u);
+        applyHostCommand(this, u);
         return;
       case 'settings':
         // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
@@ -188,20 +173,7 @@ export class Controller extends ControllerIntents {
   private onEvents(threadId: string | null, events: unknown[], more: boolean): void {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
-    if (this.replay?.threadId === threadId) return this.replay.add(events, more); // behind the replay, in order
-    const plain = replayTarget(thread, events.length, more);
-    if (plain) {
-      // A long thread's first replay: off the proxy, in time slices, swapped in once (./bulk-replay.ts).
-      const replay = new SlicedReplay(plain, (state, res) => {
-        if (this.replay !== replay) return;
-        this.replay = null;
-        this.model.thread = state;
-        this.afterEvents(state, res, true);
-      }, (w) => this.log.warn(w));
-      this.replay = replay;
-      replay.add(events, more);
-      return;
-    }
+    if (this.replay.take(thread, events, more)) return; // a long thread's first replay, or behind it (./bulk-replay.ts)
     this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);
   }
 
@@ -422,8 +394,7 @@ export class Controller extends ControllerIntents {
   }
 
   private leaveThread(): void {
-    this.replay?.cancel();
-    this.replay = null;
+    this.replay.cancel();
     const thread = this.model.thread;
     if (!thread) return;
     this.send({ type: 'unsubscribe', target: `thread:${thread.threadId}` });
