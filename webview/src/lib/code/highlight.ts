@@ -5,39 +5,27 @@
  * webview's first load does not carry them. The schedule and thresholds are in ./languages.ts.
  */
 import { grammarFor, type HighlightedLine, type ThemeKind } from './languages';
+import { nextFrameSlot } from '../frame-slots';
 
 export * from './languages';
 
 /**
- * Blocks take turns, one tokenization per frame: when shiki (or a grammar) arrives, every block on
- * screen is waiting for it, and tokenizing them all in the microtasks of one task would hold the
- * frame for as long as all of them take (a long thread opening on a page of code). One per task
- * is not enough: Chromium runs queued tasks before a due frame until its starvation guard
- * (~100 ms) lets the frame in, so each turn waits for a frame first (or FRAME_WAIT_MAX_MS, so a
- * hidden webview, which draws no frames, still gets its highlighting; outside a page — the
- * unit tests — there are no frames to wait for).
+ * Blocks take turns, one tokenization per frame (../frame-slots.ts): when shiki (or a grammar)
+ * arrives, every block on screen is waiting for it, and tokenizing them all in one task would hold
+ * the frame for as long as all of them take (a long thread opening on a page of code). A grammar's
+ * first load (its module's evaluation builds hundreds of regexes) takes a frame of its own.
  */
-const FRAME_WAIT_MAX_MS = 100;
 let turn: Promise<unknown> = Promise.resolve();
-const nextTask = (): Promise<void> =>
-  new Promise((resolve) => {
-    let done = false;
-    const go = (): void => {
-      if (done) return;
-      done = true;
-      setTimeout(resolve, 0);
-    };
-    const raf = (globalThis as { requestAnimationFrame?: (cb: () => void) => number }).requestAnimationFrame;
-    if (typeof raf === 'function') raf.call(globalThis, go);
-    setTimeout(go, FRAME_WAIT_MAX_MS);
-  });
 
 /** Tokens of `code` (lines of coloured tokens), or null when its language has no grammar here. */
 export async function highlightCode(code: string, lang: string, theme: ThemeKind): Promise<HighlightedLine[] | null> {
   const id = grammarFor(lang);
   if (!id) return null;
   const shiki = await import('./shiki-loader');
-  const mine = turn.then(nextTask).then(() => shiki.tokenize(code, id, theme));
+  const mine = turn
+    .then(nextFrameSlot)
+    .then(() => (shiki.isLoaded(id, theme) ? undefined : shiki.load(id, theme).then(nextFrameSlot)))
+    .then(() => shiki.tokenize(code, id, theme));
   turn = mine.catch(() => undefined);
   return mine;
 }

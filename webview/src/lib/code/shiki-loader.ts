@@ -110,6 +110,9 @@ function loadTheme(h: HighlighterCore, kind: ThemeKind): Promise<void> {
   return p;
 }
 
+/** What `load` finished loading (`lang:<id>`, `theme:<kind>`). */
+const loadedNow = new Set<string>();
+
 /** The shiki ids of the grammars loaded so far (each with the grammars it embeds). */
 export async function loadedLanguages(): Promise<string[]> {
   if (!highlighter) return [];
@@ -126,6 +129,19 @@ export const TOKENIZE_LINE_TIME_LIMIT_MS = 3_000;
 export const TOKENIZE_MAX_LINE_CHARS = 4_000;
 
 /** Tokens of `code` in grammar `id` with theme `kind`: lines of {text, color, fontStyle}. */
+/** Whether the highlighter, grammar `id` and theme `kind` are all loaded (a tokenization then loads nothing). */
+export function isLoaded(id: GrammarId, kind: ThemeKind): boolean {
+  return loadedNow.has(`lang:${id}`) && loadedNow.has(`theme:${kind}`);
+}
+
+/** Loads the highlighter, grammar `id` and theme `kind` (each once). */
+export async function load(id: GrammarId, kind: ThemeKind): Promise<void> {
+  const h = await core();
+  await Promise.all([loadLanguage(h, id), loadTheme(h, kind)]);
+  loadedNow.add(`lang:${id}`);
+  loadedNow.add(`theme:${kind}`);
+}
+
 export async function tokenize(code: string, id: GrammarId, kind: ThemeKind): Promise<HighlightedLine[]> {
   const h = await core();
   await Promise.all([loadLanguage(h, id), loadTheme(h, kind)]);
