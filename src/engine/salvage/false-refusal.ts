@@ -4,7 +4,7 @@
  * whether a model call's text is such a refusal; the agent loop then discards the step and asks
  * once more with a reminder naming the active tools (./turn-salvage.ts, `refusalReminder`).
  *
- * The two patterns are restated from seed 003 §1.2 (ToolRefusalDetector, /work/shared/seeds/
+ * The two patterns are restated from seed 003 §1.2 (ToolRefusalDetector, ../shared/seeds/
  * 003_a10384db0b092a00.txt): REFUSAL_RE and CAPABILITY_RE, both case-insensitive, word-bounded.
  * Two decisions the seed leaves open, made here:
  *  - Lengths are JS string lengths (UTF-16 code units), as everywhere else in Vox.
