@@ -8,6 +8,7 @@
  * parents are fixed once more when the events are applied (./apply.ts), where the store decides.
  */
 import type { UsageTotals } from '../../protocol/events';
+import { redact } from '../platform/secrets';
 import {
   importedItemId, importedMessageId, importedRunId, titleFrom,
   type ImportSource, type ImportTally, type TimedEvent,
@@ -93,7 +94,7 @@ export class ThreadBuilder {
 
   private ensureThread(time: number, titleHint: string | null): void {
     if (this.state.created) return;
-    const title = this.meta.title ?? (titleHint ? titleFrom(titleHint) : null) ?? `${this.source} session`;
+    const title = redact(this.meta.title ?? (titleHint ? titleFrom(titleHint) : null) ?? `${this.source} session`);
     this.state.created = true;
     this.state.title = title;
     this.events.push({
@@ -109,7 +110,7 @@ export class ThreadBuilder {
 
   /** A title the source gives later (a summary line, a custom title): a rename when it differs. */
   rename(title: string, time: number): void {
-    const t = titleFrom(title);
+    const t = titleFrom(redact(title));
     if (!t) return;
     if (!this.state.created) {
       this.meta.title = t;
@@ -122,7 +123,7 @@ export class ThreadBuilder {
 
   private addMessage(key: string, role: 'user' | 'assistant' | 'system', content: string, runId: string | null, time: number): string {
     const messageId = importedMessageId(this.threadId, key);
-    this.events.push({ time, event: { type: 'message.added', threadId: this.threadId, messageId, parentId: this.state.lastMessageId, role, content, runId, status: 'complete' } });
+    this.events.push({ time, event: { type: 'message.added', threadId: this.threadId, messageId, parentId: this.state.lastMessageId, role, content: redact(content), runId, status: 'complete' } });
     this.state.lastMessageId = messageId;
     return messageId;
   }
@@ -156,12 +157,12 @@ export class ThreadBuilder {
     const itemId = importedItemId(run.id, key);
     const ordinal = run.nextItem++;
     run.lastTime = time;
-    this.events.push({ time, event: { type: 'item.started', threadId: this.threadId, runId: run.id, itemId, ordinal, kind, toolName, arguments: args } });
+    this.events.push({ time, event: { type: 'item.started', threadId: this.threadId, runId: run.id, itemId, ordinal, kind, toolName, arguments: args === null ? null : redact(args) } });
     return itemId;
   }
 
   private complete(run: RunState, itemId: string, content: string, isError: boolean, time: number): void {
-    this.events.push({ time, event: { type: 'item.completed', threadId: this.threadId, runId: run.id, itemId, status: isError ? 'failed' : 'completed', content, isError } });
+    this.events.push({ time, event: { type: 'item.completed', threadId: this.threadId, runId: run.id, itemId, status: isError ? 'failed' : 'completed', content: redact(content), isError } });
   }
 
   text(key: string, text: string, time: number): void {
@@ -194,7 +195,7 @@ export class ThreadBuilder {
     const runId = this.state.openCalls[callId];
     if (runId === undefined) return false;
     delete this.state.openCalls[callId];
-    this.events.push({ time, event: { type: 'item.completed', threadId: this.threadId, runId, itemId: importedItemId(runId, callId), status: isError ? 'failed' : 'completed', content: output, isError } });
+    this.events.push({ time, event: { type: 'item.completed', threadId: this.threadId, runId, itemId: importedItemId(runId, callId), status: isError ? 'failed' : 'completed', content: redact(output), isError } });
     return true;
   }
 
