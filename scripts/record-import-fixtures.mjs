@@ -8,12 +8,12 @@
  *
  * Not run by the tests (CI has neither the time nor the packages). Install the CLIs outside the
  * repository first (their platform binaries come from optional deps, so no --omit=optional):
- *   npm install --prefix /tmp/clis-cc20 @anthropic-ai/claude-code@2.0.77
- *   npm install --prefix /tmp/clis-cc21 @anthropic-ai/claude-code@2.1.332
- *   npm install --prefix /tmp/clis-cx63 @openai/codex@0.63.0
- *   npm install --prefix /tmp/clis-cx171 @openai/codex@0.171.0
+ *   npm install --prefix "$CLIS_ROOT/clis-cc20" @anthropic-ai/claude-code@2.0.77
+ *   npm install --prefix "$CLIS_ROOT/clis-cc21" @anthropic-ai/claude-code@2.1.332
+ *   npm install --prefix "$CLIS_ROOT/clis-cx63" @openai/codex@0.63.0
+ *   npm install --prefix "$CLIS_ROOT/clis-cx171" @openai/codex@0.171.0
  * then: node scripts/record-import-fixtures.mjs [claude-code-2.0|claude-code-2.1|codex-0.63|codex-0.171 …]
- * (CLIS_ROOT=/tmp by default: the prefixes above).
+ * (CLIS_ROOT defaults to the system temp folder, os.tmpdir(); set it for the commands above).
  */
 import { createServer } from 'node:http';
 import { spawnSync, spawn } from 'node:child_process';
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(REPO, 'test/fixtures/importers');
-const CLIS_ROOT = process.env.CLIS_ROOT ?? '/tmp';
+const CLIS_ROOT = process.env.CLIS_ROOT ?? os.tmpdir();
 /** Placeholders the fixtures carry instead of this machine's temporary folders. */
 const HOME_PLACEHOLDER = '/FIXTURE_HOME';
 const WORK_PLACEHOLDER = '/FIXTURE_WORK';

@@ -14,16 +14,14 @@
  * compatibility), broken ones are reported through `warn` and skipped; nothing here throws on
  * wire data.
  */
-import { eventEnvelope, type ItemKind, type ItemStatus, type MessageStatus, type RunStatus, type StoredEvent, type UsageTotals } from '../../../src/protocol/events';
-import { applyUpdate, emptyView, type CommandOutputView } from '../../../src/protocol/terminal';
+import { eventEnvelope, type StoredEvent } from '../../../src/protocol/events';
+import { applyUpdate, emptyView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
-import { applyRefusalRetryChunk, applyTextRevisedChunk, type RefusalSegment } from './salvage-state';
+import { applyRefusalRetryChunk, applyTextRevisedChunk } from './salvage-state';
 import { applyPlanEvent, isPlanEvent, type PlanFields } from './plan-state';
 import { applyCompactionEvent, isCompactionEvent, type CompactionFields } from './compaction-state';
-import type { PermissionInfo } from '../../../src/protocol/events';
-import type { Posture } from '../../../src/protocol/posture';
-import { handoffView, type HandoffSummary } from './handoff-note';
+import { handoffView } from './handoff-note';
 import { addMessage, addRun, createTree, editMessage, finishBatch, isTree, moveHead, type Entry, type TreeFields } from './tree-state';
 
 export type { QueuedView };
@@ -37,79 +35,8 @@ export type TurnEndStatus = 'completed' | 'cancelled' | 'failed' | 'interrupted'
 export type Warn = (message: string) => void;
 
 
-export interface ItemView {
-  itemId: string;
-  ordinal: number;
-  /** `steer`: a queued prompt the turn took at a boundary (`content` is the prompt). */
-  kind: ItemKind | 'steer' | 'refusalRetry';
-  /** refusalRetry items (SPEC 3.2): the tools the retry's reminder named (`content` is the discarded reply). */
-  tools?: string[];
-  /** Steer items: the tool calls the model had asked for that did not run because of it. */
-  skippedTools?: string[];
-  toolName: string | null;
-  arguments: string | null;
-  status: ItemStatus;
-  /** Set by item.completed: the step's text, or the tool's result. */
-  content: string | null;
-  isError: boolean;
-  /** Tool calls: what the permission rules or mode decided (the rule that allowed or denied it). */
-  permission?: PermissionInfo;
-}
-
-export interface ToolResultView { status: string; content: string; changedPaths: string[] }
-
-/** One piece of a run's live stream, in chunk order. */
-export type StreamSegment =
-  | { kind: 'text' | 'reasoning'; text: string; /** tool segments before this one (for placement after the run ends) */ toolsBefore: number }
-  | { kind: 'tool'; itemId: string; callId: string; name: string; arguments: string; result: ToolResultView | null; output?: CommandOutputView; permission?: PermissionInfo }
-  | { kind: 'steer'; itemId: string; prompt: string; skippedTools: string[] }
-  /** A false refusal was discarded here and the model asked again (./salvage-state.ts). */
-  | RefusalSegment;
-
-export interface FinalMessage { messageId: string; content: string; status: MessageStatus }
-
-export interface RunView {
-  runId: string;
-  ordinal: number;
-  provider: string;
-  model: string;
-  userMessageId: string;
-  status: RunStatus;
-  error: string | null;
-  usage: UsageTotals | null;
-  /** Items from events, ordered by ordinal. */
-  items: ItemView[];
-  /** Segments from live chunks, in seq order. */
-  stream: StreamSegment[];
-  lastChunkSeq: number;
-  /** A `turnEnded` update arrived: no more chunks will come. */
-  streamEnded: boolean;
-  /** The engine could not stream this turn (e.g. it left memory): render from events only. */
-  streamUnavailable: boolean;
-  /** Latest `status` chunk text (e.g. "waiting for rate limit"), if any. */
-  statusText: string | null;
-  /** The assistant message that closed the run; it replaces the streamed text. */
-  final: FinalMessage | null;
-  /** Set while the run waits for a rate limit (from run.waitingRateLimit / run.rateLimitChanged; cleared by run.resumed). */
-  waiting?: WaitingView | null;
-  /** Subagents and background commands the run started (background.* events), in start order. */
-  background?: BackgroundView[];
-  /** The model answered; the run waits for its awaited background work (run.settling) before it goes on. */
-  settling?: boolean;
-  /** `length`: the reply stopped at the output-token limit (run.ended); the run offers Continue. */
-  stopReason?: 'end' | 'length';
-  /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
-  posture?: Posture;
-  /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */
-  handoff?: HandoffSummary;
-}
-
-export interface BackgroundView {
-  handle: string; kind: 'command' | 'subagent'; title: string; awaited: boolean; childThreadId: string | null;
-  status: 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
-}
-
-export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
+export type { BackgroundView, FinalMessage, ItemView, RunView, StreamSegment, ToolResultView, WaitingView } from './run-views';
+import type { ItemView, RunView, StreamSegment, ToolResultView } from './run-views';
 
 /** One row of the open branch (derived from the tree: ./tree-state.ts). */
 export type { Entry };
