@@ -14,6 +14,7 @@ import { hostCommandUpdate } from './host';
 import { approvalRequest } from './commands/approvals';
 import { settingsView } from './commands/settings';
 import { variantPoolView } from './commands/variants';
+import { mcpServerListView } from './commands/mcp';
 
 const inReplyTo = optional(str);
 
@@ -52,6 +53,9 @@ export const threadChangedUpdate = object({ type: literal('threadChanged'), thre
 /** From `watchVariants`: every pool, after any change. */
 export const variantsUpdate = object({ type: literal('variants'), pools: arrayOf(variantPoolView) });
 
+/** From `watchMcpServers`: every MCP server, after any change. */
+export const mcpServersUpdate = object({ type: literal('mcpServers'), ...mcpServerListView.shape });
+
 export const updateEnvelope = forwardCompatible({
   hostCommand: hostCommandUpdate,
   result: resultUpdate,
@@ -64,6 +68,7 @@ export const updateEnvelope = forwardCompatible({
   settings: settingsUpdate,
   threadChanged: threadChangedUpdate,
   variants: variantsUpdate,
+  mcpServers: mcpServersUpdate,
 }) as ForwardCompatibleEnvelope<EngineUpdate>;
 
 export type EngineUpdate =
@@ -77,7 +82,8 @@ export type EngineUpdate =
   | Infer<typeof approvalSettledUpdate>
   | Infer<typeof settingsUpdate>
   | Infer<typeof threadChangedUpdate>
-  | Infer<typeof variantsUpdate>;
+  | Infer<typeof variantsUpdate>
+  | Infer<typeof mcpServersUpdate>;
 export type UpdateOf<K extends EngineUpdate['type']> = Extract<EngineUpdate, { type: K }>;
 
 export { wireError, approvalRequest };

@@ -102,6 +102,14 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   importExternalSessions: { codexDir: '/home/u/.codex', ids: ['codex:01a232c2-075e-7fc1-8460-5edd210956d8'] },
   searchThreads: { query: 'parser bug', limit: 10 },
   previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
+  listMcpServers: {},
+  watchMcpServers: {},
+  restartMcpServer: { name: 'github' },
+  setMcpServerEnabled: { name: 'github', enabled: false },
+  setMcpToolEnabled: { name: 'github', tool: 'create_issue', enabled: false },
+  authenticateMcpServer: { name: 'github' },
+  readMcpResource: { server: 'docs', uri: 'file:///readme.md' },
+  getMcpPrompt: { server: 'docs', name: 'summarise', arguments: { topic: 'x' } },
 };
 
 describe('protocol: every command', () => {

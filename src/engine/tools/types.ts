@@ -79,13 +79,31 @@ export interface ToolResult {
   isError?: boolean;
   /** Workspace-relative paths this call changed (write tools), for checkpoints and the UI. */
   changedPaths?: string[];
+  /** An MCP App (SPEC 5.3) the call returned: a UI resource the chat renders in a sandboxed frame. */
+  app?: McpAppResource;
 }
+
+/** A UI resource an MCP tool returned (`ui://…`, HTML), as the chat renders it (../mcp/, ../mcp-apps/). */
+export interface McpAppResource {
+  /** The resource URI, e.g. `ui://weather/widget`. */
+  uri: string;
+  /** The HTML document (rendered in a sandboxed iframe, never same-origin with the chat). */
+  html: string;
+  /** The server that returned it. */
+  server: string;
+  title: string | null;
+}
+
+/** Where a tool comes from: a built-in, or a tool of an MCP server (the tool-catalog guard counts these). */
+export type ToolOrigin = { kind: 'builtin' } | { kind: 'mcp'; server: string; tool: string };
 
 export interface AgentTool<A = unknown> {
   spec: ToolSpec;
   toolClass: ToolClass;
   /** True when the tool can change files or run arbitrary code. */
   mutating: boolean;
+  /** Absent: a built-in. MCP tools carry their server and own name. */
+  origin?: ToolOrigin;
   /** Parses and validates the model's raw JSON arguments; throws `ToolError('invalidArguments')`. */
   parseArgs(argumentsJson: string): A;
   run(args: A, ctx: ToolContext): Promise<ToolResult>;

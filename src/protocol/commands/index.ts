@@ -27,6 +27,7 @@ import { compactionCommands } from './compaction';
 import { importerCommands } from './importers';
 import { searchCommands } from './search';
 import { handoffCommands } from './handoff';
+import { mcpCommands } from './mcp';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -50,6 +51,7 @@ export const COMMANDS = {
   ...importerCommands,
   ...searchCommands,
   ...handoffCommands,
+  ...mcpCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -74,6 +76,7 @@ export const COMMAND_AREAS = {
   importers: Object.keys(importerCommands),
   search: Object.keys(searchCommands),
   handoff: Object.keys(handoffCommands),
+  mcp: Object.keys(mcpCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

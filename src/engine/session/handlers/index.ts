@@ -25,6 +25,7 @@ import { compactionHandlers } from './compaction';
 import { importerHandlers } from './importers';
 import { searchHandlers } from './search';
 import { handoffHandlers } from './handoff';
+import { mcpHandlers } from './mcp';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -47,6 +48,7 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...bundleHandlers,
   ...compactionHandlers,
   ...handoffHandlers,
+  ...mcpHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
