@@ -91,6 +91,47 @@ export interface Host {
   rulesSettings?(): RulesSettings | undefined;
   /** Persists the user rules (VS Code: the global `vox.rules`); absent: this host keeps none. */
   setUserRules?(rules: unknown[]): Promise<void>;
+  /**
+   * Secrets the engine keeps for itself (MCP: OAuth tokens of servers Vox signs in to, the key of
+   * Vox's own MCP server's client ids). VS Code: SecretStorage; the CLI: memory. Never logged,
+   * never stored elsewhere. Absent: nothing is kept across restarts.
+   */
+  secretStore?: HostSecretStore;
+  /**
+   * MCP client settings (VS Code: `vox.mcp.servers`, `vox.mcp.disabledServers`, `vox.mcp.disabledTools`,
+   * `vox.mcp.toolCatalogThreshold`), validated by the engine (../engine/mcp/); undefined: the defaults.
+   */
+  mcpSettings?(): McpSettings | undefined;
+  /** Persists MCP settings (VS Code: the workspace settings); absent: changes last until restart. */
+  setMcpSettings?(patch: Partial<McpSettings>): Promise<void>;
+}
+
+/** A small key → string store for engine secrets (keys are namespaced by the caller, e.g. `vox.mcp.oauth.<server>`). */
+export interface HostSecretStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** A secret store in memory (tests, the CLI). */
+export function memorySecretStore(): HostSecretStore {
+  const values = new Map<string, string>();
+  return {
+    get: async (k) => values.get(k),
+    set: async (k, v) => void values.set(k, v),
+    delete: async (k) => void values.delete(k),
+  };
+}
+
+export interface McpSettings {
+  /** Raw server definitions `{name: {command, args, env} | {type: 'http'|'sse', url, headers}}` (same shape as .mcp.json's mcpServers). */
+  servers?: unknown;
+  /** Names of servers the user disabled. */
+  disabledServers?: string[];
+  /** `server/tool` of tools the user disabled. */
+  disabledTools?: string[];
+  /** Above this many active MCP tools the model sees the 3 meta-tools (SPEC 3.3; default 12). */
+  toolCatalogThreshold?: number;
 }
 
 export interface RulesSettings {
@@ -115,6 +156,9 @@ export function environmentHost(opts: {
   memento?: HostMemento;
   /** Rule settings (the CLI: none by default; tests pass user rules). */
   rules?: RulesSettings;
+  /** MCP settings (tests; the CLI reads only the workspace's config files). */
+  mcp?: McpSettings;
+  secretStore?: HostSecretStore;
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
@@ -144,6 +188,8 @@ export function environmentHost(opts: {
     secret: async (name) => env[SECRET_ENV[name]] || undefined,
     ...(opts.memento ? { memento: opts.memento } : {}),
     ...(opts.rules ? { rulesSettings: () => opts.rules } : {}),
+    secretStore: opts.secretStore ?? memorySecretStore(),
+    ...(opts.mcp ? { mcpSettings: () => opts.mcp } : {}),
     notify: opts.notify ?? ((n) => process.stderr.write(`[vox] ${n.source}: ${n.message}\n`)),
     onExternalChange: () => () => undefined,
     onSettingsChange(l) {

@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
-import type { Host, HostMemento, HostNotice, RulesSettings } from '../engine/host';
+import type { Host, HostMemento, HostNotice, HostSecretStore, McpSettings, RulesSettings } from '../engine/host';
 import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
@@ -113,6 +113,30 @@ export class EngineHost implements Host, vscode.Disposable {
   /** User rules are the user's (global) `vox.rules`. */
   async setUserRules(rules: unknown[]): Promise<void> {
     await vscode.workspace.getConfiguration('vox').update('rules', rules, vscode.ConfigurationTarget.Global);
+  }
+
+  /** Engine secrets (MCP OAuth tokens, the MCP server's key) in SecretStorage, under a `vox.engine.` prefix. */
+  readonly secretStore: HostSecretStore = {
+    get: async (key) => (await this.ctx.secrets.get(`vox.engine.${key}`)) || undefined,
+    set: async (key, value) => this.ctx.secrets.store(`vox.engine.${key}`, value),
+    delete: async (key) => this.ctx.secrets.delete(`vox.engine.${key}`),
+  };
+
+  mcpSettings(): McpSettings {
+    const cfg = vscode.workspace.getConfiguration('vox.mcp');
+    return {
+      servers: cfg.get('servers'),
+      disabledServers: cfg.get<string[]>('disabledServers') ?? [],
+      disabledTools: cfg.get<string[]>('disabledTools') ?? [],
+      toolCatalogThreshold: cfg.get<number>('toolCatalogThreshold'),
+    };
+  }
+
+  /** MCP choices are the workspace's (without a folder open, the user's). */
+  async setMcpSettings(patch: Partial<McpSettings>): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration('vox.mcp');
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    for (const [key, value] of Object.entries(patch)) await cfg.update(key, value, target);
   }
 
   providerSettings(): ProviderSettings {
