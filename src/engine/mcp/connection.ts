@@ -179,7 +179,10 @@ export class McpServerConnection {
         return;
       }
       const tail = this.stderrTail.trim() ? ` (stderr: ${redact(this.stderrTail.trim()).slice(-500)})` : '';
-      this.scheduleRestart(`${mapCallError(e, this.spec.name, 'the connection', this.deps.timeouts.connectMs).message}${tail}`);
+      const why = e instanceof SdkMcpError && e.code === ErrorCode.ConnectionClosed
+        ? `MCP server ${this.spec.name} exited while starting.`
+        : mapCallError(e, this.spec.name, 'the connection', this.deps.timeouts.connectMs).message;
+      this.scheduleRestart(`${why}${tail}`);
     }
   }
 
@@ -239,7 +242,8 @@ export class McpServerConnection {
   }
 
   private onClosed(gen: number): void {
-    if (gen !== this.generation || this.stopped) return;
+    // A close during the handshake is the handshake's failure (connect handles it).
+    if (gen !== this.generation || this.stopped || this.client === null) return;
     this.client = null;
     this.wire = null;
     if (Date.now() - this.connectedAt > STABLE_CONNECTION_MS) this.attempt = 0;

@@ -337,7 +337,8 @@ export class McpManager {
   async getPrompt(server: string, name: string, args: unknown): Promise<{ text: string; description: string | null }> {
     await this.ensureStarted();
     const conn = this.get(server);
-    if (!conn.prompts.some((p) => p.name === name)) throw new McpError('unknownPrompt', `MCP server ${server} has no prompt named ${JSON.stringify(name.slice(0, 80))}.`);
+    const listed = conn.prompts.find((p) => p.name === name);
+    if (!listed) throw new McpError('unknownPrompt', `MCP server ${server} has no prompt named ${JSON.stringify(name.slice(0, 80))}.`);
     const strArgs: Record<string, string> = {};
     if (args !== undefined && args !== null) {
       if (typeof args !== 'object' || Array.isArray(args)) throw new McpError('invalidArguments', 'Prompt arguments must be an object of strings.');
@@ -353,7 +354,7 @@ export class McpManager {
       if (c.type === 'resource' && 'text' in c.resource && typeof c.resource.text === 'string') return c.resource.text;
       return `[${c.type}]`;
     });
-    return { text: boundResult(parts.join('\n\n'), MAX_RESOURCE_TEXT_CHARS), description: r.description ?? null };
+    return { text: boundResult(parts.join('\n\n'), MAX_RESOURCE_TEXT_CHARS), description: r.description ?? listed.description ?? null };
   }
 
   /** Every listed resource of the connected, enabled servers (@-mention suggestions). */

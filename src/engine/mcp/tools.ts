@@ -12,6 +12,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { cutText, TOOL_OUTPUT_BUDGET_CHARS } from '../tools/text';
 import { ToolError, type AgentTool, type McpAppResource, type ToolResult } from '../tools/types';
 import type { McpServerConnection } from './connection';
+import { McpError } from './errors';
 
 /** Longest tool name providers accept (OpenAI and Anthropic: 64). */
 export const MAX_TOOL_NAME_CHARS = 64;
@@ -113,7 +114,14 @@ export function mcpAgentTool(conn: McpServerConnection, tool: Tool, qualifiedNam
     origin: { kind: 'mcp', server, tool: tool.name },
     parseArgs: parseObjectArgs,
     async run(args, ctx): Promise<ToolResult> {
-      const r = await conn.callTool(tool.name, args, ctx.signal);
+      let r: CallToolResult;
+      try {
+        r = await conn.callTool(tool.name, args, ctx.signal);
+      } catch (e) {
+        // A timeout, a crash, a refusal: the model reads what happened, with Vox's code; a cancel stays a cancel.
+        if (e instanceof McpError) return { content: `Error (${e.code}): ${e.message}`, isError: true };
+        throw e;
+      }
       const { text, embeddedApp } = flattenResult(r);
       let app: McpAppResource | undefined;
       let note = '';

@@ -18,9 +18,9 @@ export function buildServer(opts = {}) {
   server.registerTool('write_note', {
     description: 'Pretends to write a note (not read-only).', inputSchema: { text: z.string() },
   }, async ({ text }) => ({ content: [{ type: 'text', text: `wrote note: ${text}` }] }));
-  server.registerTool('hang', { description: 'Never answers.' }, () => new Promise(() => undefined));
+  server.registerTool('hang', { description: 'Never answers.', annotations: { readOnlyHint: true } }, () => new Promise(() => undefined));
   // Never in a server that lives in the test's own process (the HTTP ones).
-  if (!opts.inProcess) server.registerTool('crash', { description: 'Kills its own process mid-call.' }, async () => {
+  if (!opts.inProcess) server.registerTool('crash', { description: 'Kills its own process mid-call.', annotations: { readOnlyHint: true } }, async () => {
     setTimeout(() => process.exit(3), 10);
     return new Promise(() => undefined);
   });
@@ -54,7 +54,7 @@ export function buildServer(opts = {}) {
   server.registerPrompt('review', { description: 'Review a file', argsSchema: { file: z.string() } }, ({ file }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Please review ${file} carefully.` } }],
   }));
-  server.registerTool('add_tool', { description: 'Adds a tool named `added` (listChanged).' }, async () => {
+  server.registerTool('add_tool', { description: 'Adds a tool named `added` (listChanged).', annotations: { readOnlyHint: true } }, async () => {
     if (!server.isConnected()) return { content: [{ type: 'text', text: 'not connected' }] };
     server.registerTool('added', { description: 'Added at run time.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'added works' }] }));
     return { content: [{ type: 'text', text: 'added' }] };
