@@ -62,14 +62,15 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.equal(toolMessage(rig.model.requests[1], 'mcp__t__write_note'), 'wrote note: n1');
   });
 
-  it('a permission rule matches an MCP tool by its qualified name', async () => {
+  it('permission rules match an MCP tool by its qualified name, and mcp__<server>__* all of a server', async () => {
     rig = await mcpRig({
-      responses: [toolCallTurn([{ name: 'mcp__t__write_note', args: { text: 'n' } }]), textTurn('ok')],
-      hostSetup: (h) => (h.permissions = { rules: [{ action: 'deny', tool: 'mcp__t__write_note', reason: 'no notes' }] }),
+      responses: [toolCallTurn([{ name: 'mcp__t__write_note', args: { text: 'n' } }, { name: 'mcp__t__echo', args: { message: 'm' } }]), textTurn('ok')],
+      hostSetup: (h) => (h.permissions = { rules: [{ action: 'deny', tool: 'mcp__t__write_note', reason: 'no notes' }, { action: 'deny', tool: 'mcp__t__*', reason: 'server t is off limits' }, { action: 'deny', tool: 'mcp__other__*' }] }),
     });
     await rig.client.call('sendPrompt', { threadId: null, prompt: 'write' });
     await runEnded(rig.client);
     assert.match(toolMessage(rig.model.requests[1], 'mcp__t__write_note') ?? '', /^Not run: .*no notes/);
+    assert.match(toolMessage(rig.model.requests[1], 'mcp__t__echo') ?? '', /^Not run: .*server t is off limits/);
   });
 
   it('a hung call ends with a timeout error to the model and the turn ends', async () => {
