@@ -84,6 +84,23 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
   });
 
+  it("stopping the turn cancels a pending MCP call at once (the turn's AbortSignal reaches the call)", async () => {
+    rig = await mcpRig({ responses: [toolCallTurn([{ name: 'mcp__t__hang', args: {} }]), textTurn('never')], config: { mcp: { timeouts: { callMs: 600_000 } } } });
+    const chunks: string[] = [];
+    const ended: string[] = [];
+    rig.client.on('turnChunks', (u) => chunks.push(...u.chunks.map((c) => (c as { kind: string }).kind)));
+    rig.client.on('turnEnded', (u) => ended.push(u.status));
+    const { runId } = await rig.client.call('sendPrompt', { threadId: null, prompt: 'hang' });
+    await rig.client.call('subscribeTurn', { turnId: runId, afterSeq: 0 });
+    await until('the call to be under way', () => chunks.includes('toolCall'));
+    await rig.client.call('cancelRun', { runId });
+    await runEnded(rig.client);
+    await until('the turn to end', () => ended.length === 1);
+    assert.equal(ended[0], 'cancelled');
+    assert.equal(rig.model.requests.length, 1, 'the turn ended without another model call');
+    assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
+  });
+
   it('a crash mid-call is an error for that call; the server restarts with backoff (status visible) and works again', async () => {
     const startLog = path.join(makeTmpDir('vox-mcp-log-'), 'starts.log');
     rig = await mcpRig({
