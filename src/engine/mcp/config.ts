@@ -217,7 +217,7 @@ function vscodeExpander(ctx: ParseContext): Expand {
     if (inner === 'userHome') return ctx.home ?? os.homedir();
     if (inner === 'pathSeparator') return path.sep;
     if (inner.startsWith('env:')) return ctx.env[inner.slice(4)] ?? '';
-    if (inner.startsWith('input:')) throw new EntryError(`${whole.slice(0, 60)} asks VS Code for an input, which Vox does not support; put the value in "env" or use \${env:NAME}`);
+    if (inner.startsWith('input:')) throw new EntryError(`${whole.slice(0, 60)} asks VS Code for an input, which Vox does not support; write the value in "env" / "headers" or use \${env:NAME}`);
     throw new EntryError(`unsupported variable ${whole.slice(0, 60)}`);
   });
 }
