@@ -373,11 +373,12 @@ export class McpManager {
     this.disposed = true;
     this.stopSettings();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
-    await this.started?.catch(() => undefined);
+    // Stopping first ends a start that is stuck in its handshake (then the first start settles at once).
     const conns = [...this.conns.entries()];
     this.conns.clear();
     for (const [name] of conns) this.unregister(name);
     await Promise.all(conns.map(([, c]) => c.stop()));
+    await this.started?.catch(() => undefined);
     await Promise.all([...this.oauthSessions.values()].map((s) => s.close().catch(() => undefined)));
     this.oauthSessions.clear();
     this.listeners.clear();
