@@ -37,6 +37,21 @@ describe('MCP client: HTTP servers and the config files', function () {
     assert.ok(!http.requests.some((r) => r.startsWith('GET /messages')), 'no SSE fallback was needed');
   });
 
+  it('an HTTP server that goes away: the call is an error, the client reconnects with backoff and then gives up', async () => {
+    http = await startMcpHttpServer('streamable');
+    rig = await mcpRig({ files: { '.mcp.json': JSON.stringify({ mcpServers: { web: { type: 'http', url: http.url } } }) } });
+    assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
+    await http.close();
+    http = undefined;
+    const tool = rig.services.tools.lookup('mcp__web__echo');
+    const r = await tool.run({ message: 'x' }, { workspaceRoot: rig.dir, signal: new AbortController().signal });
+    assert.equal(r.isError, true);
+    assert.match(r.content, /^Error \(protocolError\): MCP server web failed the call of echo/);
+    assert.equal(rig.services.mcp.list().servers[0]!.status, 'restarting');
+    await until('it to give up', () => rig!.services.mcp.list().servers[0]!.status === 'failed');
+    assert.ok(!rig.services.tools.list().some((t) => t.origin?.kind === 'mcp'), 'its tools left the agent');
+  });
+
   it('an SSE-only server: the streamable POST gets 405 and the client falls back to SSE', async () => {
     http = await startMcpHttpServer('sseOnly');
     rig = await mcpRig({ files: { '.mcp.json': JSON.stringify({ mcpServers: { old: { type: 'http', url: http.url } } }) } });

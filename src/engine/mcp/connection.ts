@@ -331,8 +331,25 @@ export class McpServerConnection {
       return (await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal })) as CallToolResult;
     } catch (e) {
       if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-      throw mapCallError(e, this.spec.name, `the call of ${name}`, timeoutMs);
+      const mapped = mapCallError(e, this.spec.name, `the call of ${name}`, timeoutMs);
+      this.noteUnreachable(e, client);
+      throw mapped;
     }
+  }
+
+  /**
+   * An HTTP server that cannot be reached any more (refused, reset: no HTTP status, no JSON-RPC
+   * error) is gone like a crashed process: reconnect with the same backoff.
+   */
+  private noteUnreachable(e: unknown, client: Client): void {
+    if (this.spec.transport === 'stdio' || this.client !== client || this.stopped) return;
+    if (e instanceof SdkMcpError || e instanceof McpError || httpStatusOf(e) !== undefined || isAuthFailure(e)) return;
+    this.client = null;
+    this.wire = null;
+    this.generation++;
+    void client.close().catch(() => undefined);
+    if (Date.now() - this.connectedAt > STABLE_CONNECTION_MS) this.attempt = 0;
+    this.scheduleRestart(`MCP server ${this.spec.name} could not be reached.`);
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<Awaited<ReturnType<Client['readResource']>>> {
