@@ -81,6 +81,8 @@ export class McpEndpoint {
 
   /** One authenticated request: to its session, or opening one (initialize without Mcp-Session-Id). */
   async handle(req: IncomingMessage, res: ServerResponse, token: BoundToken, body: unknown): Promise<void> {
+    // JSON-RPC 2.0 §6: an empty batch is an invalid request (the SDK would answer 202).
+    if (Array.isArray(body) && body.length === 0) return sendJsonRpcError(res, 400, -32600, 'Invalid Request: empty batch');
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = this.sessions.get(sid);

@@ -23,6 +23,8 @@ export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export const MAX_OAUTH_BODY_BYTES = 16 * 1024;
 /** Deepest JSON nesting accepted on `/mcp` (arrays/objects); deeper bodies are refused before parsing. */
 export const MAX_JSON_DEPTH = 64;
+/** After a 413, how much more of the body is read and dropped before the connection is cut. */
+export const MAX_DRAIN_BYTES = 8 * 1024 * 1024;
 /** Requests without a body or headers in this long (ms) are dropped. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** The only host the server binds to. */
@@ -58,22 +60,21 @@ class BodyError extends Error {
 
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > limit) {
-      reject(new BodyError(413, -32000, `Payload Too Large: at most ${limit} bytes`));
-      req.resume();
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
+    const refuse = () => {
+      tooLarge = true;
+      chunks.length = 0;
+      reject(new BodyError(413, -32000, `Payload Too Large: at most ${limit} bytes`));
+    };
+    if (Number(req.headers['content-length'] ?? '0') > limit) refuse();
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit) {
-        reject(new BodyError(413, -32000, `Payload Too Large: at most ${limit} bytes`));
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
+      // Answered already; the rest is read and dropped so the client sees the 413, up to MAX_DRAIN_BYTES.
+      if (size > MAX_DRAIN_BYTES) return void req.destroy();
+      if (tooLarge) return;
+      if (size > limit) return refuse();
       chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
@@ -205,7 +206,7 @@ export async function startVoxMcpHttpServer(opts: VoxMcpHttpOptions): Promise<Vo
     route(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.end();
       if (e instanceof BodyError) {
-        if (req.url?.startsWith('/mcp')) return sendJsonRpcError(res, e.status, e.rpcCode, e.message, e.status === 413 ? { Connection: 'close' } : {});
+        if (req.url?.startsWith('/mcp')) return sendJsonRpcError(res, e.status, e.rpcCode, e.message, {});
         return send(res, oauthFail(e.status, 'invalid_request', e.message));
       }
       // Never the error's text: it may carry paths or library internals.
