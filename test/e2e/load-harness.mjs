@@ -79,3 +79,8 @@ export function loadSanitizeUi() {
 export function loadThreadsUi() {
   return loadTs('./ui-threads.ts', 'runThreadChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-mcp-http.ts')>} */
+export function loadMcpHttpUi() {
+  return loadTs('./ui-mcp-http.ts', 'runMcpHttpChecks');
+}
