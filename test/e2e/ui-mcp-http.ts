@@ -1,19 +1,18 @@
 /**
  * UI end to end of Vox's MCP server over HTTP (issue 16 item 3) in a real VS Code (code-server +
- * Chromium, own session, `vox.mcpServer.enabled: true`): the extension host listens on
- * 127.0.0.1 and this process plays the MCP client (OAuth with DPoP proofs made by jose).
+ * Chromium, own session): the extension host listens on 127.0.0.1 and this process plays the
+ * MCP client (OAuth with DPoP proofs made by jose).
  * Called by test/e2e/run-e2e.mjs (pass 1, set `mcphttp`); each check is one named check there:
- *   1. "Vox: Show MCP Server Address" shows the 127.0.0.1 URL and the `claude mcp add` line;
+ *   1. "Vox: Show MCP Server Address" with the server off (the default) offers Enable; after it,
+ *      it shows the 127.0.0.1 URL and the `claude mcp add` line;
  *   2. a client's first sign-in opens the grant prompt (read only / default / full access /
  *      refuse; screenshot, the README picture); "Read only" → a code → a DPoP-bound token that
  *      /mcp lets through (and a 401 without the proof);
  *   3. the same client signing in again is not asked (the grant is remembered);
  *   4. another client refused in the prompt gets access_denied;
- *   5. `vox.mcpServer.enabled: false` stops the server (the port refuses connections);
+ *   5. unticking `vox.mcpServer.enabled` in the Settings editor stops the server (the port refuses connections);
  *   6. screenshots (docs/screenshot-mcp-http.png with --update-screenshot).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import * as h from './harness';
 import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, type UiCheckOptions, type UiSession } from './ui-session';
@@ -21,11 +20,11 @@ import { exactly, toast } from './ui-workbench';
 import { DpopSigner, followAuthorize, pkce, tokenRequest } from '../support/mcp-dpop-client';
 
 export const MCP_HTTP_CHECKS = {
-  address: 'MCP server UI: "Vox: Show MCP Server Address" shows the 127.0.0.1 URL and the claude mcp add command',
+  address: 'MCP server UI: "Vox: Show MCP Server Address" offers to enable the server, then shows the 127.0.0.1 URL and the claude mcp add command',
   prompt: 'MCP server UI: a client\'s first sign-in shows the grant prompt; "Read only" gives it a DPoP-bound token /mcp accepts',
   remembered: 'MCP server UI: the same client signing in again is not asked (grant remembered)',
   refuse: 'MCP server UI: a client refused in the prompt gets access_denied',
-  disable: 'MCP server UI: vox.mcpServer.enabled false stops the server',
+  disable: 'MCP server UI: unticking vox.mcpServer.enabled in the Settings editor stops the server',
   screenshots: 'MCP server UI: screenshots in test-results/ and the README picture',
 } as const;
 
@@ -58,7 +57,7 @@ export async function runMcpHttpChecks(o: UiCheckOptions): Promise<void> {
   try {
     try {
       h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, { label: 'MCP server UI', dirs, settings: { 'vox.model': 'local:demo', 'vox.mcpServer.enabled': true } });
+      session = await startUiSession(o, { label: 'MCP server UI', dirs, settings: { 'vox.model': 'local:demo' } });
     } catch (e) {
       const why = `the MCP server UI session did not start: ${(e as Error).message}`;
       for (const name of Object.values(MCP_HTTP_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
@@ -75,6 +74,10 @@ export async function runMcpHttpChecks(o: UiCheckOptions): Promise<void> {
       timed(MCP_HTTP_CHECKS.address, async () => {
         await openWorkbench();
         await h.runCommand(p, 'Vox: Show MCP Server Address', 60_000);
+        // Off by default: the command offers to turn it on (a real settings update).
+        const off = toast(p, "Vox's MCP server is off");
+        await off.waitFor({ state: 'visible', timeout: 30_000 });
+        await off.locator('.monaco-button', { hasText: 'Enable' }).first().click({ timeout: 10_000 });
         const t = toast(p, 'Vox MCP server: http://127.0.0.1:');
         await t.waitFor({ state: 'visible', timeout: 60_000 });
         const text = (await t.innerText()).replace(/\s+/g, ' ');
@@ -137,9 +140,16 @@ export async function runMcpHttpChecks(o: UiCheckOptions): Promise<void> {
     await o.check(MCP_HTTP_CHECKS.disable, () =>
       timed(MCP_HTTP_CHECKS.disable, async () => {
         requireState('address');
-        const file = path.join(dirs.userData, 'User', 'settings.json');
-        const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-        fs.writeFileSync(file, JSON.stringify({ ...settings, 'vox.mcpServer.enabled': false }, null, 2));
+        await h.runCommand(p, 'Preferences: Open Settings (UI)', 30_000);
+        const editor = p.locator('.settings-editor');
+        await editor.waitFor({ state: 'visible', timeout: 20_000 });
+        await editor.locator('.settings-header .suggest-input-container').first().click({ timeout: 10_000 });
+        await p.keyboard.type('vox.mcpServer.enabled');
+        const item = editor.locator('.setting-item-bool', { hasText: 'Run Vox\'s own MCP server' }).first();
+        await item.waitFor({ state: 'visible', timeout: 20_000 });
+        const box = item.locator('.setting-value-checkbox').first();
+        assert((await box.getAttribute('aria-checked')) === 'true', 'the setting is not shown as on');
+        await box.click({ timeout: 10_000 });
         await h.waitFor('the MCP server to stop', 30_000, async () => {
           try {
             await fetch(`${origin}/.well-known/oauth-authorization-server`);
@@ -148,10 +158,11 @@ export async function runMcpHttpChecks(o: UiCheckOptions): Promise<void> {
             return true;
           }
         }, 250);
+        await shot('e2e-mcp-http-disabled');
       }), p);
 
     await o.check(MCP_HTTP_CHECKS.screenshots, async () => {
-      checkScreenshots(o, shots, ['e2e-mcp-http-address', 'e2e-mcp-http-prompt'], README);
+      checkScreenshots(o, shots, ['e2e-mcp-http-address', 'e2e-mcp-http-prompt', 'e2e-mcp-http-disabled'], README);
     }, p);
   } finally {
     if (session) await session.close();

@@ -9,6 +9,7 @@ import { memorySecretStore, type HostSecretStore } from '../../src/engine/host';
 import { startVoxMcpHttpServer, type VoxMcpHttpServer } from '../../src/mcp-server/http/server';
 import type { McpGrant } from '../../src/mcp-server/http/tokens';
 import { CLIENT_KEY_SECRET } from '../../src/mcp-server/http/client-id';
+import { MAX_MCP_SESSIONS } from '../../src/mcp-server/http/mcp-endpoint';
 import { DpopSigner, TestOAuthProvider, connectWithOAuth, followAuthorize, pkce, rawSignIn, testServerFor, tokenRequest } from '../support/mcp-dpop-client';
 
 const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
@@ -162,6 +163,24 @@ describe('MCP server over HTTP: OAuth 2.1 + DPoP', function () {
     const asA = await mcpPost(await headers(ta.accessToken, a)(), list);
     assert.equal(asA.status, 200, asA.body);
     assert.match(asA.body, /"echo"/);
+  });
+
+  it(`at most ${MAX_MCP_SESSIONS} sessions are open at once (503 JSON-RPC error beyond), and a closed one frees its place`, async () => {
+    const signer = await DpopSigner.create();
+    const t = await rawSignIn(origin, signer);
+    const auth = async () => ({ authorization: `DPoP ${t.accessToken}`, dpop: await signer.proof('POST', server.url, t.accessToken) });
+    const sessions: string[] = [];
+    for (let i = 0; i < MAX_MCP_SESSIONS; i++) {
+      const r = await mcpPost(await auth());
+      assert.equal(r.status, 200, r.body);
+      sessions.push(r.session!);
+    }
+    const full = await mcpPost(await auth());
+    assert.equal(full.status, 503);
+    assert.match(JSON.parse(full.body).error.message, /Too many MCP sessions/);
+    const del = await fetch(server.url, { method: 'DELETE', headers: { authorization: `DPoP ${t.accessToken}`, dpop: await signer.proof('DELETE', server.url, t.accessToken), 'mcp-session-id': sessions[0]!, 'mcp-protocol-version': '2025-06-18' } });
+    assert.equal(del.status, 200);
+    assert.equal((await mcpPost(await auth())).status, 200, 'room again after a DELETE');
   });
 
   it('a forged client id is refused at /authorize and /token (invalid_client); PKCE S256 is required; codes are single-use and bound to the verifier', async () => {
