@@ -35,6 +35,9 @@ interface FuzzCase {
   body: string | Uint8Array;
   contentType?: string;
   auth: 'valid' | 'none' | 'noSession';
+  /** Extra or replaced request headers (junk session ids, authorization, oversized values). */
+  headers?: Record<string, string>;
+  method?: string;
 }
 
 const METHODS = ['initialize', 'tools/list', 'tools/call', 'resources/read', 'prompts/get', 'ping', 'completion/complete', 'logging/setLevel', 'x', '', 'tools/', 'rpc.junk', '\u0000', '../../etc/passwd'];
@@ -80,6 +83,19 @@ function generator(rand: () => number) {
     () => ({ kind: 'real method, junk params', body: JSON.stringify({ jsonrpc: '2.0', id: int(1000) + 1, method: pick(['tools/call', 'initialize', 'resources/read', 'prompts/get', 'logging/setLevel', 'completion/complete']), params: pick<unknown>([{ name: junkValue(), arguments: junkValue() }, { name: 'echo', arguments: { text: junkValue(2) === null ? 5 : [1] } }, { uri: junkValue() }, { level: 'loud' }, { protocolVersion: 7 }, 'p']) }) }),
     () => ({ kind: 'unknown method', body: JSON.stringify({ jsonrpc: '2.0', id: int(1000) + 1, method: `nope/${int(1e6)}`, params: junkValue() }) }),
     () => ({ kind: 'empty or scalar', body: pick(['', ' ', 'null', '1', '"x"', 'true', '[]', '{}', '\u0000']) }),
+    () => ({
+      kind: 'junk headers',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      headers: pick<Record<string, string>>([
+        { 'mcp-session-id': pick(['', 'nope', 'x'.repeat(2_000), '../../etc', '00000000-0000-0000-0000-000000000000']) },
+        { authorization: pick(['DPoP', 'DPoP  x', 'Basic dXNlcjpwYXNz', 'DPoP ' + 'A'.repeat(4_000), 'Bearer', 'dpop abc']) },
+        { dpop: pick(['', 'a.b.c', 'x'.repeat(9_000), 'eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.']) },
+        { 'mcp-protocol-version': pick(['', '1999-01-01', 'x'.repeat(300)]) },
+        { accept: pick(['', 'text/html', 'application/json']) },
+        { 'x-junk': 'y'.repeat(20_000 + int(20_000)) },
+      ]),
+    }),
+    () => ({ kind: 'wrong HTTP method', body: '{}', method: pick(['PUT', 'PATCH', 'OPTIONS']) }),
   ];
   return (i: number): FuzzCase => {
     const auth = rand() < 0.08 ? 'none' : rand() < 0.06 ? 'noSession' : 'valid';
@@ -129,7 +145,8 @@ describe('MCP server over HTTP: fuzz', function () {
           headers.dpop = await signer.proof('POST', server.url, t.accessToken);
         }
         if (c.auth === 'valid') headers['mcp-session-id'] = session;
-        const r = await fetch(server.url, { method: 'POST', headers, body: c.body });
+        Object.assign(headers, c.headers);
+        const r = await fetch(server.url, { method: c.method ?? 'POST', headers, body: c.body });
         const text = await r.text();
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         let json: unknown;
@@ -150,7 +167,7 @@ describe('MCP server over HTTP: fuzz', function () {
       );
       assert.deepEqual(failures.slice(0, 20), [], `${failures.length} bad answers`);
       assert.equal([...kinds.values()].reduce((a, b) => a + b, 0), FUZZ_MESSAGES);
-      assert.ok(kinds.size >= 12, `every kind generated: ${[...kinds.keys()].join(', ')}`);
+      assert.ok(kinds.size >= 14, `every kind generated: ${[...kinds.keys()].join(', ')}`);
       assert.ok((statuses.get(401) ?? 0) > 100 && (statuses.get(200) ?? 0) > 100 && (statuses.get(400) ?? 0) > 100 && (statuses.get(413) ?? 0) > 0 && (statuses.get(415) ?? 0) > 0, JSON.stringify([...statuses]));
 
       // Still up, and the session still answers a real request.

@@ -214,6 +214,14 @@ export async function startVoxMcpHttpServer(opts: VoxMcpHttpOptions): Promise<Vo
       return send(res, oauthFail(500, 'server_error', 'internal error'));
     });
   });
+  // Requests node:http refuses before any handler runs (oversized or malformed headers) get a
+  // JSON-RPC error body too, instead of node's empty 400/431.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: tooLarge ? 'Request header fields too large' : 'Bad Request' }, id: null });
+    socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   await new Promise<void>((resolve, reject) => {
     const fail = (e: NodeJS.ErrnoException) => reject(new McpServerError('bindFailed', `cannot listen on ${MCP_HTTP_HOST}:${opts.port} (${e.code ?? 'error'})`));
     server.once('error', fail);
