@@ -94,7 +94,14 @@ export class McpServerHost implements vscode.Disposable {
     await this.stop();
     if (want === undefined) return;
     const engine = await this.host.get();
-    this.running = await startVoxMcpHttpServer({ host: '127.0.0.1', port: want, secrets: this.host.secretStore, serverFor: this.sessions(engine), chooseGrant: this.chooseGrant });
+    this.running = await startVoxMcpHttpServer({
+      host: '127.0.0.1',
+      port: want,
+      secrets: this.host.secretStore,
+      serverFor: this.sessions(engine),
+      chooseGrant: this.chooseGrant,
+      onError: (e) => this.log.warn(`MCP server: ${e instanceof Error ? e.message : String(e)}`),
+    });
     this.log.info(`MCP server listening on ${this.running.url}`);
     this.changed.fire(this.running.url);
   }

@@ -245,6 +245,37 @@ describe('MCP server over HTTP: OAuth 2.1 + DPoP', function () {
   });
 });
 
+describe('MCP server over HTTP: unexpected failures', () => {
+  it('a session factory that throws answers a generic JSON-RPC "Internal error" (no message, no stack) and tells onError', async () => {
+    const seen: unknown[] = [];
+    const server = await startVoxMcpHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      secrets: memorySecretStore(),
+      serverFor: () => {
+        throw new Error('secret detail at /work/x.ts:1');
+      },
+      chooseGrant: async () => 'readOnly',
+      onError: (e) => seen.push(e),
+    });
+    try {
+      const signer = await DpopSigner.create();
+      const t = await rawSignIn(new URL(server.url).origin, signer);
+      const r = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `DPoP ${t.accessToken}`, dpop: await signer.proof('POST', server.url, t.accessToken) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      });
+      assert.equal(r.status, 500);
+      assert.deepEqual(await r.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      assert.equal(seen.length, 1);
+      assert.match(String((seen[0] as Error).message), /secret detail/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('MCP server over HTTP: the clock (injected now)', () => {
   it('a proof older than 300 s by the server’s clock is refused, and an access token expires after its TTL', async () => {
     let now = Date.now();

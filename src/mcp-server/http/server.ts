@@ -39,6 +39,8 @@ export interface VoxMcpHttpOptions {
   chooseGrant: ChooseGrant;
   /** Clock in ms (tests inject one to age DPoP proofs and tokens). */
   now?: () => number;
+  /** Told of unexpected failures (the client only sees a generic "Internal error"); e.g. the extension's log. */
+  onError?: (e: unknown) => void;
 }
 
 export interface VoxMcpHttpServer {
@@ -209,7 +211,8 @@ export async function startVoxMcpHttpServer(opts: VoxMcpHttpOptions): Promise<Vo
         if (req.url?.startsWith('/mcp')) return sendJsonRpcError(res, e.status, e.rpcCode, e.message, {});
         return send(res, oauthFail(e.status, 'invalid_request', e.message));
       }
-      // Never the error's text: it may carry paths or library internals.
+      // Never the error's text: it may carry paths or library internals. The host's log gets it.
+      opts.onError?.(e);
       if (req.url?.startsWith('/mcp')) return sendJsonRpcError(res, 500, -32603, 'Internal error');
       return send(res, oauthFail(500, 'server_error', 'internal error'));
     });
