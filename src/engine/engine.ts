@@ -196,6 +196,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     systemPromptFor: (threadId) => rules.systemPrompt(threadId),
+    toolCatalogThreshold: () => host.mcpSettings?.()?.toolCatalogThreshold, // SPEC 3.3 (mcp-catalog/)
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
     // Automatic compaction before a request that would not fit the model's window (compaction/auto.ts).
     compactBeforeCall: autoCompactor({
