@@ -46,6 +46,9 @@ function bindHost(h: Host): Host {
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
     ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
+    ...(h.secretStore ? { secretStore: h.secretStore } : {}),
+    ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
+    ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
     memento: h.memento ?? memoryMemento(),
   };
 }
