@@ -30,6 +30,7 @@ import type { SamplingSettings } from '../../protocol/posture';
 import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
 import { escapeUserInput } from '../sanitize/history';
 import { applyHandoff } from '../handoff/apply';
+import { catalogSpecs, catalogThreshold, turnToolCatalog, type TurnToolCatalog } from '../mcp-catalog/catalog';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -73,8 +74,10 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const offered = offeredTools(this.deps.tools, this.deps.plans, threadId);
-    const specs: ToolSpec[] = t.model.toolsEnabled ? offered.map((tool) => tool.spec) : [];
+    // SPEC 3.3: above the threshold of MCP tools, the built-ins and 3 meta-tools instead of every schema (../mcp-catalog/).
+    const catalog = turnToolCatalog(offeredTools(this.deps.tools, this.deps.plans, threadId), catalogThreshold(this.deps.toolCatalogThreshold?.()));
+    const offered = catalog.offered;
+    const specs: ToolSpec[] = catalogSpecs(catalog, t.model.toolsEnabled);
     // SPEC 3.2: false-refusal retry and tool calls written as text (../salvage/); the fence syntax is told to models without native tools.
     const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
@@ -146,7 +149,7 @@ export class AgentRunner {
         if (review.kind === 'salvaged') {
           // The calls the model wrote as text run through the same path; their results (and any broken blocks) go back as text.
           const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
-          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++), STEERED_TOOL_RESULT);
+          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++, catalog), STEERED_TOOL_RESULT);
           separate();
           continue;
         }
@@ -169,7 +172,7 @@ export class AgentRunner {
           continue;
         }
         for (const call of calls) {
-          const result = await this.runTool(t, info, call, itemId(), itemOrdinal++);
+          const result = await this.runTool(t, info, call, itemId(), itemOrdinal++, catalog);
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: truncate(result.content, TOOL_RESULT_MAX_CHARS), isError: !!result.isError });
         }
         separate();
@@ -253,9 +256,9 @@ export class AgentRunner {
   }
 
   /** The tool, its arguments and the permission decision, before the call is recorded (a failure here is the call's error). */
-  private prepare(t: TurnSpec, call: ToolCall): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
+  private prepare(t: TurnSpec, call: ToolCall, catalog: TurnToolCatalog): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
     try {
-      const tool = this.deps.tools.lookup(call.name);
+      const tool = catalog.lookup(call.name) ?? this.deps.tools.lookup(call.name);
       const args = tool.parseArgs(call.argumentsJson);
       const permission = this.deps.permissions
         ? this.deps.permissions(t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: t.workspaceRoot })
@@ -266,10 +269,12 @@ export class AgentRunner {
     }
   }
 
-  private async runTool(t: TurnSpec, info: RunInfo, call: ToolCall, id: string, ordinal: number): Promise<ToolResult> {
+  private async runTool(t: TurnSpec, info: RunInfo, modelCall: ToolCall, id: string, ordinal: number, catalog: TurnToolCatalog): Promise<ToolResult> {
     const { store, streams } = this.deps;
     const { threadId, runId, signal } = t;
-    const prepared = this.prepare(t, call);
+    // An mcp_call is recorded, decided and approved as the real tool's call (../mcp-catalog/catalog.ts).
+    const call = catalog.route(modelCall);
+    const prepared = this.prepare(t, call, catalog);
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
