@@ -74,12 +74,18 @@ function itemEvents(store: VoxStore, threadId: string, runId: string, item: Turn
 
 /** Forks `threadId` at `messageId` (default: its head) into a new thread; a typed error for an unknown thread or message. */
 export function forkThread(store: VoxStore, threadId: string, messageId?: string): ForkResult {
-  return store.transact((append) => {
-    if (!store.hasThread(threadId)) throw new RunError('unknownThread', `thread ${threadId} does not exist`, { threadId });
-    const leaf = messageId !== undefined ? messageOf(store, threadId, messageId).id : store.headMessageId(threadId);
+  // The transaction answers rather than throws (the store wraps what a transaction throws as its own failure).
+  const outcome = store.transact((append): ForkResult | { refused: Error } => {
+    if (!store.hasThread(threadId)) return { refused: new RunError('unknownThread', `thread ${threadId} does not exist`, { threadId }) };
+    let leaf: string | null;
+    try {
+      leaf = messageId !== undefined ? messageOf(store, threadId, messageId).id : store.headMessageId(threadId);
+    } catch (e) {
+      return { refused: e as Error };
+    }
     const path: MessageRow[] = leaf === null ? [] : store.activePath(threadId, leaf);
     if (path.length > MAX_FORK_MESSAGES) {
-      throw new BranchError('tooLarge', `the path to fork has ${path.length} messages; a fork copies at most ${MAX_FORK_MESSAGES}`, { threadId, count: path.length, max: MAX_FORK_MESSAGES });
+      return { refused: new BranchError('tooLarge', `the path to fork has ${path.length} messages; a fork copies at most ${MAX_FORK_MESSAGES}`, { threadId, count: path.length, max: MAX_FORK_MESSAGES }) };
     }
     const onPath = new Set(path.map((m) => m.id));
     const runsOf = new Map<string, RunRow[]>();
@@ -115,4 +121,6 @@ export function forkThread(store: VoxStore, threadId: string, messageId?: string
     }
     return { threadId: fork, title, messages: path.length, runs: newRun.size, appStates: states };
   });
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome;
 }

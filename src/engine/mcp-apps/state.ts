@@ -41,15 +41,18 @@ export function saveAppState(store: VoxStore, threadId: string, itemId: string, 
   // Stored and shown to the model: no secrets in it (a key typed into a widget is replaced).
   const state = redact(given as string);
   const bytes = checkState(state);
-  store.transact((append) => {
+  // The transaction answers rather than throws (the store wraps what a transaction throws as its own failure).
+  const refused = store.transact((append): McpAppError | null => {
     const app = mcpAppRow(store.db, itemId);
     if (!app) {
       const item = store.db.prepare('SELECT i.kind AS kind, r.thread_id AS threadId FROM turn_items i JOIN runs r ON r.id = i.run_id WHERE i.id = ?').get(itemId) as { kind: string; threadId: string } | undefined;
-      if (!item || item.threadId !== threadId) throw new McpAppError('unknownItem', `thread ${threadId} has no turn item ${itemId}`, { threadId, itemId });
-      throw new McpAppError('notAnApp', `turn item ${itemId} did not return an MCP App (only a tool call that returned a ui:// resource keeps state)`, { threadId, itemId });
+      if (!item || item.threadId !== threadId) return new McpAppError('unknownItem', `thread ${threadId} has no turn item ${itemId}`, { threadId, itemId });
+      return new McpAppError('notAnApp', `turn item ${itemId} did not return an MCP App (only a tool call that returned a ui:// resource keeps state)`, { threadId, itemId });
     }
-    if (app.threadId !== threadId || !store.hasThread(threadId)) throw new McpAppError('unknownItem', `thread ${threadId} has no turn item ${itemId}`, { threadId, itemId });
+    if (app.threadId !== threadId || !store.hasThread(threadId)) return new McpAppError('unknownItem', `thread ${threadId} has no turn item ${itemId}`, { threadId, itemId });
     append({ type: 'mcpApp.stateSaved', threadId, itemId, state });
+    return null;
   });
+  if (refused) throw refused;
   return { bytes, max: MCP_APP_STATE_MAX_BYTES };
 }
