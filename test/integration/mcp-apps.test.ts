@@ -200,6 +200,11 @@ describe('MCP Apps over the protocol (real engine, fake OpenAI server)', functio
     const early = await c.call('forkThread', { threadId: first.threadId, messageId: firstAnswer.id });
     assert.deepEqual([early.messages, early.runs, early.appStates], [2, 1, 1]);
     assert.deepEqual(mcpAppsOfThread(services.store.db, early.threadId).map((a) => a.state), ['{"city":"Oslo","day":2}']);
+    // Fork at the second prompt: its run's answer lies after it, so the run (and its app) stays behind.
+    const secondPrompt = services.store.activePath(first.threadId)[2]!;
+    const atPrompt = await c.call('forkThread', { threadId: first.threadId, messageId: secondPrompt.id });
+    assert.deepEqual([atPrompt.messages, atPrompt.runs, atPrompt.appStates], [3, 1, 1]);
+    assert.deepEqual(services.store.activePath(atPrompt.threadId).map((m) => m.role), ['user', 'assistant', 'user']);
 
     // Bad input: an unknown thread, another thread's message, a read-only grant.
     const noThread = await failure(c.call('forkThread', { threadId: 'thread:none' }));

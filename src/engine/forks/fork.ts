@@ -7,7 +7,8 @@
  * the app and its saved state (`item.completed {app}` + `mcpApp.stateSaved`, SPEC 5.3). Ids are
  * fresh (thread, messages) or derived from them (runs by ordinal, items by run and ordinal), so
  * nothing of the fork refers to the source and the two threads change independently from then
- * on. Not copied: a run still running (its prompt is), checkpoints (git refs of the source
+ * on. Not copied: a run still running (its prompt is), a run whose answer lies after the fork
+ * point (forking at a prompt copies the prompt only), checkpoints (git refs of the source
  * thread), compactions and queued prompts.
  */
 import { BranchError } from '../../protocol/branches';
@@ -88,9 +89,11 @@ export function forkThread(store: VoxStore, threadId: string, messageId?: string
       return { refused: new BranchError('tooLarge', `the path to fork has ${path.length} messages; a fork copies at most ${MAX_FORK_MESSAGES}`, { threadId, count: path.length, max: MAX_FORK_MESSAGES }) };
     }
     const onPath = new Set(path.map((m) => m.id));
+    // A run whose answer is not on the path (the fork ends before it) stays behind with its answer.
+    const answeredOff = new Set(store.messages(threadId).filter((m) => m.runId !== null && !onPath.has(m.id)).map((m) => m.runId!));
     const runsOf = new Map<string, RunRow[]>();
     for (const r of store.runs(threadId)) {
-      if (r.status === 'running' || r.userMessageId === null || !onPath.has(r.userMessageId)) continue;
+      if (r.status === 'running' || r.userMessageId === null || !onPath.has(r.userMessageId) || answeredOff.has(r.id)) continue;
       runsOf.set(r.userMessageId, [...(runsOf.get(r.userMessageId) ?? []), r]);
     }
     const title = forkTitle(store.getThread(threadId).title);
