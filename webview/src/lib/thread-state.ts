@@ -187,7 +187,7 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       return;
     }
     case 'mcpApp.stateSaved':
-      applyAppStateSaved(state, ev.itemId, ev.state);
+      applyAppStateSaved(state.runs, ev.itemId, ev.state);
       return;
     case 'run.steered': {
       const run = state.runs[ev.runId];
