@@ -114,6 +114,11 @@ describe('MCP Apps over the protocol (real engine, fake OpenAI server)', functio
     // A four-byte character at the edge: 4,096 × 4 = 16,384 accepted.
     assert.equal((await c.call('setMcpAppState', { threadId, itemId, state: '😀'.repeat(4_096) })).bytes, MCP_APP_STATE_MAX_BYTES);
 
+    // The same state again: answered, nothing recorded.
+    const unchanged = services.store.lastSeq();
+    assert.equal((await c.call('setMcpAppState', { threadId, itemId, state: '😀'.repeat(4_096) })).bytes, MCP_APP_STATE_MAX_BYTES);
+    assert.equal(services.store.lastSeq(), unchanged);
+
     // Bad input, each a typed error, nothing written.
     const before = services.store.lastSeq();
     const unknown = await failure(c.call('setMcpAppState', { threadId, itemId: 'item:none', state: '{}' }));

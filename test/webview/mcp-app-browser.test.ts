@@ -37,7 +37,7 @@ window.addEventListener('message', (e) => {
 });
 try { out.dataset.parent = String(parent.document.title); } catch (e) { out.dataset.parent = 'blocked'; }
 fetch('https://example.invalid/x').then(() => (out.dataset.fetch = 'allowed'), () => (out.dataset.fetch = 'blocked'));
-window.save = (s) => rpc('vox/saveState', { state: s }).then((r) => (out.dataset.saved = JSON.stringify(r)));
+window.save = (s) => rpc('vox/saveState', { state: s }).then((r) => { out.dataset.saved = JSON.stringify(r); out.dataset.answers = String(Number(out.dataset.answers || 0) + 1); });
 window.unknown = () => rpc('ui/open-link', { url: 'https://example.invalid' }).then((r) => (out.dataset.unknown = JSON.stringify(r)));
 rpc('ui/initialize', { appInfo: { name: 'test', version: '1' }, appCapabilities: {}, protocolVersion: '2026-01-26' }).then((r) => {
   const c = r.result.hostContext;
@@ -204,8 +204,18 @@ describe('chat webview in Chromium: MCP Apps', function () {
     await w.eventually('B saved', async () => (await sets()).length >= 1);
     await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
     assert.deepEqual((await sets()).map((m) => m.itemId), [ITEM_B]);
-    // A later save replayed live reaches the app's next initialize (the state on its item).
-    await w.host({ type: 'events', threadId: T, events: [ev({ type: 'mcpApp.stateSaved', itemId: ITEM_B, state: '{"b":1}' })] });
+    // Saves while one is in flight coalesce into the latest: A saves 1, 2, 3 at once → 1 goes out, then 3.
+    await a.evaluate(`void window.save('1'); void window.save('2'); void window.save('3')`);
+    const ofA = async () => (await sets()).filter((m) => m.itemId === ITEM);
+    await w.eventually('A\'s first save', async () => (await ofA()).length === 1);
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    assert.deepEqual((await ofA()).map((m) => m.state), ['1']);
+    await w.host({ type: 'result', inReplyTo: (await ofA())[0]!.requestId, value: { bytes: 1, max: 16384 } });
+    await w.eventually('A\'s latest save', async () => (await ofA()).length === 2);
+    assert.deepEqual((await ofA()).map((m) => m.state), ['1', '3']);
+    await w.host({ type: 'result', inReplyTo: (await ofA())[1]!.requestId, value: { bytes: 1, max: 16384 } });
+    await w.eventually('every request of A answered', async () => (await data(a, 'answers')) === '3');
+    assert.equal((await ofA()).length, 2, 'the skipped state 2 never went out');
 
     await page.locator('button.fork-here').click();
     const fork = await w.waitPosted('forkThread', (m) => m.type === 'forkThread');

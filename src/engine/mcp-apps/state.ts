@@ -3,7 +3,8 @@
  * returned the app — is at most MCP_APP_STATE_MAX_BYTES of UTF-8 (multi-byte characters count
  * in bytes), well-formed text (no lone surrogate), and replaces the item's earlier state. The
  * item must belong to the thread and carry an app; the check and the append are one IMMEDIATE
- * transaction, so a thread deleted in between cannot take the write.
+ * transaction, so a thread deleted in between cannot take the write. A state equal to the saved
+ * one records nothing.
  */
 import { MCP_APP_STATE_MAX_BYTES, utf8ByteLength } from '../../protocol/mcp-apps';
 import type { VoxStore } from '../store/store';
@@ -50,6 +51,7 @@ export function saveAppState(store: VoxStore, threadId: string, itemId: string, 
       return new McpAppError('notAnApp', `turn item ${itemId} did not return an MCP App (only a tool call that returned a ui:// resource keeps state)`, { threadId, itemId });
     }
     if (app.threadId !== threadId || !store.hasThread(threadId)) return new McpAppError('unknownItem', `thread ${threadId} has no turn item ${itemId}`, { threadId, itemId });
+    if (app.state === state) return null; // unchanged: nothing to record (an app that saves on every keystroke adds no events)
     append({ type: 'mcpApp.stateSaved', threadId, itemId, state });
     return null;
   });
