@@ -220,6 +220,9 @@ describe('chat webview in Chromium: MCP Apps', function () {
     await page.locator('button.fork-here').click();
     const fork = await w.waitPosted('forkThread', (m) => m.type === 'forkThread');
     assert.deepEqual([fork.threadId, fork.messageId], [T, 'm:a0']);
+    // The engine's answer opens the new thread.
+    await w.host({ type: 'result', inReplyTo: fork.requestId, value: { threadId: 'thread:fork', title: 'Fork of Weather', messages: 2, runs: 1, appStates: 2 } });
+    await w.waitPosted('the fork opened', (m) => m.type === 'subscribeThread' && m.threadId === 'thread:fork');
     assert.deepEqual(appErrorsAside(w.pageErrors), []);
   });
 
