@@ -30,6 +30,7 @@ import { RulesUsageError, registerRulesCommands } from './rules-commands';
 import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
+import { registerForkCommands } from './fork-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 import { registerMcpClientCommands } from './mcp-commands';
 
@@ -86,6 +87,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerBranchCommands(program, run);
   registerCompactCommand(program, run);
   registerHandoffCommand(program, run);
+  registerForkCommands(program, run);
   registerRulesCommands(program, run);
   registerImportCommands(sessionGroup(program), run);
   registerSessionCommands(sessionGroup(program), run);

@@ -49,6 +49,9 @@ function bindHost(h: Host): Host {
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
     ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
+    ...(h.secretStore ? { secretStore: h.secretStore } : {}),
+    ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
+    ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
     memento: h.memento ?? memoryMemento(),
     ...(h.secretStore ? { secretStore: h.secretStore } : {}),
     ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
@@ -213,6 +216,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     systemPromptFor: (threadId) => rules.systemPrompt(threadId),
+    toolCatalogThreshold: () => host.mcpSettings?.()?.toolCatalogThreshold, // SPEC 3.3 (mcp-catalog/)
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
     // Automatic compaction before a request that would not fit the model's window (compaction/auto.ts).
     compactBeforeCall: autoCompactor({

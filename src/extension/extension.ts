@@ -17,6 +17,8 @@ import { registerReview, type ReviewApi } from './review/register';
 import { registerCompareBranches } from './compare/compare-panel';
 import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
 import { registerImportSessions } from './import-sessions';
+import { registerMcpServerHost, type McpServerHost } from './mcp-server-host';
+import { mcpSessionServers } from './mcp-server-sessions';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -44,6 +46,8 @@ export interface VoxApi {
    * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
    */
   readonly logUri: vscode.Uri;
+  /** Vox's MCP server over HTTP (runs while `vox.mcpServer.enabled`). */
+  readonly mcpServer: McpServerHost;
 }
 
 export function activate(ctx: vscode.ExtensionContext): VoxApi {
@@ -69,6 +73,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const variantsView = new VariantsView(host);
   const review = registerReview(ctx, host, log);
   const rulesView = new RulesView(host);
+  const mcpServer = registerMcpServerHost(host, log, mcpSessionServers);
   ctx.subscriptions.push(
     log,
     host,
@@ -93,11 +98,12 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
     ...registerRulesCommands(host, rulesView, log),
     ...registerImportSessions(host, log),
+    ...mcpServer.disposables,
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, logUri: ctx.logUri };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, logUri: ctx.logUri, mcpServer: mcpServer.server };
 }
 
 export function deactivate(): void {

@@ -79,3 +79,13 @@ export function loadSanitizeUi() {
 export function loadThreadsUi() {
   return loadTs('./ui-threads.ts', 'runThreadChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-mcp-catalog.ts')>} */
+export function loadMcpCatalogUi() {
+  return loadTs('./ui-mcp-catalog.ts', 'runMcpCatalogChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-mcp-http.ts')>} */
+export function loadMcpHttpUi() {
+  return loadTs('./ui-mcp-http.ts', 'runMcpHttpChecks');
+}
