@@ -6,7 +6,6 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import type { McpSettings } from '../../src/engine/host';
 import type { ToolRegistry } from '../../src/engine/tools/registry';
 import { countText } from '../../src/engine/providers/token-count';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
@@ -15,12 +14,8 @@ import { startTestEngine, TestHost, type TestEngine } from '../support/test-engi
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
-class McpTestHost extends TestHost {
-  mcp: McpSettings | undefined;
-  mcpSettings(): McpSettings | undefined {
-    return this.mcp;
-  }
-}
+/** TestHost keeps MCP settings itself (`mcp`, `mcpSettings()`). */
+class McpTestHost extends TestHost {}
 
 describe('tool-catalog guard in the engine: the threshold setting and the context meter', function () {
   this.timeout(60_000);
