@@ -74,7 +74,8 @@ export function toolValue(value: unknown): CallToolResult {
 }
 
 /** The SDK's own errors (unknown tool, arguments that fail the schema) as typed tool errors. */
-function sdkToolError(message: string): CallToolResult {
+function sdkToolError(raw: string): CallToolResult {
+  const message = raw.replace(/^MCP error -?\d+: /, '');
   if (/^Tool \S+ (not found|disabled)$/.test(message)) return toolError('mcpServer', 'unknownTool', message);
   if (/^Input validation error/.test(message)) return toolError('mcpServer', 'invalidArguments', message);
   return toolError('mcpServer', 'invalidRequest', message);

@@ -1,0 +1,18 @@
+import { startFakeOpenAI, textTurn } from '/work/wt-mcp-server/test/support/fake-openai-server';
+import { initRepo } from '/work/wt-mcp-server/test/support/git-fixtures';
+import { mcpClient, runsSettled, seedThreads } from '/work/wt-mcp-server/test/support/mcp-fixtures';
+import { openaiHost } from '/work/wt-mcp-server/test/support/scripted';
+import { startTestEngine } from '/work/wt-mcp-server/test/support/test-engine';
+import { makeTmpDir } from '/work/wt-mcp-server/test/support/tmp';
+it('dbg', async function () { this.timeout(20000);
+  const dir = makeTmpDir(); const ws = initRepo(dir + '/ws', { 'a': 'b' });
+  const server = await startFakeOpenAI({ responses: [textTurn('page')] });
+  const t = startTestEngine({ dir, workspaceRoot: ws, host: openaiHost(server), config: { demoModelPath: '/nonexistent.gguf' } });
+  const { client } = await mcpClient(t, 'default');
+  console.log(JSON.stringify(await client.callTool({ name: 'drop_database', arguments: {} })));
+  const s = await client.callTool({ name: 'start_thread', arguments: { prompt: 'Dump the page', runtimeMode: 'default', interactionMode: 'default' } });
+  console.log(JSON.stringify(s));
+  await runsSettled(t.client());
+  console.log(JSON.stringify(await client.callTool({ name: 'read_thread', arguments: { threadId: (s.structuredContent as any).threadId } })).slice(0, 1500));
+  await t.dispose();
+});
