@@ -3,6 +3,8 @@
  * threads made through the protocol by the owner (real runs against a fake model server), and an
  * SDK client connected in memory to `createVoxMcpServer` for a grant level.
  */
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -57,4 +59,10 @@ export function valueOf<T = Record<string, unknown>>(r: unknown): T {
   const res = r as CallToolResult;
   if (res.isError) throw new Error(`tool failed: ${JSON.stringify(res.content)}`);
   return res.structuredContent as T;
+}
+
+/** `node --import tsx src/cli/main.ts mcp serve --stdio …` as a command line any MCP client can spawn (from any cwd). */
+export function voxServeCommand(repoRoot: string, level: string, cwd: string): { command: string; args: string[] } {
+  const tsx = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  return { command: process.execPath, args: ['--import', tsx, path.join(repoRoot, 'src/cli/main.ts'), 'mcp', 'serve', '--stdio', '--grant', level, '--cwd', cwd] };
 }
