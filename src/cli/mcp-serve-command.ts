@@ -20,11 +20,14 @@ export function registerMcpServeCommand(mcp: Command): void {
     .option('--stdio', 'speak MCP over stdin/stdout (the only transport of the CLI; VS Code serves HTTP when enabled)')
     .option('--grant <level>', `what the caller may do: ${MCP_GRANT_LEVELS.join(' | ')} (default readOnly)`, parseGrant, 'readOnly' as McpGrantLevel)
     .option('--cwd <dir>', 'workspace (default: the current directory)')
+    .option('--json', 'notes on stderr as JSON lines (stdout is JSON-RPC either way)')
     .addHelpText('after', '\nGrants: readOnly lists, reads and searches; default also sends prompts, captures checkpoints and starts\nthreads up to runtime default (the user approves edits in VS Code); fullAccess also starts fullAccess threads.\nExample (Claude Code): {"mcpServers":{"vox":{"command":"vox","args":["mcp","serve","--stdio"]}}}')
-    .action(async (o: { stdio?: boolean; grant: McpGrantLevel; cwd?: string }, cmd: Command) => {
+    .action(async (o: { stdio?: boolean; grant: McpGrantLevel; cwd?: string; json?: boolean }, cmd: Command) => {
       if (!o.stdio) cmd.error('vox mcp serve needs --stdio (HTTP is served by the VS Code extension when enabled)', { exitCode: 2, code: 'vox.usage' });
       const engine = openEngine({ cwd: o.cwd ?? process.cwd(), queuePolicy: 'own' });
-      process.stderr.write(`[vox mcp] serving on stdio with the ${o.grant} grant\n`);
+      process.stderr.write(o.json
+        ? `${JSON.stringify({ type: 'serving', transport: 'stdio', grant: o.grant, workspace: engine.workspaceRoot })}\n`
+        : `[vox mcp] serving on stdio with the ${o.grant} grant\n`);
       try {
         await serveStdio({ engine, level: o.grant });
       } finally {

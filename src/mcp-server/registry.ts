@@ -109,7 +109,8 @@ export class VoxToolRegistry {
     });
   }
 
-  add(def: VoxToolDefinition): void {
+  add<S extends z.ZodRawShape>(tool: VoxToolDefinition<S>): void {
+    const def = tool as unknown as VoxToolDefinition;
     if (!DEFINED.has(def)) throw new McpServerError('rawRegistration', `tool ${String((def as { name?: unknown })?.name)} was not declared with defineVoxTool`);
     if (this.names.has(def.name)) throw new McpServerError('rawRegistration', `tool ${def.name} is registered twice`);
     const handler: ToolHandler = (args) => this.run(def, args);

@@ -45,9 +45,9 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
     removeTmpDir(dir);
   });
 
-  async function connect(level: string): Promise<{ client: Client; stderr: () => string }> {
+  async function connect(level: string, extra: string[] = []): Promise<{ client: Client; stderr: () => string }> {
     const { command, args } = voxServeCommand(REPO_ROOT, level, ws);
-    const transport = new StdioClientTransport({ command, args, env, cwd: dir, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command, args: [...args, ...extra], env, cwd: dir, stderr: 'pipe' });
     let err = '';
     transport.stderr?.on('data', (d) => (err += String(d)));
     const client = new Client({ name: 'vox-stdio-test', version: '1.0.0' });
@@ -73,15 +73,17 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
       const up = errorOf(await client.callTool({ name: 'start_thread', arguments: { prompt: 'fix it', runtimeMode: 'default' } }));
       assert.deepEqual([up.domain, up.code], ['mcpServer', 'escalation']);
       assert.equal(valueOf<{ threads: unknown[] }>(await client.callTool({ name: 'list_threads', arguments: {} })).threads.length, 2);
-      assert.match(stderr(), /serving on stdio with the readOnly grant/);
+      await waitFor('the serving note on stderr', 10_000, () => /serving on stdio with the readOnly grant/.test(stderr()), 20);
     } finally {
       await client.close();
     }
   });
 
   it('default: fullAccess is escalation; default/default starts a real thread, visible in list_threads, that runs', async () => {
-    const { client } = await connect('default');
+    const { client, stderr } = await connect('default', ['--json']);
     try {
+      const note = await waitFor('the serving note on stderr', 10_000, () => stderr().split('\n').find((l) => l.startsWith('{')), 20);
+      assert.deepEqual(JSON.parse(note), { type: 'serving', transport: 'stdio', grant: 'default', workspace: fs.realpathSync(ws) });
       const up = errorOf(await client.callTool({ name: 'start_thread', arguments: { prompt: 'go wild', runtimeMode: 'fullAccess', interactionMode: 'default' } }));
       assert.equal(up.code, 'escalation');
       assert.match(up.message, /runtime mode fullAccess, above this caller's default/);

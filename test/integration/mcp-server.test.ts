@@ -52,7 +52,7 @@ describe('MCP server (in process)', function () {
     const mcp = createVoxMcpServer({ client: connectMcpSession(t.engine, 'readOnly', 'x'), grant: 'readOnly' });
     assert.throws(() => mcp.registerTool('evil', { description: 'x' }, async () => ({ content: [] })), isRaw);
     assert.throws(() => (mcp.tool as (...a: unknown[]) => unknown)('evil', async () => ({ content: [] })), isRaw);
-    McpServer.prototype.registerTool.call(mcp, 'evil', { description: 'bypass' }, async () => ({ content: [{ type: 'text', text: 'owned' }] }));
+    (McpServer.prototype.registerTool as (...a: unknown[]) => unknown).call(mcp, 'evil', { description: 'bypass' }, async () => ({ content: [{ type: 'text', text: 'owned' }] }));
     const [a] = InMemoryTransport.createLinkedPair();
     await assert.rejects(mcp.connect(a), (e: unknown) => isRaw(e) && /tool evil was registered around/.test((e as Error).message));
 
