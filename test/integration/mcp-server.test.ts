@@ -170,11 +170,16 @@ describe('MCP server (in process)', function () {
     // A thread the owner put in Full auto is above a default session: no prompt, no Plan → Act.
     await owner.call('setPermissionMode', { scope: 'thread', threadId: threads[1]!, mode: 'fullAuto' });
     await assert.rejects(def.call('sendPrompt', { threadId: threads[1]!, prompt: 'x' }), (e: unknown) => denied(e) && /prompt thread/.test((e as Error).message));
+    await assert.rejects(def.call('regenerate', { threadId: threads[1]! }), (e: unknown) => denied(e) && /regenerate in thread/.test((e as Error).message));
+    await assert.rejects(def.call('editMessage', { threadId: threads[1]!, messageId: 'msg-x', content: 'x' }), denied);
+    await t.host.setPermissionMode('fullAuto'); // variants run with the workspace default: above a default session
+    await assert.rejects(def.call('startVariants', { prompt: 'x', models: ['openai:gpt-test'] }), (e: unknown) => denied(e) && /start variants/.test((e as Error).message));
     await owner.call('setWorkMode', { threadId: threads[1]!, mode: 'plan' });
     await assert.rejects(def.call('setWorkMode', { threadId: threads[1]!, mode: 'act' }), denied);
     assert.equal((await owner.call('getPlan', { threadId: threads[1]! })).workMode, 'plan');
     const count = (await owner.call('listThreads', {})).threads.length;
     assert.equal(count, 2, 'no refused call created a thread');
+    assert.equal((await owner.call('getThread', { threadId: threads[1]! })).messages.length, 2, 'no refused call ran the thread');
     ro.close();
     def.close();
   });
