@@ -7,6 +7,7 @@
  * Also the command's usage: --help, no --stdio, a bad --grant.
  */
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -100,6 +101,35 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
     } finally {
       await client.close();
     }
+  });
+
+  it('stdout carries JSON-RPC only: every line of a whole session parses as a JSON-RPC message; notes go to stderr; it exits 0 when stdin closes', async () => {
+    const { command, args } = voxServeCommand(REPO_ROOT, 'readOnly', ws);
+    const child = spawn(command, args, { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await waitFor('the initialize answer', 20_000, () => out.includes('"id":1'), 20);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_thread', arguments: { threadId: threads[0] } } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'capture_checkpoint', arguments: { threadId: threads[0] } } });
+    await waitFor('both answers', 20_000, () => out.includes('"id":2') && out.includes('"id":3'), 20);
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, err);
+    const lines = out.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, 3, out);
+    const byId = new Map(lines.map((l) => {
+      const m = JSON.parse(l) as { jsonrpc?: string; id?: number };
+      assert.equal(m.jsonrpc, '2.0');
+      return [m.id, l] as const;
+    }));
+    assert.ok(byId.get(2)!.includes(SEED_ANSWERS[0]!)); // the answers may come in any order
+    assert.match(byId.get(3)!, /capabilityDenied/);
+    assert.match(err, /serving on stdio/);
   });
 
   it('usage: --help documents --grant; no --stdio and a bad --grant are usage errors (exit 2)', async () => {
