@@ -23,6 +23,8 @@ export const MAX_READ_MESSAGES = 100;
 export const MAX_MESSAGE_CHARS = 16_000;
 /** Most checkpoints list_checkpoints returns (the most recent). */
 export const MAX_LIST_CHECKPOINTS = 200;
+/** Most changed files capture_checkpoint lists (`changedCount` still counts them all). */
+export const MAX_CAPTURE_CHANGED_FILES = 200;
 
 const id = z.string().min(1).max(MAX_NAME_CHARS);
 const prompt = z.string().min(1).max(MAX_PROMPT_CHARS);
@@ -111,7 +113,7 @@ const captureCheckpoint = defineVoxTool({
   access: McpToolAccess.writes,
   handler: async (a, { client }) => {
     const r = await client.call('captureCheckpoint', { threadId: a.threadId });
-    return { ref: r.ref, threadId: r.threadId, ordinal: r.ordinal, changedCount: r.changedCount, changed: r.changed.slice(0, MAX_LIST_CHECKPOINTS), warnings: r.warnings };
+    return { ref: r.ref, threadId: r.threadId, ordinal: r.ordinal, changedCount: r.changedCount, changed: r.changed.slice(0, MAX_CAPTURE_CHANGED_FILES), warnings: r.warnings };
   },
 });
 
