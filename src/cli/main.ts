@@ -31,6 +31,7 @@ import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
 import { registerMcpServeCommand } from './mcp-serve-command';
+import { registerForkCommands } from './fork-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
@@ -86,6 +87,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerBranchCommands(program, run);
   registerCompactCommand(program, run);
   registerHandoffCommand(program, run);
+  registerForkCommands(program, run);
   registerRulesCommands(program, run);
   registerImportCommands(sessionGroup(program), run);
   registerSessionCommands(sessionGroup(program), run);

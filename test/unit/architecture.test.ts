@@ -18,10 +18,10 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 /** Engine folders from the bottom up; a module may import its own layer and the ones below, never above. */
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
-  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff', 'mcp-catalog'],
+  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff', 'mcp-catalog', 'mcp-apps'],
   ['agent', 'connect', 'importers', 'mcp'],
   ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
-  ['variants', 'review', 'branches', 'bundles'],
+  ['variants', 'review', 'branches', 'bundles', 'forks'],
   ['session', 'services.ts'],
   ['engine.ts'],
 ];

@@ -31,6 +31,8 @@ import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks â†
 import { escapeUserInput } from '../sanitize/history';
 import { applyHandoff } from '../handoff/apply';
 import { catalogSpecs, catalogThreshold, turnToolCatalog, type TurnToolCatalog } from '../mcp-catalog/catalog';
+import { appOfResult } from '../mcp-apps/resource';
+import { applyMcpAppContext } from '../mcp-apps/context';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -87,6 +89,7 @@ export class AgentRunner {
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
     await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
+    applyMcpAppContext(store, t, history); // SPEC 5.3: <mcp_app_context> blocks of the apps' saved states
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     let finalText = resumed?.text ?? '';
@@ -312,9 +315,11 @@ export class AgentRunner {
       result = { content: `Error (${code}): ${(e as Error).message}`, isError: true };
     }
     // Tool output is stored, streamed and shown to the model: no secrets in it (a file may hold a key).
-    const final = { ...result!, content: redact(result!.content) };
-    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError });
-    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [] }));
+    const app = appOfResult(result!.app); // an MCP App (SPEC 5.3) travels with the result to the chat
+    const final = { ...result!, content: redact(app && 'refused' in app ? `${result!.content}\n[The MCP App was not shown: ${app.refused}.]` : result!.content) };
+    const shown = app && 'app' in app ? { app: { ...app.app, html: redact(app.app.html) } } : {};
+    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError, ...shown });
+    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [], ...shown }));
     return final;
   }
 

@@ -32,6 +32,7 @@ import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall'
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
+import { McpAppIntents } from './mcp-app-intents';
 import { ThreadListLoader } from './thread-list-loader';
 import { CompactionIntents } from './compaction-intents';
 
@@ -68,6 +69,8 @@ export class Controller extends ControllerIntents {
   /** The thread list in chunks, merged by id, kept across reopening (./thread-list-loader.ts). */
   readonly threadList: ThreadListLoader;
   readonly compaction: CompactionIntents;
+  /** MCP App states and "Fork from here" (./mcp-app-intents.ts). */
+  readonly mcpApps: McpAppIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
@@ -75,6 +78,7 @@ export class Controller extends ControllerIntents {
     this.saver = new StateSaver(model, bridge, log, this.threadList);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
+    this.mcpApps = new McpAppIntents({ send: (c) => this.send(c), openThread: (id) => { this.loadThreads(); this.openThread(id); } });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -215,6 +219,7 @@ export class Controller extends ControllerIntents {
       return;
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
+    if (this.mcpApps.onResult(inReplyTo, req.type, value)) return;
     if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
     if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     if (this.search.onResult(inReplyTo, req.type, value)) return;
@@ -250,6 +255,7 @@ export class Controller extends ControllerIntents {
     if (req?.type === 'listThreads') this.threadList.onError(req.walk);
     if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box
+    if (req && this.mcpApps.onError(u.inReplyTo, req.type, u.message)) return; // the app's frame gets it
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.
