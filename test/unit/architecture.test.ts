@@ -76,6 +76,18 @@ const RULES: Rule[] = [
     probe: ['src/cli/chat-command.ts', 'src/engine/store/store.ts'],
   },
   {
+    name: 'src/mcp-server reaches the engine only through its composition root and host types',
+    reason: 'Vox as an MCP server is a client of the protocol like the CLI: its tools call commands over a session with a narrow grant, so the engine checks every call (an MCP client must never reach a service directly)',
+    forbidden: (from, to) => under(from, 'src/mcp-server') && under(to, 'src/engine') && !ENGINE_PUBLIC.some((re) => re.test(to)),
+    probe: ['src/mcp-server/server.ts', 'src/engine/store/store.ts'],
+  },
+  {
+    name: 'only src/cli and src/extension import src/mcp-server',
+    reason: 'the MCP server is an outer client the CLI (`vox mcp serve`) and the extension (HTTP) start; the engine, the protocol and the views know nothing of it',
+    forbidden: (from, to) => under(to, 'src/mcp-server') && !under(from, 'src/mcp-server') && !under(from, 'src/cli') && !under(from, 'src/extension'),
+    probe: ['src/engine/engine.ts', 'src/mcp-server/server.ts'],
+  },
+  {
     name: 'nothing imports the extension or the CLI',
     reason: 'they are the outermost clients; anything they hold that others need belongs in the protocol or the engine',
     forbidden: (from, to) => !under(from, 'src/extension') && !under(from, 'src/cli') && (under(to, 'src/extension') || under(to, 'src/cli')),
