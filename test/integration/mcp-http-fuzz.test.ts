@@ -7,6 +7,7 @@
  * 4xx with a JSON body), none may leak a stack trace, a file path, the MAC key or a token, and
  * the server must still serve the official SDK client afterwards.
  */
+import { seededRandom } from '../support/random';
 import { strict as assert } from 'node:assert';
 import { memorySecretStore } from '../../src/engine/host';
 import { CLIENT_KEY_SECRET } from '../../src/mcp-server/http/client-id';
@@ -19,16 +20,6 @@ const SEED = 0x5eed16;
 /** Requests in flight at once. */
 const CONCURRENCY = 4;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface FuzzCase {
   kind: string;
@@ -130,7 +121,7 @@ describe('MCP server over HTTP: fuzz', function () {
       });
       const session = init.headers.get('mcp-session-id')!;
       assert.ok(session);
-      const next = generator(mulberry32(SEED));
+      const next = generator(seededRandom(SEED));
       const kinds = new Map<string, number>();
       const statuses = new Map<number, number>();
       const failures: string[] = [];

@@ -5,6 +5,7 @@
  * note of what was cut. A single line longer than the limit keeps its end, cut where no surrogate
  * pair and no SGR sequence is split (styled text restarts with the style in force there).
  */
+import { utf8ByteLength } from '../../protocol/wire/utf8';
 
 export type Measure = 'chars' | 'bytes';
 
@@ -12,19 +13,7 @@ export type Measure = 'chars' | 'bytes';
 const COMPACT_AFTER = 4_096;
 
 /** UTF-8 length of a string (lone surrogates count 3, as they encode to U+FFFD). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+export const utf8Length = utf8ByteLength;
 
 export function measureOf(s: string, measure: Measure): number {
   return measure === 'chars' ? s.length : utf8Length(s);
