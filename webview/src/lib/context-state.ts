@@ -11,6 +11,7 @@
 import type { ClientCommand, CommandResult } from '../../../src/protocol/commands/index';
 import type { ContextChip, Mention, MentionSuggestion } from '../../../src/protocol/mentions';
 import { MAX_MENTIONS } from '../../../src/protocol/mentions';
+import { isMcpSuggestion, mcpMentionText } from './mcp-mentions';
 
 /** Wait after the last draft change before asking for a new estimate. */
 export const ESTIMATE_DEBOUNCE_MS = 300;
@@ -55,6 +56,7 @@ export function mentionQueryAt(text: string, caret: number): { start: number; qu
 
 /** What the draft shows for an accepted mention. */
 export function mentionText(s: MentionSuggestion): string {
+  if (isMcpSuggestion(s)) return mcpMentionText(s);
   if (s.kind === 'rule') return `@${s.label}`;
   if (s.kind === 'file' || s.kind === 'folder') return `@${s.label}`;
   if (s.kind === 'git') return `@${s.label}`;
@@ -71,6 +73,8 @@ export interface ContextHost {
   setDraft(text: string): void;
   /** A timer (the app: setTimeout; tests: a manual one). */
   schedule(fn: () => void, ms: number): { cancel(): void };
+  /** Rows the popup adds to the engine's (MCP resources the engine did not offer: ./mcp-mentions.ts). */
+  extraSuggestions?(items: MentionSuggestion[], query: string): MentionSuggestion[];
 }
 
 export class ContextController {
@@ -213,7 +217,8 @@ export class ContextController {
       if (requestId !== this.suggestRequest) return true; // a stale answer: dropped
       const p = this.model.popup;
       if (p) {
-        p.items = (value as CommandResult<'suggestMentions'>).items;
+        const items = (value as CommandResult<'suggestMentions'>).items;
+        p.items = this.host.extraSuggestions ? this.host.extraSuggestions(items, p.query) : items;
         p.selected = 0;
         p.loading = false;
       }
