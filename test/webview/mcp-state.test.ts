@@ -82,13 +82,13 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
     assert.deepEqual(mcp.model.slash?.items.map((i) => i.name), ['mcp.notes.daily']);
     assert.equal(mcp.onKey('Enter'), true);
     assert.equal(mcp.model.slash, null);
-    assert.equal(draft(), '/mcp.notes.daily ');
+    assert.equal(draft(), '/mcp.notes.daily');
     const ask = sent.at(-1)!;
     assert.deepEqual({ type: ask.type, server: (ask as { server?: string }).server, name: (ask as { name?: string }).name, args: (ask as { arguments?: unknown }).arguments }, { type: 'getMcpPrompt', server: 'notes', name: 'daily', args: undefined });
     assert.equal(mcp.onResult('r-other', 'getMcpPrompt', { text: 'stale', description: null }), true);
-    assert.equal(draft(), '/mcp.notes.daily ', 'an answer to another request changes nothing');
+    assert.equal(draft(), '/mcp.notes.daily', 'an answer to another request changes nothing');
     mcp.onResult(ask.requestId, 'getMcpPrompt', { text: 'List my notes of today.', description: null });
-    assert.equal(draft(), 'List my notes of today. ');
+    assert.equal(draft(), 'List my notes of today.');
   });
 
   it('keys: arrows wrap, Escape closes, Enter with no match is not taken (the prompt is sent as typed)', () => {
@@ -132,7 +132,7 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
     assert.deepEqual(again.arguments, { topic: 'release', style: 'short' });
     mcp.onResult(again.requestId, 'getMcpPrompt', { text: 'Summarise the release notes, briefly.', description: null });
     assert.equal(mcp.model.form, null);
-    assert.equal(draft(), 'Summarise the release notes, briefly. ');
+    assert.equal(draft(), 'Summarise the release notes, briefly.');
   });
 
   it('Cancel keeps the draft as typed; the menu stays closed while the form is open', () => {
@@ -152,7 +152,7 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
     type('/mcp.notes.daily');
     mcp.onKey('Enter');
     mcp.onResult(sent.at(-1)!.requestId, 'getMcpPrompt', { text: 'x'.repeat(MAX_PROMPT_CHARS + 1), description: null });
-    assert.equal(draft(), '/mcp.notes.daily ');
+    assert.equal(draft(), '/mcp.notes.daily');
     assert.match(notices[0]!, /^promptTooLong: \/mcp\.notes\.daily expands to/);
   });
 

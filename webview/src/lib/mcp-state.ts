@@ -137,7 +137,7 @@ export class McpController {
     if (!item) return false;
     this.model.slash = null;
     const rest = this.host.draft().replace(/^\/\S*/, '');
-    this.host.setDraft(`/${item.name}${rest.length > 0 ? rest : item.kind === 'builtin' ? '' : ' '}`);
+    this.host.setDraft(`/${item.name}${rest}`);
     if (item.kind === 'builtin') return true;
     if (item.prompt.arguments.length === 0) {
       const requestId = this.host.send({ type: 'getMcpPrompt', server: item.server, name: item.prompt.name });
