@@ -79,3 +79,8 @@ export function loadSanitizeUi() {
 export function loadThreadsUi() {
   return loadTs('./ui-threads.ts', 'runThreadChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-mcp.ts')>} */
+export function loadMcpUi() {
+  return loadTs('./ui-mcp.ts', 'runMcpChecks');
+}

@@ -369,8 +369,8 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['sanitize'], ['threads']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly };
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['sanitize'], ['threads'], ['mcp']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });
