@@ -34,6 +34,9 @@ import { parseSampling } from './branches/sampling';
 import { RulesService } from './rules/service';
 import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 import { autoCompactor } from './compaction/auto';
+import { McpManager } from './mcp/manager';
+import type { McpOAuthFactory } from './mcp/oauth-seam';
+import type { McpBackoff, McpTimeouts } from './mcp/connection';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
 function bindHost(h: Host): Host {
@@ -47,6 +50,10 @@ function bindHost(h: Host): Host {
     ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
     ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
     memento: h.memento ?? memoryMemento(),
+    ...(h.secretStore ? { secretStore: h.secretStore } : {}),
+    ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
+    ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
+    ...(h.openExternal ? { openExternal: (url: string) => h.openExternal!(url) } : {}),
   };
 }
 import type { EngineServices } from './services';
@@ -83,6 +90,10 @@ export interface EngineConfig {
   clock?: EngineClock;
   /** Jitter source of rate-limit backoff (tests fix it). */
   random?: () => number;
+  /** MCP client timeouts and restart backoff (tests shorten them; defaults in mcp/connection.ts). */
+  mcp?: { timeouts?: Partial<McpTimeouts>; backoff?: Partial<McpBackoff>; env?: Readonly<Record<string, string | undefined>> };
+  /** OAuth sign-in of HTTP MCP servers (mcp/oauth/); absent: a server that needs it stays `needsAuth`. */
+  mcpOAuth?: McpOAuthFactory;
 }
 
 export class Engine {
@@ -168,6 +179,12 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
 
   const tools = new ToolRegistry();
   registerBuiltinTools(tools);
+  // MCP servers (mcp/): started on first need (a prompt, a list); their tools join `tools` while connected.
+  const mcp = new McpManager({
+    workspaceRoot: config.workspaceRoot, host, tools, ...(config.mcp?.timeouts ? { timeouts: config.mcp.timeouts } : {}),
+    ...(config.mcp?.backoff ? { backoff: config.mcp.backoff } : {}), ...(config.mcp?.env ? { env: config.mcp.env } : {}), ...(config.mcpOAuth ? { oauth: config.mcpOAuth } : {}),
+  });
+  install('mcp servers', () => mcp.dispose());
 
   const gate = new ApprovalGate();
   install('approvals', () => gate.cancelAll());
@@ -270,6 +287,6 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     rulesFor: async (draft, paths, threadId) => rules.prepare(draft, paths, threadId, paths),
   });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules };
+  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules, mcp };
   return { engine: new Engine(services, teardown, recovered), services };
 }

@@ -104,6 +104,8 @@ export interface Host {
   mcpSettings?(): McpSettings | undefined;
   /** Persists MCP settings (VS Code: the workspace settings); absent: changes last until restart. */
   setMcpSettings?(patch: Partial<McpSettings>): Promise<void>;
+  /** Opens a URL in the user's browser (VS Code: vscode.env.openExternal), e.g. an MCP server's OAuth sign-in; absent: cannot. */
+  openExternal?(url: string): Promise<void>;
 }
 
 /** A small key → string store for engine secrets (keys are namespaced by the caller, e.g. `vox.mcp.oauth.<server>`). */

@@ -20,6 +20,7 @@ import type { PermissionService } from './permissions/service';
 import type { PlanService } from './plans/service';
 import type { ReviewService } from './review/service';
 import type { RulesService } from './rules/service';
+import type { McpManager } from './mcp/manager';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -47,4 +48,6 @@ export interface EngineServices {
   readonly context: ContextService;
   /** Rules and the system prompt's $variables (rules/). */
   readonly rules: RulesService;
+  /** Vox's MCP servers: connections, their tools in `tools`, resources and prompts (mcp/). */
+  readonly mcp: McpManager;
 }

@@ -139,6 +139,11 @@ export class EngineHost implements Host, vscode.Disposable {
     for (const [key, value] of Object.entries(patch)) await cfg.update(key, value, target);
   }
 
+  /** Opens a URL in the browser (an MCP server's OAuth sign-in). */
+  async openExternal(url: string): Promise<void> {
+    await vscode.env.openExternal(vscode.Uri.parse(url, true));
+  }
+
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
     const get = (k: keyof ProviderSettings) => cfg.get<string>(k) || undefined;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../../src/client/engine-client';
 import { createEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
-import type { Host, HostNotice, MentionSources, RulesSettings } from '../../src/engine/host';
+import { memorySecretStore, type Host, type HostNotice, type McpSettings, type MentionSources, type RulesSettings } from '../../src/engine/host';
 import type { ProviderSecret, ProviderSettings } from '../../src/engine/providers/registry';
 import { ownerGrant, type Grant } from '../../src/protocol/commands/grants';
 import type { ModelChoice } from '../../src/protocol/commands/settings';
@@ -28,6 +28,9 @@ export class TestHost implements Host {
   sampling: unknown;
   /** Rule settings (VS Code: vox.rules, vox.readPeerRuleFiles, vox.systemPrompt.append). */
   rules: RulesSettings | undefined;
+  /** MCP client settings (VS Code: vox.mcp.*); `setMcpSettings` writes here. */
+  mcp: McpSettings | undefined;
+  readonly secretStore = memorySecretStore();
   private readonly external = new Set<() => void>();
   private readonly settingsListeners = new Set<() => void>();
 
@@ -83,6 +86,13 @@ export class TestHost implements Host {
   }
   async setUserRules(rules: unknown[]): Promise<void> {
     this.rules = { ...this.rules, rules };
+    for (const l of [...this.settingsListeners]) l();
+  }
+  mcpSettings(): McpSettings | undefined {
+    return this.mcp;
+  }
+  async setMcpSettings(patch: Partial<McpSettings>): Promise<void> {
+    this.mcp = { ...this.mcp, ...patch };
     for (const l of [...this.settingsListeners]) l();
   }
   /** As if the user saved a file in the editor. */

@@ -19,7 +19,7 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff'],
-  ['agent', 'connect', 'importers'],
+  ['agent', 'connect', 'importers', 'mcp'],
   ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
   ['variants', 'review', 'branches', 'bundles'],
   ['session', 'services.ts'],

@@ -72,7 +72,7 @@ export const ERROR_CODES = {
   /** Importing Claude Code, Codex and Cursor sessions (src/engine/importers/). */
   import: ['missingDir', 'notADirectory', 'unreadable', 'notACursorStore', 'unknownSession'],
   /** Vox as an MCP client (engine/mcp/): config files, connections, calls, OAuth sign-in. */
-  mcp: ['invalidConfig', 'unknownServer', 'unknownTool', 'unknownPrompt', 'unknownResource', 'notConnected', 'disabled', 'timeout', 'crashed', 'tooLarge', 'authRequired', 'authFailed', 'protocolError', 'callFailed'],
+  mcp: ['invalidConfig', 'unknownServer', 'unknownTool', 'unknownPrompt', 'unknownResource', 'notConnected', 'disabled', 'timeout', 'crashed', 'tooLarge', 'authRequired', 'authFailed', 'protocolError', 'callFailed', 'invalidArguments'],
   /** Vox as an MCP server (src/mcp-server/): tool access, grants, OAuth 2.1 + DPoP on HTTP. */
   mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'invalidRequest', 'notEnabled', 'bindFailed'],
   /** MCP Apps (SPEC 5.3): widget state per turn item. */

@@ -18,8 +18,9 @@ function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
-  async sendPrompt({ services: { providers, host, runs, queue, store, context, rules } }, cmd) {
+  async sendPrompt({ services: { providers, host, runs, queue, store, context, rules, mcp } }, cmd) {
     const model = await providers.resolve(cmd.model ?? host.model());
+    await mcp.readyWithin(); // MCP servers' tools join the first turn (mcp/manager.ts; bounded wait)
     // Rules (rules/): manual @rule tokens leave the prompt; the attached rules' block goes with the turn, not into the message.
     const r = await prepareRules(rules, cmd);
     // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
