@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import { createEngine, findRipgrep, type Engine, type EngineConfig } from '../engine/engine';
 import { isVoxError } from '../protocol/wire/vox-error';
+import { cliMcpSettings } from './mcp-settings';
 import { environmentHost } from '../engine/host';
 import { DEFAULT_MODEL_REF } from '../engine/providers/registry';
 import { demoModelPath } from '../engine/model/demo-model';
@@ -47,12 +48,18 @@ export interface ConnectOptions {
 export function connect(opts: ConnectOptions): Connected {
   const env = process.env;
   const mode = opts.permissionMode ?? (env.VOX_PERMISSION_MODE || undefined);
-  const host = environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF, ...(mode ? { permissions: { mode } } : {}) });
+  const workspaceRoot = fs.realpathSync(opts.cwd);
+  // MCP: the workspace's config files, plus the choices of `vox mcp enable|disable` (./mcp-settings.ts).
+  const mcpChoices = cliMcpSettings(voxHome(), workspaceRoot);
+  const host = {
+    ...environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF, ...(mode ? { permissions: { mode } } : {}) }),
+    mcpSettings: () => mcpChoices.get(), setMcpSettings: (p: Parameters<typeof mcpChoices.set>[0]) => mcpChoices.set(p),
+  };
   // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.
   const ripgrepPath = findRipgrep({ env });
   const config: EngineConfig = {
     dbPath: path.join(voxHome(), 'vox.db'),
-    workspaceRoot: fs.realpathSync(opts.cwd),
+    workspaceRoot,
     demoModelPath: demoModelPath(packageRoot()),
     ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
     autoCheckpoints: opts.autoCheckpoints !== false,

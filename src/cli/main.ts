@@ -31,6 +31,7 @@ import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
+import { registerMcpClientCommands } from './mcp-commands';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -88,6 +89,8 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerRulesCommands(program, run);
   registerImportCommands(sessionGroup(program), run);
   registerSessionCommands(sessionGroup(program), run);
+  const mcp = program.command('mcp').description('MCP servers: list | tools | restart | enable | disable (the servers Vox\'s agent uses)');
+  registerMcpClientCommands(mcp, run);
   return program;
 }
 

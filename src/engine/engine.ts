@@ -285,6 +285,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const review = new ReviewService({ store, checkpoints });
   const context = new ContextService({ workspaceRoot: config.workspaceRoot, ripgrepPath: config.ripgrepPath, store, providers, tools, host, systemPrompt: config.systemPrompt, plans, systemPromptFor: (threadId) => rules.systemPrompt(threadId), manualRules: () => rules.manualRules(),
     rulesFor: async (draft, paths, threadId) => rules.prepare(draft, paths, threadId, paths),
+    // @-mentions of MCP resources: the popup starts the servers if nothing did yet (their resources show once connected).
+    mcp: { resources: () => (void mcp.ensureStarted(), mcp.resources()), read: (server, uri) => mcp.readResource(server, uri) },
   });
 
   const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules, mcp };

@@ -12,16 +12,32 @@
  */
 import { arrayOf, int, literal, nullable, object, optional, str, type Infer } from './wire/validators';
 
-export const MENTION_KINDS = ['file', 'folder', 'problems', 'terminal', 'git', 'selection', 'thread'] as const;
+export const MENTION_KINDS = ['file', 'folder', 'problems', 'terminal', 'git', 'selection', 'thread', 'mcp'] as const;
 export const mentionKind = literal(...MENTION_KINDS);
 export type MentionKind = Infer<typeof mentionKind>;
 
 /** Most mentions one prompt may carry. */
 export const MAX_MENTIONS = 20;
 
-/** A mention as a client sends it: `target` is the path (file, folder), a commit (git; none: the working tree) or a thread id. */
+/**
+ * A mention as a client sends it: `target` is the path (file, folder), a commit (git; none: the
+ * working tree), a thread id, or for `mcp` an MCP server's resource as `<server>/<uri>` (server
+ * names hold no `/`), e.g. `github/repo://vox/README.md`.
+ */
 export const mention = object({ kind: mentionKind, target: optional(str) });
 export type Mention = Infer<typeof mention>;
+
+/** The `target` of an `mcp` mention: `<server>/<uri>`. */
+export function mcpMentionTarget(server: string, uri: string): string {
+  return `${server}/${uri}`;
+}
+
+/** Splits an `mcp` mention's target; null when it has no server part. */
+export function parseMcpMentionTarget(target: string): { server: string; uri: string } | null {
+  const i = target.indexOf('/');
+  if (i <= 0 || i === target.length - 1) return null;
+  return { server: target.slice(0, i), uri: target.slice(i + 1) };
+}
 
 /** What the popup may offer: a mention kind, or `rule` (a manual rule, inserted as `@name`; SPEC 6.1). */
 export const suggestionKind = literal(...MENTION_KINDS, 'rule');

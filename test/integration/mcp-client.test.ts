@@ -223,6 +223,21 @@ describe('MCP client: a stdio server in the agent loop', function () {
     await until('the new tool', () => rig.services.tools.list().some((x) => x.spec.name === 'mcp__t__added'));
   });
 
+  it('@-mentions of MCP resources: suggested once connected, attached to the prompt the model gets', async () => {
+    rig = await mcpRig({ responses: [textTurn('noted')] });
+    await rig.client.call('listMcpServers', {});
+    const sugg = await rig.client.call('suggestMentions', { query: 'readme' });
+    const s = sugg.items.find((x) => x.kind === 'mcp');
+    assert.deepEqual(s && [s.target, s.label, s.detail], ['t/note://readme', 't:readme', 'MCP resource · The project notes']);
+    await rig.client.call('sendPrompt', { threadId: null, prompt: 'when is the launch?', mentions: [{ kind: 'mcp', target: s!.target! }, { kind: 'mcp', target: 'nope/x://y' }, { kind: 'mcp', target: 'bad' }] });
+    await runEnded(rig.client);
+    const msgs = rig.model.requests[0]!.body.messages as Array<{ role: string; content: string }>;
+    const user = msgs.filter((m) => m.role === 'user').at(-1)!.content;
+    assert.match(user, /<context kind="mcp" label="t: note:\/\/readme">\nMCP resource note:\/\/readme of server t \(text\/plain\):\nNOTES: the launch is on Friday\.\n<\/context>/);
+    assert.match(user, /label="nope\/x:\/\/y" warning="No MCP server named &quot;nope&quot;/);
+    assert.match(user, /label="mcp" warning="An MCP mention needs &lt;server>\/&lt;uri>"/);
+  });
+
   it('resources and prompts through the protocol (what @-mentions and slash commands use)', async () => {
     rig = await mcpRig();
     const res = await rig.client.call('readMcpResource', { server: 't', uri: 'note://readme' });

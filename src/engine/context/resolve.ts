@@ -5,7 +5,7 @@
  * binary or special file, a path or symlink leading out of the workspace (the tools' confined
  * fs decides), no selection, a host that has no terminal. Nothing is dropped silently.
  */
-import { splitContext, type ContextChip, type Mention, type ResolvedMention } from '../../protocol/mentions';
+import { parseMcpMentionTarget, splitContext, type ContextChip, type Mention, type ResolvedMention } from '../../protocol/mentions';
 import { git } from '../git/git';
 import { normalizeTerminalOutput } from '../terminal/normalize';
 import { VoxError } from '../../protocol/wire/vox-error';
@@ -33,6 +33,8 @@ export interface ResolveDeps {
   sources: MentionSources | undefined;
   /** Tokens of an attached text (the model's tokenizer or the approximation). */
   count: (text: string) => Promise<number>;
+  /** Reads an MCP server's resource (../mcp/); absent: MCP mentions are a warning. */
+  readMcpResource?: (server: string, uri: string) => Promise<{ text: string; truncated: boolean; mimeType: string | null }>;
 }
 
 type Outcome = { label: string; text: string; truncated?: boolean } | { label: string; warning: string };
@@ -165,6 +167,15 @@ async function resolveOne(deps: ResolveDeps, m: Mention): Promise<Outcome> {
       // The end of the output matters most: cut from the front.
       const text = t.text.length > MENTION_MAX_CHARS ? `[… ${t.text.length - MENTION_MAX_CHARS} earlier characters not attached]\n${t.text.slice(-MENTION_MAX_CHARS)}` : t.text;
       return { label: `terminal: ${t.name}`, text: `Output of terminal "${t.name}":\n${text}`, ...(t.text.length > MENTION_MAX_CHARS ? { truncated: true } : {}) };
+    }
+    case 'mcp': {
+      const ref = m.target ? parseMcpMentionTarget(m.target) : null;
+      if (!ref) return warn('mcp', 'An MCP mention needs <server>/<uri>');
+      const label = `${ref.server}: ${ref.uri}`;
+      if (!deps.readMcpResource) return warn(label, 'MCP resources are not available in this host');
+      const r = await deps.readMcpResource(ref.server, ref.uri);
+      const out = cut(label, `MCP resource ${ref.uri} of server ${ref.server}${r.mimeType ? ` (${r.mimeType})` : ''}:\n${r.text}`, MENTION_MAX_CHARS);
+      return r.truncated && 'text' in out ? { ...out, truncated: true } : out;
     }
     case 'selection': {
       if (!src?.selection) return warn('selection', 'The selection comes from the editor; this host has none');

@@ -40,6 +40,11 @@ export interface ContextServiceDeps {
   manualRules?: () => Array<{ name: string; description: string | null }>;
   /** What the draft becomes with its rules (../rules/): the stripped prompt and the block the turn would get. */
   rulesFor?: (draft: string, contextPaths: string[], threadId: string | null) => Promise<{ prompt: string; block: string }>;
+  /** MCP resources for @-mentions (../mcp/): the list offered, and one read. */
+  mcp?: {
+    resources(): Array<{ server: string; uri: string; name: string; description: string | null }>;
+    read(server: string, uri: string): Promise<{ text: string; truncated: boolean; mimeType: string | null }>;
+  };
 }
 
 export type ContextEstimate = CommandResult<'estimateContext'>;
@@ -52,14 +57,15 @@ export class ContextService {
   }
 
   suggest(query: string, limit?: number) {
-    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot, ...(this.deps.manualRules ? { manualRules: this.deps.manualRules } : {}) }, query, limit);
+    return suggestMentions({ files: this.files, store: this.deps.store, workspaceRoot: this.deps.workspaceRoot, ...(this.deps.manualRules ? { manualRules: this.deps.manualRules } : {}), ...(this.deps.mcp ? { mcpResources: () => this.deps.mcp!.resources() } : {}) }, query, limit);
   }
 
   /** Resolves mentions, sizing each with `model`'s counter (the approximation when no model is given). */
   resolve(mentions: readonly Mention[], model?: ResolvedModel): Promise<ResolvedMention[]> {
     const source = model ? countSourceOf(model) : 'approximation';
     return resolveMentions(
-      { workspaceRoot: this.deps.workspaceRoot, files: this.files, store: this.deps.store, sources: this.deps.host.mentionSources, count: (t) => countText(source, t) },
+      { workspaceRoot: this.deps.workspaceRoot, files: this.files, store: this.deps.store, sources: this.deps.host.mentionSources, count: (t) => countText(source, t),
+        ...(this.deps.mcp ? { readMcpResource: (server: string, uri: string) => this.deps.mcp!.read(server, uri) } : {}) },
       mentions,
     );
   }

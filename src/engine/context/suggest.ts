@@ -4,7 +4,7 @@
  * `git:<query>`, past threads by title and manual rules (SPEC 6.1) — each ranked with ./fuzzy.ts, specials first when they
  * match as well as a file does.
  */
-import type { MentionKind, MentionSuggestion } from '../../protocol/mentions';
+import { mcpMentionTarget, type MentionKind, type MentionSuggestion } from '../../protocol/mentions';
 import { git } from '../git/git';
 import type { VoxStore } from '../store/store';
 import { fuzzyScore } from './fuzzy';
@@ -32,6 +32,8 @@ export interface SuggestDeps {
   workspaceRoot: string;
   /** The enabled manual rules (../rules/), offered as `@name`. */
   manualRules?: () => Array<{ name: string; description: string | null }>;
+  /** Resources of the connected MCP servers (../mcp/), offered as `mcp` mentions. */
+  mcpResources?: () => Array<{ server: string; uri: string; name: string; description: string | null }>;
 }
 
 /** Extra score of a manual rule, so `@sty` puts the rule `style` above `stylesheet.css`. */
@@ -57,6 +59,11 @@ export async function suggestMentions(deps: SuggestDeps, query: string, limit = 
     for (const r of deps.manualRules?.() ?? []) {
       const score = fuzzyScore(query, r.name);
       add({ kind: 'rule', target: r.name, label: r.name, detail: r.description ? `rule · ${r.description}` : 'rule' }, score === null ? null : score + RULE_BONUS);
+    }
+    for (const r of deps.mcpResources?.() ?? []) {
+      const label = `${r.server}:${r.name}`;
+      const score = fuzzyScore(query, `${label} ${r.uri}`);
+      add({ kind: 'mcp', target: mcpMentionTarget(r.server, r.uri), label, detail: r.description ? `MCP resource · ${r.description}` : `MCP resource · ${r.uri}` }, score);
     }
     const listing = await deps.files.list();
     for (const f of listing.files) add({ kind: 'file', target: f, label: f, detail: 'file' }, fuzzyScore(query, f));
