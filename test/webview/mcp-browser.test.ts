@@ -5,7 +5,7 @@
  * arguments"); Enter on a prompt without arguments posts getMcpPrompt and the answer replaces the
  * command; a prompt with arguments opens the inline form (a required field refused empty, the
  * engine's error shown, then the text inserted); an `mcpServers` update adds a prompt to the menu;
- * the @-popup lists an MCP resource with its server as a badge and sends it as an `mcp` mention;
+ * the @-popup shows the engine's MCP resource row with its server as a badge and sends it as an `mcp` mention;
  * an MCP tool call's card shows its server as a badge (a built-in one none). Screenshots go to
  * test-results/webview-mcp-slash.png and webview-mcp-form.png.
  */
@@ -143,17 +143,20 @@ describe('chat webview in Chromium: MCP prompts as slash commands, resources as 
     await clear();
     await area().pressSequentially('read @all');
     const ask = await lastPosted('suggestMentions', (m) => m.query === 'all');
-    await host({ type: 'result', inReplyTo: ask.requestId, value: { items: [{ kind: 'file', target: 'all.txt', label: 'all.txt', detail: 'file' }] } });
+    await host({ type: 'result', inReplyTo: ask.requestId, value: { items: [
+      { kind: 'file', target: 'all.txt', label: 'all.txt', detail: 'file' },
+      { kind: 'mcp', target: 'notes/notes://all', label: 'notes:All notes', detail: 'MCP resource · every note' },
+    ] } });
     const opts = page.locator('#vox-mention-popup [role="option"]');
     await eventually('two rows', async () => (await opts.count()) === 2);
     const mcpRow = page.locator('#vox-mention-popup [role="option"][data-kind="mcp"]');
     assert.equal(await mcpRow.locator('.badge').innerText(), 'notes');
-    assert.equal(await mcpRow.locator('.label').innerText(), '@All notes');
+    assert.equal(await mcpRow.locator('.label').innerText(), '@notes:All notes');
     await area().press('ArrowDown');
     await area().press('Enter');
     assert.equal(await area().inputValue(), 'read @notes:All-notes ');
     const est = await lastPosted('estimateContext', (m) => Array.isArray(m.mentions) && (m.mentions as Array<{ kind: string }>).some((x) => x.kind === 'mcp'));
-    assert.deepEqual(est.mentions, [{ kind: 'mcp', target: 'notes:notes://all' }]);
+    assert.deepEqual(est.mentions, [{ kind: 'mcp', target: 'notes/notes://all' }]);
   });
 
   it('an MCP tool call shows its server as a badge; a built-in one has none', async () => {

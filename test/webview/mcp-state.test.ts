@@ -4,8 +4,8 @@
  * servers; prefix matches first; /compact too), keys, accepting a prompt without arguments
  * (getMcpPrompt, the command replaced by the text) and with arguments (the form, required fields,
  * errors shown in it, stale answers dropped), a text too long for the composer refused with a
- * notice, the `mcpServers` update reaching the menu, MCP resources in the @-popup (the engine's
- * own rows win), a resource mention going out with sendPrompt, and MCP tool names parsed.
+ * notice, the `mcpServers` update reaching the menu, an MCP resource row of the @-popup (its
+ * server, its draft text) and its mention going out, and MCP tool names parsed.
  */
 import { strict as assert } from 'node:assert';
 import type { ClientCommand } from '../../src/protocol/commands/index';
@@ -16,7 +16,7 @@ import type { MentionSuggestion } from '../../src/protocol/mentions';
 import { Controller, createModel } from '../../webview/src/lib/controller';
 import type { HostBridge } from '../../webview/src/lib/host-bridge';
 import { McpController, SLASH_MENU_ROWS, createMcpModel, slashItems, slashQueryAt, type McpHost, type McpModel } from '../../webview/src/lib/mcp-state';
-import { mcpMentionText, mcpResourceSuggestions, parseMcpMentionTarget, withMcpResources } from '../../webview/src/lib/mcp-mentions';
+import { isMcpSuggestion, mcpMentionTarget, mcpMentionText, mcpSuggestionServer } from '../../webview/src/lib/mcp-mentions';
 import { parseMcpToolName } from '../../webview/src/lib/mcp-names';
 
 function server(over: Partial<McpServerView> = {}): McpServerView {
@@ -165,19 +165,15 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
     assert.deepEqual(notices, ['mcpPrompt: server notes is not connected']);
   });
 
-  it('MCP resources join the @-popup unless the engine offered its own; their mention text and target', () => {
-    const servers = [server(), server({ name: 'down', status: 'failed' })];
-    const file: MentionSuggestion = { kind: 'file', target: 'notes.md', label: 'notes.md', detail: 'file' };
-    const rows = withMcpResources([file], servers, 'not', 12);
-    assert.deepEqual(rows.map((r) => [r.kind, r.target]), [['file', 'notes.md'], ['mcp', 'notes:notes://all']]);
-    assert.deepEqual(mcpResourceSuggestions(servers, 'zzz', 12), []);
-    assert.equal(mcpResourceSuggestions(servers, '', 12).length, 1, 'the failed server offers nothing');
-    assert.equal(withMcpResources([file], servers, '', 1).length, 1, 'bounded by the popup size');
-    const engineOwn = { ...file, kind: 'mcp' as MentionSuggestion['kind'], target: 'notes:notes://today', label: 'Today' };
-    assert.deepEqual(withMcpResources([engineOwn], servers, '', 12), [engineOwn]);
-    assert.equal(mcpMentionText(rows[1]!), '@notes:All-notes');
-    assert.deepEqual(parseMcpMentionTarget('notes:notes://all'), { server: 'notes', uri: 'notes://all' });
-    assert.equal(parseMcpMentionTarget('nocolon'), null);
+  it('a resource row: its server, and the text it leaves in the draft', () => {
+    const row: MentionSuggestion = { kind: 'mcp', target: mcpMentionTarget('notes', 'notes://all'), label: 'notes:All notes', detail: 'MCP resource · every note' };
+    assert.equal(row.target, 'notes/notes://all');
+    assert.equal(isMcpSuggestion(row), true);
+    assert.equal(mcpSuggestionServer(row), 'notes');
+    assert.equal(mcpMentionText(row), '@notes:All-notes');
+    assert.equal(mcpMentionText({ ...row, label: 'All notes' }), '@notes:All-notes', 'the server is added when the label lacks it');
+    assert.equal(mcpSuggestionServer({ kind: 'file', target: 'notes/x' }), null);
+    assert.equal(mcpSuggestionServer({ kind: 'mcp', target: 'noslash' }), null);
   });
 
   it('parses MCP tool names; built-in tools are none', () => {
@@ -219,17 +215,16 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
       assert.deepEqual(model.mcp!.slash!.items.map((i) => i.name), ['compact', 'mcp.notes.daily', 'mcp.notes.summarise']);
     });
 
-    it('a resource taken from the @-popup goes out with the prompt as an mcp mention', () => {
+    it('a resource the engine suggests, taken from the @-popup, goes out with the prompt as an mcp mention', () => {
       const { c, model, posted, deliver } = controller();
-      deliver({ type: 'mcpServers', ...listOf([server()]) });
       model.draft = 'read @all';
       c.context.onDraftInput(model.draft, model.draft.length);
       const ask = posted.filter((m) => m.type === 'suggestMentions').at(-1)!;
-      deliver({ type: 'result', inReplyTo: ask.requestId, value: { items: [] } });
-      assert.deepEqual(model.context.popup!.items.map((i) => i.label), ['All notes']);
+      deliver({ type: 'result', inReplyTo: ask.requestId, value: { items: [{ kind: 'mcp', target: 'notes/notes://all', label: 'notes:All notes', detail: 'MCP resource · every note' }] } });
+      assert.deepEqual(model.context.popup!.items.map((i) => i.label), ['notes:All notes']);
       assert.equal(c.context.accept(0), true);
       assert.equal(model.draft, 'read @notes:All-notes ');
-      assert.deepEqual(c.context.mentions(), [{ kind: 'mcp', target: 'notes:notes://all' }]);
+      assert.deepEqual(c.context.mentions(), [{ kind: 'mcp', target: 'notes/notes://all' }]);
     });
   });
 });

@@ -73,8 +73,6 @@ export interface ContextHost {
   setDraft(text: string): void;
   /** A timer (the app: setTimeout; tests: a manual one). */
   schedule(fn: () => void, ms: number): { cancel(): void };
-  /** Rows the popup adds to the engine's (MCP resources the engine did not offer: ./mcp-mentions.ts). */
-  extraSuggestions?(items: MentionSuggestion[], query: string): MentionSuggestion[];
 }
 
 export class ContextController {
@@ -217,8 +215,7 @@ export class ContextController {
       if (requestId !== this.suggestRequest) return true; // a stale answer: dropped
       const p = this.model.popup;
       if (p) {
-        const items = (value as CommandResult<'suggestMentions'>).items;
-        p.items = this.host.extraSuggestions ? this.host.extraSuggestions(items, p.query) : items;
+        p.items = (value as CommandResult<'suggestMentions'>).items;
         p.selected = 0;
         p.loading = false;
       }

@@ -25,7 +25,7 @@ import {
 import { StateSaver } from './state-saver';
 import { ReplayIntake } from './bulk-replay';
 import { applyHostCommand } from './host-commands';
-import { ContextController, MENTION_POPUP_ROWS } from './context-state';
+import { ContextController } from './context-state';
 import { takeStoredPrompt } from './rules-state';
 import { splitContext } from '../../../src/protocol/mentions';
 import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall';
@@ -35,7 +35,6 @@ import { TreeIntents } from './tree-intents';
 import { ThreadListLoader } from './thread-list-loader';
 import { CompactionIntents } from './compaction-intents';
 import { McpController, createMcpModel } from './mcp-state';
-import { withMcpResources } from './mcp-mentions';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -83,7 +82,6 @@ export class Controller extends ControllerIntents {
     this.mcp = new McpController(model.mcp, { send: (c) => this.send(c), draft: () => this.model.draft, setDraft: (t) => (this.model.draft = t), notify: (code, message) => this.notify(code, message) });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
-      extraSuggestions: (items, query) => withMcpResources(items, this.mcp.model.servers, query, MENTION_POPUP_ROWS),
       threadId: () => this.model.thread?.threadId ?? null,
       draft: () => this.model.draft,
       setDraft: (t) => (this.model.draft = t),

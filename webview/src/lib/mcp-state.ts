@@ -3,8 +3,8 @@
  * (listMcpServers, then every `mcpServers` update of watchMcpServers), the slash menu — `/compact`
  * and each connected server's prompts as `/mcp.<server>.<prompt>` — the inline form that asks
  * a prompt's arguments, and the expansion (getMcpPrompt) that replaces the slash command in the
- * draft with the prompt's text. Also the MCP resources offered in the @-mention popup
- * (./mcp-mentions.ts). Plain TypeScript like the controller: it mutates `model` and sends
+ * draft with the prompt's text (the @-popup's MCP resources come from the engine:
+ * ./mcp-mentions.ts). Plain TypeScript like the controller: it mutates `model` and sends
  * commands through the host it is given; tests drive it directly.
  */
 import type { ClientCommand, CommandResult } from '../../../src/protocol/commands/index';
