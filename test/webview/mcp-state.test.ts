@@ -101,6 +101,11 @@ describe('webview MCP: slash commands for prompts, resources in the @-popup, too
     assert.equal(mcp.model.slash?.selected, 0);
     assert.equal(mcp.onKey('Escape'), true);
     assert.equal(mcp.model.slash, null);
+    type('/compact');
+    assert.equal(mcp.onKey('Enter'), false, '/compact typed in full: Enter is the composer\'s (it compacts)');
+    assert.equal(mcp.model.slash, null);
+    type('/comp');
+    assert.equal(mcp.onKey('Enter'), true, 'a part of it: Enter completes it');
     type('/nothing-like-this');
     assert.equal((mcp.model.slash as McpModel['slash'])?.items.length, 0); // (cast: TS keeps the null asserted above)
     assert.equal(mcp.onKey('Enter'), false);

@@ -115,7 +115,10 @@ export class McpController {
     this.model.slash = { query: q, items: slashItems(this.model.servers, q), selected: 0 };
   }
 
-  /** Keys while the menu is open; true when used. Enter/Tab with no match fall through (the prompt is sent as typed). */
+  /**
+   * Keys while the menu is open; true when used. Enter/Tab with no match fall through (the prompt
+   * is sent as typed), and so does Enter on a built-in typed in full (`/compact` + Enter compacts).
+   */
   onKey(key: string): boolean {
     const s = this.model.slash;
     if (!s) return false;
@@ -126,7 +129,10 @@ export class McpController {
     if (s.items.length === 0) return false;
     if (key === 'ArrowDown') s.selected = (s.selected + 1) % s.items.length;
     else if (key === 'ArrowUp') s.selected = (s.selected - 1 + s.items.length) % s.items.length;
-    else if (key === 'Enter' || key === 'Tab') return this.accept(s.selected);
+    else if (key === 'Enter' && s.items[s.selected]?.kind === 'builtin' && s.items[s.selected]!.name === s.query) {
+      this.model.slash = null; // `/compact` typed in full: Enter runs it as before (the composer sends it)
+      return false;
+    } else if (key === 'Enter' || key === 'Tab') return this.accept(s.selected);
     else return false;
     return true;
   }
