@@ -10,20 +10,31 @@
  *   3. in the chat, `/` lists the server's prompts as `/mcp.notes.daily` and `/mcp.notes.summarise`
  *      (screenshot docs/screenshot-mcp-slash.png); choosing `summarise` asks for its `topic`
  *      inline and inserts the text the real server expands it to;
- *   4. screenshots (with --update-screenshot: both README pictures copied to docs/).
+ *   4. that text sent: the scripted model calls `mcp__notes__list_notes`, which runs on the real
+ *      server (read-only: no approval); its card shows the `notes` badge and the server's notes,
+ *      and the next request carries them as the tool result;
+ *   5. "Vox: Restart MCP Server" (picked from the palette) restarts it: connected again, the row
+ *      counts "1 restart"; "Vox: Disable MCP Server" shows it disabled and its prompts leave the
+ *      chat's slash menu; "Vox: Enable MCP Server" connects it again;
+ *   6. the row's inline "Open MCP Config File" opens `.vscode/mcp.json`;
+ *   7. screenshots (with --update-screenshot: both README pictures copied to docs/).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
 import * as h from './harness';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { SIDEBAR } from './ui-chat-context';
 import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
-import { expandRow, treeRow, widenSideBar } from './ui-workbench';
+import { clickInlineAction, expandRow, treeRow, widenSideBar } from './ui-workbench';
 
 export const MCP_CHECKS = {
   view: 'mcp UI: "Vox: Show MCP Servers" shows the stdio server of .vscode/mcp.json connected with its tools (read-only ones marked)',
   untick: 'mcp UI: unticking a tool in the MCP Servers view persists to the settings and the server row counts it out',
   slash: 'mcp UI: the composer\'s slash menu lists the server\'s prompts; one with an argument asks for it and inserts the server\'s text',
+  toolCall: 'mcp UI: the model calls the MCP tool; it runs on the real server and its card shows the server badge and the result',
+  lifecycle: 'mcp UI: Restart from the palette restarts the server (the row counts it); Disable and Enable stop and reconnect it',
+  openConfig: 'mcp UI: the server row\'s inline "Open MCP Config File" opens .vscode/mcp.json',
   screenshots: 'mcp UI: screenshots in test-results/ and the README pictures',
 } as const;
 
@@ -35,24 +46,27 @@ const SLASH_PICTURE = readmePicture('screenshot-mcp-slash', 250 * 1024);
 export async function runMcpChecks(o: UiCheckOptions): Promise<void> {
   const timed = timedOf(o);
   const dirs = uiDirs(o, 'mcp');
-  const state = { connected: false };
+  const state = { connected: false, expanded: false };
   const requireState = stateGuard(state, (k) => String(k));
   let session: UiSession | undefined;
+  let fake: FakeServer | undefined;
   try {
     try {
+      fake = await startFakeOpenAI({ responses: [] });
       h.createSampleWorkspace(dirs.workspace);
       fs.mkdirSync(path.join(dirs.workspace, '.vscode'), { recursive: true });
       fs.writeFileSync(path.join(dirs.workspace, '.vscode', 'mcp.json'), JSON.stringify({
         // VS Code's format; the command is this Node, so the server needs nothing installed.
         servers: { [SERVER]: { type: 'stdio', command: process.execPath, args: [FIXTURE] } },
       }, null, 2));
-      session = await startUiSession(o, { label: 'mcp UI', dirs, settings: { 'vox.model': 'local:demo' } });
+      session = await startUiSession(o, { label: 'mcp UI', dirs, settings: { 'vox.model': 'compat:mcp-e2e', 'vox.compatBaseUrl': fake.baseUrl } });
     } catch (e) {
       const why = `the mcp UI session did not start: ${(e as Error).message}`;
       for (const name of Object.values(MCP_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
       return;
     }
     const { page: p, shots, openWorkbench } = session;
+    const fk = fake;
     const shot = (name: string) => session!.shot(name);
     const pane = (): Locator => p.locator(`${SIDEBAR} .pane`, { has: p.locator('.pane-header', { hasText: 'MCP Servers' }) });
     const serverRow = () => treeRow(pane(), SERVER);
@@ -137,13 +151,85 @@ export async function runMcpChecks(o: UiCheckOptions): Promise<void> {
         const want = 'Summarise my notes about the launch in three bullet points.';
         await h.waitFor('the expanded prompt in the draft', 20_000, async () => (await area.inputValue()) === want, 200);
         assert((await form.count()) === 0, 'the form is still open');
+        state.expanded = true;
+      }), p);
+
+    // ---- 4. The expanded prompt sent; the model calls the MCP tool
+    await o.check(MCP_CHECKS.toolCall, () =>
+      timed(MCP_CHECKS.toolCall, async () => {
+        requireState('expanded');
+        const view = await sidebar();
+        const before = fk.requests.length;
+        fk.push(toolCallTurn([{ name: `mcp__${SERVER}__list_notes`, args: {} }]), textTurn('Two notes: the launch and the logo.'));
+        await view.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+        const card = view.locator('section.tool', { has: view.locator('.mcp-badge') }).first();
+        await card.waitFor({ timeout: 30_000 });
+        assert((await card.locator('.mcp-badge').innerText()).trim() === SERVER, 'the card\'s badge is not the server');
+        await h.waitFor('the answer', 30_000, async () => (await view.locator('[data-role="assistant"]').last().innerText().catch(() => '')).includes('Two notes'), 200);
+        const first = fk.requests[before];
+        const sent = (first?.body?.messages as { role: string; content: string }[] | undefined)?.at(-1)?.content ?? '';
+        assert(sent.startsWith('Summarise my notes about the launch'), `the model got ${JSON.stringify(sent.slice(0, 120))}`);
+        const offered = ((first?.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+        assert(offered.includes(`mcp__${SERVER}__list_notes`) && !offered.includes(`mcp__${SERVER}__add_note`), `offered tools: ${offered.join(', ')}`);
+        const result = JSON.stringify(fk.requests[before + 1]?.body?.messages ?? []);
+        assert(result.includes('The launch is on Friday.'), 'the tool result of the real server did not reach the model');
+        // Room for the thread in the screenshot: the two views below the chat collapse (Show MCP Servers opens it again).
+        for (const title of ['Vox Rules', 'MCP Servers']) {
+          const header = p.locator(`${SIDEBAR} .pane-header`, { hasText: title }).first();
+          if ((await header.getAttribute('aria-expanded').catch(() => null)) === 'true') await header.click({ timeout: 5_000 }).catch(() => {});
+        }
+        await card.scrollIntoViewIfNeeded().catch(() => {});
+        await shot('e2e-mcp-tool-call');
+      }), p);
+
+    // ---- 5. Restart, Disable, Enable from the palette
+    await o.check(MCP_CHECKS.lifecycle, () =>
+      timed(MCP_CHECKS.lifecycle, async () => {
+        requireState('connected');
+        await h.runCommand(p, 'Vox: Restart MCP Server', 30_000, { opensQuickInput: true });
+        await h.answerQuickInput(p, SERVER);
+        await h.runCommand(p, 'Vox: Show MCP Servers', 30_000);
+        await h.waitFor('the server connected again, one restart counted', 30_000, async () => /connected · stdio · 2\/3 tools · 1 restart/.test((await serverRow().innerText().catch(() => '')).replace(/\s+/g, ' ')), 250);
+        await h.runCommand(p, 'Vox: Disable MCP Server', 30_000, { opensQuickInput: true });
+        await h.answerQuickInput(p, SERVER);
+        await h.waitFor('the server row to show disabled', 20_000, async () => /disabled · stdio/.test(await serverRow().innerText().catch(() => '')), 250);
+        await shot('e2e-mcp-disabled');
+        // The chat hears of it (the mcpServers update): the server's prompts leave the slash menu.
+        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+        const view = await sidebar();
+        const area = view.locator('vscode-textarea textarea');
+        await area.fill('/', { timeout: 10_000 });
+        await area.dispatchEvent('input');
+        const names = async () => view.locator('#vox-slash-menu [role="option"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name') ?? ''));
+        await h.waitFor('the slash menu without the disabled server\'s prompts', 20_000, async () => {
+          const n = await names().catch(() => [] as string[]);
+          return n.includes('compact') && !n.some((x) => x.startsWith(`mcp.${SERVER}.`));
+        }, 250);
+        await area.press('Escape');
+        await area.fill('');
+        await h.runCommand(p, 'Vox: Enable MCP Server', 30_000, { opensQuickInput: true });
+        await h.answerQuickInput(p, SERVER);
+        await h.runCommand(p, 'Vox: Show MCP Servers', 30_000);
+        await h.waitFor('the server to connect again', 30_000, async () => /connected · stdio/.test(await serverRow().innerText().catch(() => '')), 250);
+      }), p);
+
+    // ---- 6. Open Config File
+    await o.check(MCP_CHECKS.openConfig, () =>
+      timed(MCP_CHECKS.openConfig, async () => {
+        requireState('connected');
+        await clickInlineAction(serverRow(), 'Open MCP Config File');
+        const tab = p.locator('.tabs-container .tab.active', { hasText: 'mcp.json' });
+        await tab.waitFor({ timeout: 15_000 });
+        const editor = p.locator('.editor-instance .monaco-editor .view-lines').first();
+        await h.waitFor('the config in the editor', 15_000, async () => (await editor.innerText().catch(() => '')).includes('mcp-notes-server.mjs'), 200);
       }), p);
 
     await o.check(MCP_CHECKS.screenshots, async () => {
       requireState('connected');
-      checkScreenshots(o, shots, ['e2e-mcp-view', 'e2e-mcp-unticked', 'e2e-mcp-slash', 'e2e-mcp-prompt-form'], [VIEW_PICTURE, SLASH_PICTURE]);
+      checkScreenshots(o, shots, ['e2e-mcp-view', 'e2e-mcp-unticked', 'e2e-mcp-slash', 'e2e-mcp-prompt-form', 'e2e-mcp-tool-call', 'e2e-mcp-disabled'], [VIEW_PICTURE, SLASH_PICTURE]);
     }, p);
   } finally {
     if (session) await session.close();
+    if (fake) await fake.close().catch(() => {});
   }
 }

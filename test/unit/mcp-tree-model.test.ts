@@ -79,6 +79,7 @@ describe('MCP Servers tree model', () => {
     if (root.kind !== 'server') return;
     assert.equal(root.icon, 'error');
     assert.match(root.tooltip, /Restarted 3 times/);
+    assert.equal(root.description, 'failed · stdio · no tools · 3 restarts');
     assert.ok(root.tooltip.includes(`Last error: ${error}`));
     const [row] = only(root.children, 'error');
     assert.ok(row);

@@ -101,7 +101,8 @@ export function serverNode(s: McpServerView): McpTreeNode & { kind: 'server' } {
     id: `mcp:${s.name}`,
     server: s.name,
     label: s.name,
-    description: `${MCP_STATUS_WORDS[status]} · ${s.transport} · ${toolWords}`,
+    // Restarts show in the row itself: a server that keeps crashing is visible without a hover.
+    description: `${MCP_STATUS_WORDS[status]} · ${s.transport} · ${toolWords}${s.restarts > 0 ? ` · ${plural(s.restarts, 'restart')}` : ''}`,
     tooltip,
     icon: MCP_STATUS_ICON[status],
     contextValue: serverContextValue(s),
