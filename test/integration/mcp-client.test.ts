@@ -22,7 +22,10 @@ async function runEnded(c: EngineClient): Promise<void> {
 describe('MCP client: a stdio server in the agent loop', function () {
   this.timeout(60_000);
   let rig: McpRig;
-  afterEach(async () => rig?.dispose());
+  afterEach(async () => {
+    await rig?.dispose();
+    rig = undefined as never; // a test that disposed its own rig leaves none
+  });
 
   it('lists the server and its tools; the model calls a read-only tool without approval and gets the result', async () => {
     rig = await mcpRig({ responses: [toolCallTurn([{ name: 'mcp__t__echo', args: { message: 'hello mcp' } }]), textTurn('done')] });
@@ -62,14 +65,15 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.equal(toolMessage(rig.model.requests[1], 'mcp__t__write_note'), 'wrote note: n1');
   });
 
-  it('a permission rule matches an MCP tool by its qualified name', async () => {
+  it('permission rules match an MCP tool by its qualified name, and mcp__<server>__* all of a server', async () => {
     rig = await mcpRig({
-      responses: [toolCallTurn([{ name: 'mcp__t__write_note', args: { text: 'n' } }]), textTurn('ok')],
-      hostSetup: (h) => (h.permissions = { rules: [{ action: 'deny', tool: 'mcp__t__write_note', reason: 'no notes' }] }),
+      responses: [toolCallTurn([{ name: 'mcp__t__write_note', args: { text: 'n' } }, { name: 'mcp__t__echo', args: { message: 'm' } }]), textTurn('ok')],
+      hostSetup: (h) => (h.permissions = { rules: [{ action: 'deny', tool: 'mcp__t__write_note', reason: 'no notes' }, { action: 'deny', tool: 'mcp__t__*', reason: 'server t is off limits' }, { action: 'deny', tool: 'mcp__other__*' }] }),
     });
     await rig.client.call('sendPrompt', { threadId: null, prompt: 'write' });
     await runEnded(rig.client);
     assert.match(toolMessage(rig.model.requests[1], 'mcp__t__write_note') ?? '', /^Not run: .*no notes/);
+    assert.match(toolMessage(rig.model.requests[1], 'mcp__t__echo') ?? '', /^Not run: .*server t is off limits/);
   });
 
   it('a hung call ends with a timeout error to the model and the turn ends', async () => {
@@ -80,6 +84,23 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.match(msg, /^Error \(timeout\): MCP server t did not answer the call of hang within 2 s/);
     assert.equal(rig.model.requests.length, 2, 'the model got the error and answered; the turn ended');
     // The server itself is still fine.
+    assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
+  });
+
+  it("stopping the turn cancels a pending MCP call at once (the turn's AbortSignal reaches the call)", async () => {
+    rig = await mcpRig({ responses: [toolCallTurn([{ name: 'mcp__t__hang', args: {} }]), textTurn('never')], config: { mcp: { timeouts: { callMs: 600_000 } } } });
+    const chunks: string[] = [];
+    const ended: string[] = [];
+    rig.client.on('turnChunks', (u) => chunks.push(...u.chunks.map((c) => (c as { kind: string }).kind)));
+    rig.client.on('turnEnded', (u) => ended.push(u.status));
+    const { runId } = await rig.client.call('sendPrompt', { threadId: null, prompt: 'hang' });
+    await rig.client.call('subscribeTurn', { turnId: runId!, afterSeq: 0 });
+    await until('the call to be under way', () => chunks.includes('toolCall'));
+    await rig.client.call('cancelRun', { runId: runId! });
+    await runEnded(rig.client);
+    await until('the turn to end', () => ended.length === 1);
+    assert.equal(ended[0], 'cancelled');
+    assert.equal(rig.model.requests.length, 1, 'the turn ended without another model call');
     assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
   });
 
@@ -116,6 +137,14 @@ describe('MCP client: a stdio server in the agent loop', function () {
     // Restarting by hand starts the attempts over: it is trying again, not failed.
     const again = await rig.client.call('restartMcpServer', { name: 't' });
     assert.deepEqual([again.status, again.restarts], ['restarting', 4]);
+  });
+
+  it("a server stuck in its handshake does not hold up the engine's shutdown", async () => {
+    const stuck = { mcpServers: { stuck: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } } };
+    rig = await mcpRig({ files: { '.mcp.json': JSON.stringify(stuck) }, config: { mcp: { timeouts: { connectMs: 600_000 } } } });
+    await rig.client.call('watchMcpServers', {});
+    assert.equal(rig.services.mcp.list().servers[0]!.status, 'starting');
+    await rig.engine.dispose(); // would wait for the 600 s connect timeout (and fail this test's) if a stop did not end the handshake
   });
 
   it('a 5 MB result is cut with a note before it reaches the model or the store', async () => {

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  describeTarget, loadMcpConfig, mergeMcpSources, parseClaudeConfig, parseEnvFile, parseSettingsServers, parseVoxConfig, parseVscodeConfig, stripJsonc,
+  describeTarget, loadMcpConfig, specSecrets, mergeMcpSources, parseClaudeConfig, parseEnvFile, parseSettingsServers, parseVoxConfig, parseVscodeConfig, stripJsonc,
   MAX_CONFIG_FILE_BYTES, type McpServerSpec, type ParseContext,
 } from '../../src/engine/mcp/config';
 import { boundResult, flattenResult, qualifiedToolName, MAX_TOOL_NAME_CHARS } from '../../src/engine/mcp/tools';
@@ -168,6 +168,14 @@ describe('MCP config: .vox/mcp.json and the setting', () => {
 
   it('envFile lines: comments, export, quotes', () => {
     assert.deepEqual(parseEnvFile('# c\nexport A=1\nB = "two words"\nC=\'x\'\nnot a line\n'), { A: '1', B: 'two words', C: 'x' });
+  });
+
+  it('describeTarget hides credential flags; specSecrets finds the values to redact', () => {
+    const [s] = parseClaudeConfig(JSON.stringify({ mcpServers: { a: { command: 'srv', args: ['--api-key=abcdefgh123', '--token', 'tok-secret-9', '--port', '80'], env: { GITHUB_TOKEN: 'ghp_12345678', PLAIN: 'yes' } } } }), ctx).servers;
+    assert.equal(describeTarget(s!), 'srv --api-key=… --token … --port 80');
+    assert.deepEqual(specSecrets(s!), ['ghp_12345678', 'abcdefgh123', 'tok-secret-9']);
+    const [h] = parseClaudeConfig(JSON.stringify({ mcpServers: { h: { type: 'http', url: 'http://x/mcp', headers: { Authorization: 'Bearer sekret-value', Accept: 'x' } } } }), ctx).servers;
+    assert.deepEqual(specSecrets(h!), ['sekret-value']);
   });
 
   it('describeTarget hides URL credentials and query values', () => {

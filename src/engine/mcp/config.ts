@@ -217,7 +217,7 @@ function vscodeExpander(ctx: ParseContext): Expand {
     if (inner === 'userHome') return ctx.home ?? os.homedir();
     if (inner === 'pathSeparator') return path.sep;
     if (inner.startsWith('env:')) return ctx.env[inner.slice(4)] ?? '';
-    if (inner.startsWith('input:')) throw new EntryError(`${whole.slice(0, 60)} asks VS Code for an input, which Vox does not support; put the value in "env" or use \${env:NAME}`);
+    if (inner.startsWith('input:')) throw new EntryError(`${whole.slice(0, 60)} asks VS Code for an input, which Vox does not support; write the value in "env" / "headers" or use \${env:NAME}`);
     throw new EntryError(`unsupported variable ${whole.slice(0, 60)}`);
   });
 }
@@ -332,9 +332,36 @@ export function loadMcpConfig(workspaceRoot: string, settingsServers: unknown, e
   return mergeMcpSources(sources);
 }
 
+/** A command-line flag that names a credential (`--api-key`, `--token`); its value is never shown. */
+const SECRET_FLAG = /^--?[\w-]*(token|key|secret|password|passwd|auth|credential)[\w-]*$/i;
+const SECRET_FLAG_WITH_VALUE = /^(--?[\w-]*(?:token|key|secret|password|passwd|auth|credential)[\w-]*)=.+$/i;
+/** An env or header name whose value is a credential. */
+const SECRET_NAME = /token|key|secret|password|passwd|auth|credential|cookie/i;
+
+/** The credential-looking values of a server's env, headers and args (redacted wherever Vox writes text). */
+export function specSecrets(s: McpServerSpec): string[] {
+  const pairs = Object.entries(s.transport === 'stdio' ? s.env : s.headers);
+  const out = pairs.filter(([k]) => SECRET_NAME.test(k)).map(([, v]) => v.replace(/^(Bearer|Basic|Token)\s+/i, ''));
+  if (s.transport === 'stdio') {
+    s.args.forEach((a, i) => {
+      const eq = SECRET_FLAG_WITH_VALUE.exec(a);
+      if (eq) out.push(a.slice(eq[1]!.length + 1));
+      else if (i > 0 && SECRET_FLAG.test(s.args[i - 1]!)) out.push(a);
+    });
+  }
+  return out;
+}
+
 /** The command line or URL a list shows: header values and URL credentials/query values never appear. */
 export function describeTarget(s: McpServerSpec): string {
-  if (s.transport === 'stdio') return [s.command, ...s.args].join(' ').slice(0, 500);
+  if (s.transport === 'stdio') {
+    const shown = s.args.map((a, i) => {
+      const eq = SECRET_FLAG_WITH_VALUE.exec(a);
+      if (eq) return `${eq[1]}=…`;
+      return i > 0 && SECRET_FLAG.test(s.args[i - 1]!) ? '…' : a;
+    });
+    return [s.command, ...shown].join(' ').slice(0, 500);
+  }
   try {
     const u = new URL(s.url);
     u.username = '';

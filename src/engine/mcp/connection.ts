@@ -109,6 +109,8 @@ export class McpServerConnection {
   private generation = 0;
   private stderrTail = '';
   private starting: Promise<void> | null = null;
+  /** The client of a handshake under way (a stop closes it, so a stuck start ends at once). */
+  private handshaking: Client | null = null;
 
   constructor(readonly spec: McpServerSpec, private readonly deps: ConnectionDeps) {
     this.transport = spec.transport;
@@ -138,6 +140,7 @@ export class McpServerConnection {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.handshaking?.close().catch(() => undefined);
     await this.starting?.catch(() => undefined);
     await this.closeClient();
     this.setStatus('stopped', null);
@@ -232,11 +235,15 @@ export class McpServerConnection {
     });
     client.onclose = () => this.onClosed(gen);
     client.onerror = () => undefined; // transport noise; failures surface through calls and close
+    this.handshaking = client;
     try {
+      if (this.stopped) throw new McpError('notConnected', `MCP server ${this.spec.name} was stopped while starting.`);
       await client.connect(transport, { timeout: this.deps.timeouts.connectMs });
     } catch (e) {
       await client.close().catch(() => undefined);
       throw e;
+    } finally {
+      this.handshaking = null;
     }
     return { client, transport };
   }

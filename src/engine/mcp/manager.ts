@@ -11,9 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerListView, McpServerView } from '../../protocol/commands/mcp';
 import type { Host, McpSettings } from '../host';
-import { redact } from '../platform/secrets';
+import { redact, rememberSecret } from '../platform/secrets';
 import type { ToolRegistry } from '../tools/registry';
-import { describeTarget, loadMcpConfig, sameSpec, type McpConfig, type McpServerSpec } from './config';
+import { describeTarget, loadMcpConfig, sameSpec, specSecrets, type McpConfig, type McpServerSpec } from './config';
 import { DEFAULT_BACKOFF, DEFAULT_TIMEOUTS, McpServerConnection, mapCallError, type McpBackoff, type McpTimeouts } from './connection';
 import { McpError } from './errors';
 import type { McpOAuthFactory, McpOAuthSession } from './oauth-seam';
@@ -112,6 +112,8 @@ export class McpManager {
     if (this.disposed) return;
     const next = loadMcpConfig(this.deps.workspaceRoot, this.settings().servers, this.deps.env ?? process.env);
     this.config = next;
+    // A server's tokens (env, headers, args) are redacted wherever Vox writes text, and kept out of the agent's shells.
+    for (const spec of next.servers) for (const v of specSecrets(spec)) rememberSecret(v);
     const wanted = new Map(next.servers.map((s) => [s.name, s]));
     const stops: Promise<void>[] = [];
     for (const [name, conn] of this.conns) {
@@ -371,11 +373,12 @@ export class McpManager {
     this.disposed = true;
     this.stopSettings();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
-    await this.started?.catch(() => undefined);
+    // Stopping first ends a start that is stuck in its handshake (then the first start settles at once).
     const conns = [...this.conns.entries()];
     this.conns.clear();
     for (const [name] of conns) this.unregister(name);
     await Promise.all(conns.map(([, c]) => c.stop()));
+    await this.started?.catch(() => undefined);
     await Promise.all([...this.oauthSessions.values()].map((s) => s.close().catch(() => undefined)));
     this.oauthSessions.clear();
     this.listeners.clear();

@@ -153,7 +153,11 @@ export function commandMatches(pattern: SimpleCommand, cmd: SimpleCommand, stric
   return true;
 }
 
+/** `mcp__<server>__*` matches every tool of that MCP server (../mcp/tools.ts names them so). */
+const MCP_SERVER_WILDCARD = /^mcp__[a-zA-Z0-9_-]+__\*$/;
+
 function toolMatches(rule: PermissionRule, s: CallSubject): boolean {
+  if (MCP_SERVER_WILDCARD.test(rule.tool)) return s.toolName.startsWith(rule.tool.slice(0, -1));
   return rule.tool === '*' || rule.tool === s.toolName || rule.tool === s.toolClass;
 }
 

@@ -38,7 +38,7 @@ export class PermissionRulesError extends VoxError<'permission'> {
   }
 }
 
-/** A validated rule. `tool` is a tool name, a class (read/write/execute) or `*`. */
+/** A validated rule. `tool` is a tool name, a class (read/write/execute), `*`, or `mcp__<server>__*` (every tool of one MCP server). */
 export interface PermissionRule {
   action: RuleAction;
   tool: string;
