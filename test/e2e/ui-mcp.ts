@@ -117,6 +117,7 @@ export async function runMcpChecks(o: UiCheckOptions): Promise<void> {
         await h.waitFor('vox.mcp.disabledTools to hold notes/add_note', 20_000, async () => disabledTools().includes(`${SERVER}/add_note`), 250);
         await h.waitFor('the server row to count the tool out', 20_000, async () => /2\/3 tools/.test(await serverRow().innerText().catch(() => '')), 250);
         await h.waitFor('the checkbox to show unticked', 10_000, async () => (await toolRow('add_note').locator('.custom-view-tree-node-item-checkbox').getAttribute('aria-checked')) === 'false', 200);
+        await p.mouse.move(900, 400); // no checkbox hover left in the next screenshots
         await shot('e2e-mcp-unticked');
       }), p);
 
