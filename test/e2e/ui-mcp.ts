@@ -17,7 +17,9 @@
  *      counts "1 restart"; "Vox: Disable MCP Server" shows it disabled and its prompts leave the
  *      chat's slash menu; "Vox: Enable MCP Server" connects it again;
  *   6. the row's inline "Open MCP Config File" opens `.vscode/mcp.json`;
- *   7. screenshots (with --update-screenshot: both README pictures copied to docs/).
+ *   7. "Add MCP Server…" (a title action of the view) with no `.vscode/mcp.json` creates it from the
+ *      template (JSONC, its example commented out) and opens it;
+ *   8. screenshots (with --update-screenshot: both README pictures copied to docs/).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -35,6 +37,7 @@ export const MCP_CHECKS = {
   toolCall: 'mcp UI: the model calls the MCP tool; it runs on the real server and its card shows the server badge and the result',
   lifecycle: 'mcp UI: Restart from the palette restarts the server (the row counts it); Disable and Enable stop and reconnect it',
   openConfig: 'mcp UI: the server row\'s inline "Open MCP Config File" opens .vscode/mcp.json',
+  add: 'mcp UI: "Add MCP Server…" (the view\'s title action) creates .vscode/mcp.json from the template and opens it',
   screenshots: 'mcp UI: screenshots in test-results/ and the README pictures',
 } as const;
 
@@ -225,9 +228,35 @@ export async function runMcpChecks(o: UiCheckOptions): Promise<void> {
         await h.waitFor('the config in the editor', 15_000, async () => (await editor.innerText().catch(() => '')).includes('mcp-notes-server.mjs'), 200);
       }), p);
 
+    // ---- 7. Add MCP Server… with no .vscode/mcp.json
+    await o.check(MCP_CHECKS.add, () =>
+      timed(MCP_CHECKS.add, async () => {
+        requireState('connected');
+        const config = path.join(dirs.workspace, '.vscode', 'mcp.json');
+        const kept = fs.readFileSync(config, 'utf8');
+        fs.rmSync(config);
+        try {
+          await h.runCommand(p, 'Vox: Show MCP Servers', 30_000);
+          const header = p.locator(`${SIDEBAR} .pane-header`, { hasText: 'MCP Servers' }).first();
+          await header.hover();
+          await header.locator('.action-label[aria-label^="Add MCP Server"]').first().click({ timeout: 10_000 });
+          await h.waitFor('.vscode/mcp.json to be created', 15_000, async () => fs.existsSync(config), 200);
+          const text = fs.readFileSync(config, 'utf8');
+          const parsed = JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')) as { servers?: unknown };
+          assert(JSON.stringify(parsed) === '{"servers":{}}', `the template is ${JSON.stringify(text.slice(0, 200))}`);
+          const tab = p.locator('.tabs-container .tab.active', { hasText: 'mcp.json' });
+          await tab.waitFor({ timeout: 15_000 });
+          const editor = p.locator('.editor-instance .monaco-editor .view-lines').first();
+          await h.waitFor('the template in the editor', 15_000, async () => (await editor.innerText().catch(() => '')).replace(/\u00a0/g, ' ').includes('MCP servers for Vox'), 200);
+          await shot('e2e-mcp-add');
+        } finally {
+          fs.writeFileSync(config, kept);
+        }
+      }), p);
+
     await o.check(MCP_CHECKS.screenshots, async () => {
       requireState('connected');
-      checkScreenshots(o, shots, ['e2e-mcp-view', 'e2e-mcp-unticked', 'e2e-mcp-slash', 'e2e-mcp-prompt-form', 'e2e-mcp-tool-call', 'e2e-mcp-disabled'], [VIEW_PICTURE, SLASH_PICTURE]);
+      checkScreenshots(o, shots, ['e2e-mcp-view', 'e2e-mcp-unticked', 'e2e-mcp-slash', 'e2e-mcp-prompt-form', 'e2e-mcp-tool-call', 'e2e-mcp-disabled', 'e2e-mcp-add'], [VIEW_PICTURE, SLASH_PICTURE]);
     }, p);
   } finally {
     if (session) await session.close();
