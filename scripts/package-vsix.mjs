@@ -116,7 +116,9 @@ if (/sourceMappingURL=/.test(fs.readFileSync(path.join(root, 'dist', 'extension.
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 const externals = new Set();
 const extensionJs = fs.readFileSync(path.join(root, 'dist', 'extension.js'), 'utf8');
-for (const m of extensionJs.matchAll(/\b(?:require|import)\(\s*["']([^"'./][^"']*)["']\s*\)/g)) {
+// A call written inside a string or template is code another library generates, not a load (ajv's standalone
+// validators carry `'require("ajv/dist/runtime/equal").default'`): a quote right before it skips it.
+for (const m of extensionJs.matchAll(/(?<![`'"])\b(?:require|import)\(\s*["']([^"'./][^"']*)["']\s*\)/g)) {
   const spec = m[1];
   if (builtins.has(spec) || spec === 'vscode' || spec.startsWith('node:')) continue;
   const parts = spec.split('/');

@@ -46,6 +46,13 @@ export interface ConnectOptions {
 }
 
 export function connect(opts: ConnectOptions): Connected {
+  const engine = openEngine(opts);
+  const client = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('vox CLI'))), 'cli');
+  return { engine, client };
+}
+
+/** The engine a CLI command runs (no client yet): `connect` adds the owner's; `vox mcp serve` an MCP caller's narrower one. */
+export function openEngine(opts: ConnectOptions): Engine {
   const env = process.env;
   const mode = opts.permissionMode ?? (env.VOX_PERMISSION_MODE || undefined);
   const workspaceRoot = fs.realpathSync(opts.cwd);
@@ -75,8 +82,7 @@ export function connect(opts: ConnectOptions): Connected {
     process.stderr.write(`[vox] ${config.dbPath} cannot be written; showing it read-only.\n`);
     engine = createEngine({ ...config, readOnly: true }, host);
   }
-  const client = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('vox CLI'))), 'cli');
-  return { engine, client };
+  return engine;
 }
 
 /** Runs `fn` with a connected client, then closes the client and disposes the engine. */

@@ -30,6 +30,8 @@ import { RulesUsageError, registerRulesCommands } from './rules-commands';
 import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
+import { registerMcpServeCommand } from './mcp-serve-command';
+import { registerForkCommands } from './fork-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 import { registerMcpClientCommands } from './mcp-commands';
 
@@ -86,11 +88,13 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerBranchCommands(program, run);
   registerCompactCommand(program, run);
   registerHandoffCommand(program, run);
+  registerForkCommands(program, run);
   registerRulesCommands(program, run);
   registerImportCommands(sessionGroup(program), run);
   registerSessionCommands(sessionGroup(program), run);
-  const mcp = program.command('mcp').description('MCP servers: list | tools | restart | enable | disable (the servers Vox\'s agent uses)');
+  const mcp = program.command('mcp').description('Model Context Protocol: the servers Vox\'s agent uses (list | tools | restart | enable | disable), and Vox as a server for other agents (serve --stdio)');
   registerMcpClientCommands(mcp, run);
+  registerMcpServeCommand(mcp);
   return program;
 }
 

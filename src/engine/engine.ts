@@ -36,6 +36,7 @@ import { submitPlanTool, updatePlanStepTool } from './plans/tools';
 import { autoCompactor } from './compaction/auto';
 import { McpManager } from './mcp/manager';
 import type { McpOAuthFactory } from './mcp/oauth-seam';
+import { createMcpOAuthProvider } from './mcp/oauth/provider';
 import type { McpBackoff, McpTimeouts } from './mcp/connection';
 
 /** The host's methods bound to it, so a wrapper may replace one of them. */
@@ -49,6 +50,9 @@ function bindHost(h: Host): Host {
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),
     ...(h.setUserRules ? { setUserRules: (r: unknown[]) => h.setUserRules!(r) } : {}),
+    ...(h.secretStore ? { secretStore: h.secretStore } : {}),
+    ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
+    ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
     memento: h.memento ?? memoryMemento(),
     ...(h.secretStore ? { secretStore: h.secretStore } : {}),
     ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
@@ -92,7 +96,7 @@ export interface EngineConfig {
   random?: () => number;
   /** MCP client timeouts and restart backoff (tests shorten them; defaults in mcp/connection.ts). */
   mcp?: { timeouts?: Partial<McpTimeouts>; backoff?: Partial<McpBackoff>; env?: Readonly<Record<string, string | undefined>> };
-  /** OAuth sign-in of HTTP MCP servers (mcp/oauth/); absent: a server that needs it stays `needsAuth`. */
+  /** OAuth sign-in of HTTP MCP servers; default mcp/oauth/provider.ts (tests may pass their own). */
   mcpOAuth?: McpOAuthFactory;
 }
 
@@ -182,7 +186,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   // MCP servers (mcp/): started on first need (a prompt, a list); their tools join `tools` while connected.
   const mcp = new McpManager({
     workspaceRoot: config.workspaceRoot, host, tools, ...(config.mcp?.timeouts ? { timeouts: config.mcp.timeouts } : {}),
-    ...(config.mcp?.backoff ? { backoff: config.mcp.backoff } : {}), ...(config.mcp?.env ? { env: config.mcp.env } : {}), ...(config.mcpOAuth ? { oauth: config.mcpOAuth } : {}),
+    ...(config.mcp?.backoff ? { backoff: config.mcp.backoff } : {}), ...(config.mcp?.env ? { env: config.mcp.env } : {}), oauth: config.mcpOAuth ?? createMcpOAuthProvider,
   });
   install('mcp servers', () => mcp.dispose());
 
@@ -213,6 +217,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     systemPromptFor: (threadId) => rules.systemPrompt(threadId),
+    toolCatalogThreshold: () => host.mcpSettings?.()?.toolCatalogThreshold, // SPEC 3.3 (mcp-catalog/)
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
     // Automatic compaction before a request that would not fit the model's window (compaction/auto.ts).
     compactBeforeCall: autoCompactor({

@@ -33,7 +33,8 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource}`,
+    // Inline styles only by nonce: an MCP App's srcdoc frame inherits this policy, and its <style> tags get the nonce (webview/src/lib/mcp-app.ts).
+    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
     `font-src ${webview.cspSource}`,
     // The bundle by nonce; its lazily imported chunks (code highlighting: dist/webview-chunks/) from the
     // webview's own resource origin. No 'unsafe-eval', no inline script.

@@ -19,6 +19,8 @@ import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRules
 import { registerImportSessions } from './import-sessions';
 import { McpServersView } from './mcp/servers-view';
 import { registerMcpCommands } from './mcp/commands';
+import { registerMcpServerHost, type McpServerHost } from './mcp-server-host';
+import { mcpSessionServers } from './mcp-server-sessions';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -48,6 +50,8 @@ export interface VoxApi {
    * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
    */
   readonly logUri: vscode.Uri;
+  /** Vox's MCP server over HTTP (runs while `vox.mcpServer.enabled`). */
+  readonly mcpServer: McpServerHost;
 }
 
 export function activate(ctx: vscode.ExtensionContext): VoxApi {
@@ -74,6 +78,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const review = registerReview(ctx, host, log);
   const rulesView = new RulesView(host);
   const mcpServersView = new McpServersView(host, log);
+  const mcpServer = registerMcpServerHost(host, log, mcpSessionServers);
   ctx.subscriptions.push(
     log,
     host,
@@ -100,11 +105,12 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     ...registerImportSessions(host, log),
     mcpServersView,
     ...registerMcpCommands(host, mcpServersView, log),
+    ...mcpServer.disposables,
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, mcpServersView, logUri: ctx.logUri };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, mcpServersView, logUri: ctx.logUri, mcpServer: mcpServer.server };
 }
 
 export function deactivate(): void {

@@ -7,6 +7,7 @@
  */
 import { arrayOf, bool, int, object, optional, str, type Infer } from './wire/validators';
 import { permissionInfo } from './events';
+import { mcpAppView } from './mcp-apps';
 
 export const CHUNK_KIND_NAMES = ['text', 'reasoning', 'toolCall', 'toolResult', 'status', 'steer', 'commandOutput', 'refusalRetry', 'textRevised'] as const;
 export type ChunkKind = (typeof CHUNK_KIND_NAMES)[number];
@@ -20,7 +21,11 @@ export const toolCallData = object({ itemId: str, callId: str, name: str, argume
 export type ToolCallData = Infer<typeof toolCallData>;
 
 /** `toolResult` chunk data: how the call ended (`status` is an item status), what it returned, the files it changed. */
-export const toolResultData = object({ itemId: str, callId: optional(str), status: str, content: str, changedPaths: optional(arrayOf(str)) });
+export const toolResultData = object({
+  itemId: str, callId: optional(str), status: str, content: str, changedPaths: optional(arrayOf(str)),
+  /** The MCP App (SPEC 5.3) the call returned, rendered under the tool card. */
+  app: optional(mcpAppView),
+});
 export type ToolResultData = Infer<typeof toolResultData>;
 
 /** `steer` chunk data: a queued prompt the turn took at a boundary, and the tool calls it pre-empted. */

@@ -12,6 +12,7 @@ import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelo
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer, type ObjectOf, type Shape, type Validator } from './wire/validators';
 import { posture } from './posture';
 import { handoffSummaryShape } from './handoff';
+import { mcpAppView } from './mcp-apps';
 
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
@@ -96,6 +97,8 @@ const SHAPES = {
   },
   'item.completed': {
     threadId: str, runId: str, itemId: str, status: literal('completed', 'denied', 'failed', 'interrupted'), content: str, isError: bool,
+    /** Tool calls: the MCP App (SPEC 5.3, ./mcp-apps.ts) the call returned; absent for other calls and in older events. */
+    app: optional(mcpAppView),
   },
   'checkpoint.captured': {
     threadId: str, runId: nullable(str),
@@ -201,6 +204,12 @@ const SHAPES = {
    * preamble (SPEC 5.1, engine/handoff/) — what it carried and left out, for the chat's note.
    */
   'handoff.built': { threadId: str, runId: str, ...handoffSummaryShape },
+  /**
+   * An MCP App (SPEC 5.3) saved its state: `state` (at most MCP_APP_STATE_MAX_BYTES of UTF-8)
+   * replaces the earlier state of the tool call's item `itemId`; the app gets it back on load and
+   * later turns see it as `<mcp_app_context>` (engine/mcp-apps/).
+   */
+  'mcpApp.stateSaved': { threadId: str, itemId: str, state: str },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

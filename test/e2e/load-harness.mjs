@@ -84,3 +84,13 @@ export function loadThreadsUi() {
 export function loadMcpUi() {
   return loadTs('./ui-mcp.ts', 'runMcpChecks');
 }
+
+/** @returns {Promise<typeof import('./ui-mcp-catalog.ts')>} */
+export function loadMcpCatalogUi() {
+  return loadTs('./ui-mcp-catalog.ts', 'runMcpCatalogChecks');
+}
+
+/** @returns {Promise<typeof import('./ui-mcp-http.ts')>} */
+export function loadMcpHttpUi() {
+  return loadTs('./ui-mcp-http.ts', 'runMcpHttpChecks');
+}

@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import { ClientError } from '../../src/client/engine-client';
 import { textTurn, toolCallTurn } from '../support/fake-openai-server';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp/http-server';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server';
 import { mcpRig, STDIO_SERVER, toolMessage, until, type McpRig } from '../support/mcp/rig';
 
 describe('MCP client: HTTP servers and the config files', function () {
@@ -37,6 +38,21 @@ describe('MCP client: HTTP servers and the config files', function () {
     assert.ok(!http.requests.some((r) => r.startsWith('GET /messages')), 'no SSE fallback was needed');
   });
 
+  it('an HTTP server that goes away: the call is an error, the client reconnects with backoff and then gives up', async () => {
+    http = await startMcpHttpServer('streamable');
+    rig = await mcpRig({ files: { '.mcp.json': JSON.stringify({ mcpServers: { web: { type: 'http', url: http.url } } }) } });
+    assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
+    await http.close();
+    http = undefined;
+    const tool = rig.services.tools.lookup('mcp__web__echo');
+    const r = await tool.run({ message: 'x' }, { workspaceRoot: rig.dir, signal: new AbortController().signal });
+    assert.equal(r.isError, true);
+    assert.match(r.content, /^Error \(protocolError\): MCP server web failed the call of echo/);
+    assert.equal(rig.services.mcp.list().servers[0]!.status, 'restarting');
+    await until('it to give up', () => rig!.services.mcp.list().servers[0]!.status === 'failed');
+    assert.ok(!rig.services.tools.list().some((t) => t.origin?.kind === 'mcp'), 'its tools left the agent');
+  });
+
   it('an SSE-only server: the streamable POST gets 405 and the client falls back to SSE', async () => {
     http = await startMcpHttpServer('sseOnly');
     rig = await mcpRig({ files: { '.mcp.json': JSON.stringify({ mcpServers: { old: { type: 'http', url: http.url } } }) } });
@@ -49,14 +65,14 @@ describe('MCP client: HTTP servers and the config files', function () {
     assert.equal(r.content, 'echo: via sse');
   });
 
-  it('a server answering 401 is needsAuth, its tools are not offered, and sign-in without the OAuth module is a clear error', async () => {
+  it('a server answering 401 is needsAuth, its tools are not offered, and sign-in on a host without a browser is a clear error', async () => {
     http = await startMcpHttpServer('unauthorized');
     rig = await mcpRig({ files: { '.mcp.json': JSON.stringify({ mcpServers: { locked: { type: 'http', url: http.url } } }) } });
     const v = (await rig.client.call('listMcpServers', {})).servers[0]!;
     assert.deepEqual([v.status, v.error], ['needsAuth', 'MCP server locked requires sign-in.']);
     assert.equal(v.tools.length, 0);
     assert.ok(!http.requests.some((r) => r === 'GET /mcp'), 'no SSE fallback on 401');
-    await assert.rejects(rig.client.call('authenticateMcpServer', { name: 'locked' }), (e: unknown) => e instanceof ClientError && e.is('mcp', 'authFailed') && /not available in this build/.test(e.message));
+    await assert.rejects(rig.client.call('authenticateMcpServer', { name: 'locked' }), (e: unknown) => e instanceof ClientError && e.is('mcp', 'authFailed') && /cannot open a browser/.test(e.message));
     await assert.rejects(rig.client.call('readMcpResource', { server: 'locked', uri: 'note://x' }), (e: unknown) => e instanceof ClientError && e.is('mcp', 'authRequired'));
   });
 
@@ -94,5 +110,45 @@ describe('MCP client: HTTP servers and the config files', function () {
     for (const s of ['fromVox', 'dup', 'fromVscode', 'fromClaude', 'fromSettings']) assert.ok(names.includes(`mcp__${s}__echo`), s);
     assert.equal(list.catalog.activeTools, names.length);
     assert.equal(list.catalog.metaMode, names.length > 12);
+  });
+});
+
+describe('MCP client: OAuth sign-in through the engine (real OAuth MCP server, the real provider, loopback redirect)', function () {
+  this.timeout(60_000);
+  let rig: McpRig | undefined;
+  let oauth: OAuthMcpServer | undefined;
+  afterEach(async () => {
+    await rig?.dispose();
+    await oauth?.close();
+    rig = undefined;
+    oauth = undefined;
+  });
+
+  it('needsAuth without a browser popping up; authenticateMcpServer opens the browser, the code comes back, it connects and its tool works', async () => {
+    oauth = await startOAuthMcpServer();
+    const opened: string[] = [];
+    /** The test's browser: GET the authorize URL, follow its redirect to the loopback listener. */
+    const browse = async (url: string) => {
+      opened.push(url);
+      const r = await fetch(url, { redirect: 'manual' });
+      await fetch(r.headers.get('location')!);
+    };
+    rig = await mcpRig({
+      files: { '.mcp.json': JSON.stringify({ mcpServers: { notes: { type: 'http', url: oauth.mcpUrl } } }) },
+      hostSetup: (h) => Object.assign(h, { openExternal: (url: string) => void browse(url) }),
+    });
+    const before = (await rig.client.call('listMcpServers', {})).servers[0]!;
+    assert.equal(before.status, 'needsAuth', before.error ?? '');
+    assert.equal(opened.length, 0, 'an automatic connect never opens the browser');
+    const after = await rig.client.call('authenticateMcpServer', { name: 'notes' });
+    assert.equal(opened.length, 1);
+    assert.equal(after.status, 'connected', after.error ?? '');
+    assert.ok(after.tools.some((t) => t.name === 'whoami'));
+    const tool = rig.services.tools.lookup('mcp__notes__whoami');
+    const r = await tool.run({}, { workspaceRoot: rig.dir, signal: new AbortController().signal });
+    assert.equal(r.isError, undefined, r.content);
+    // The tokens are in the host's secret store, not in the config or the list.
+    const listed = JSON.stringify(await rig.client.call('listMcpServers', {}));
+    for (const t of oauth.provider.issued) assert.ok(!listed.includes(t));
   });
 });

@@ -243,6 +243,15 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.throws(() => m.parseArgs('{'), /not valid JSON/);
   });
 
+  it('an MCP App through the agent loop: the model gets the text, the store keeps the app for the chat (mcp-apps)', async () => {
+    rig = await mcpRig({ responses: [toolCallTurn([{ name: 'mcp__t__widget', args: {} }]), textTurn('shown')] });
+    const { threadId } = await rig.client.call('sendPrompt', { threadId: null, prompt: 'weather' });
+    await runEnded(rig.client);
+    assert.equal(toolMessage(rig.model.requests[1], 'mcp__t__widget'), 'Sunny, 21 °C\n[interactive view ui://test/widget shown to the user]');
+    const rows = rig.services.store.db.prepare('SELECT server, uri, title, html FROM mcp_apps WHERE thread_id = ?').all(threadId) as Array<{ server: string; uri: string; title: string; html: string }>;
+    assert.deepEqual(rows.map((r) => [r.server, r.uri, r.title, r.html.includes('Weather widget')]), [['t', 'ui://test/widget', 'widget', true]]);
+  });
+
   it('listChanged: a tool the server adds at run time joins the registry', async () => {
     rig = await mcpRig();
     await rig.client.call('listMcpServers', {});

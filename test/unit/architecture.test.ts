@@ -18,10 +18,10 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 /** Engine folders from the bottom up; a module may import its own layer and the ones below, never above. */
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
-  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff'],
+  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff', 'mcp-catalog', 'mcp-apps'],
   ['agent', 'connect', 'importers', 'mcp'],
   ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
-  ['variants', 'review', 'branches', 'bundles'],
+  ['variants', 'review', 'branches', 'bundles', 'forks'],
   ['session', 'services.ts'],
   ['engine.ts'],
 ];
@@ -74,6 +74,18 @@ const RULES: Rule[] = [
     reason: 'one way in: every capability is a protocol command, so a view or a CLI command never calls a service the guest page or an MCP client could not',
     forbidden: (from, to) => (under(from, 'src/extension') || under(from, 'src/cli')) && under(to, 'src/engine') && !ENGINE_PUBLIC.some((re) => re.test(to)),
     probe: ['src/cli/chat-command.ts', 'src/engine/store/store.ts'],
+  },
+  {
+    name: 'src/mcp-server reaches the engine only through its composition root and host types',
+    reason: 'Vox as an MCP server is a client of the protocol like the CLI: its tools call commands over a session with a narrow grant, so the engine checks every call (an MCP client must never reach a service directly)',
+    forbidden: (from, to) => under(from, 'src/mcp-server') && under(to, 'src/engine') && !ENGINE_PUBLIC.some((re) => re.test(to)),
+    probe: ['src/mcp-server/server.ts', 'src/engine/store/store.ts'],
+  },
+  {
+    name: 'only src/cli and src/extension import src/mcp-server',
+    reason: 'the MCP server is an outer client the CLI (`vox mcp serve`) and the extension (HTTP) start; the engine, the protocol and the views know nothing of it',
+    forbidden: (from, to) => under(to, 'src/mcp-server') && !under(from, 'src/mcp-server') && !under(from, 'src/cli') && !under(from, 'src/extension'),
+    probe: ['src/engine/engine.ts', 'src/mcp-server/server.ts'],
   },
   {
     name: 'nothing imports the extension or the CLI',

@@ -110,6 +110,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   authenticateMcpServer: { name: 'github' },
   readMcpResource: { server: 'docs', uri: 'file:///readme.md' },
   getMcpPrompt: { server: 'docs', name: 'summarise', arguments: { topic: 'x' } },
+  setMcpAppState: { threadId: 't1', itemId: 'item:1', state: '{"n":1}' },
+  forkThread: { threadId: 't1', messageId: 'msg:1' },
 };
 
 describe('protocol: every command', () => {

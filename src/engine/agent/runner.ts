@@ -30,6 +30,9 @@ import type { SamplingSettings } from '../../protocol/posture';
 import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
 import { escapeUserInput } from '../sanitize/history';
 import { applyHandoff } from '../handoff/apply';
+import { catalogSpecs, catalogThreshold, turnToolCatalog, type TurnToolCatalog } from '../mcp-catalog/catalog';
+import { appOfResult } from '../mcp-apps/resource';
+import { applyMcpAppContext } from '../mcp-apps/context';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
 
@@ -73,8 +76,10 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    const offered = offeredTools(this.deps.tools, this.deps.plans, threadId);
-    const specs: ToolSpec[] = t.model.toolsEnabled ? offered.map((tool) => tool.spec) : [];
+    // SPEC 3.3: above the threshold of MCP tools, the built-ins and 3 meta-tools instead of every schema (../mcp-catalog/).
+    const catalog = turnToolCatalog(offeredTools(this.deps.tools, this.deps.plans, threadId), catalogThreshold(this.deps.toolCatalogThreshold?.()));
+    const offered = catalog.offered;
+    const specs: ToolSpec[] = catalogSpecs(catalog, t.model.toolsEnabled);
     // SPEC 3.2: false-refusal retry and tool calls written as text (../salvage/); the fence syntax is told to models without native tools.
     const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
     const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
@@ -84,6 +89,7 @@ export class AgentRunner {
     if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
     // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
     await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
+    applyMcpAppContext(store, t, history); // SPEC 5.3: <mcp_app_context> blocks of the apps' saved states
     const resumed = t.resume ? rebuildTurn(store, runId) : null;
     const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
     let finalText = resumed?.text ?? '';
@@ -146,7 +152,7 @@ export class AgentRunner {
         if (review.kind === 'salvaged') {
           // The calls the model wrote as text run through the same path; their results (and any broken blocks) go back as text.
           const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
-          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++), STEERED_TOOL_RESULT);
+          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++, catalog), STEERED_TOOL_RESULT);
           separate();
           continue;
         }
@@ -169,7 +175,7 @@ export class AgentRunner {
           continue;
         }
         for (const call of calls) {
-          const result = await this.runTool(t, info, call, itemId(), itemOrdinal++);
+          const result = await this.runTool(t, info, call, itemId(), itemOrdinal++, catalog);
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: truncate(result.content, TOOL_RESULT_MAX_CHARS), isError: !!result.isError });
         }
         separate();
@@ -253,9 +259,9 @@ export class AgentRunner {
   }
 
   /** The tool, its arguments and the permission decision, before the call is recorded (a failure here is the call's error). */
-  private prepare(t: TurnSpec, call: ToolCall): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
+  private prepare(t: TurnSpec, call: ToolCall, catalog: TurnToolCatalog): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
     try {
-      const tool = this.deps.tools.lookup(call.name);
+      const tool = catalog.lookup(call.name) ?? this.deps.tools.lookup(call.name);
       const args = tool.parseArgs(call.argumentsJson);
       const permission = this.deps.permissions
         ? this.deps.permissions(t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: t.workspaceRoot })
@@ -266,10 +272,12 @@ export class AgentRunner {
     }
   }
 
-  private async runTool(t: TurnSpec, info: RunInfo, call: ToolCall, id: string, ordinal: number): Promise<ToolResult> {
+  private async runTool(t: TurnSpec, info: RunInfo, modelCall: ToolCall, id: string, ordinal: number, catalog: TurnToolCatalog): Promise<ToolResult> {
     const { store, streams } = this.deps;
     const { threadId, runId, signal } = t;
-    const prepared = this.prepare(t, call);
+    // An mcp_call is recorded, decided and approved as the real tool's call (../mcp-catalog/catalog.ts).
+    const call = catalog.route(modelCall);
+    const prepared = this.prepare(t, call, catalog);
     const permission = 'error' in prepared ? null : prepared.permission;
     store.append({
       type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
@@ -307,9 +315,11 @@ export class AgentRunner {
       result = { content: `Error (${code}): ${(e as Error).message}`, isError: true };
     }
     // Tool output is stored, streamed and shown to the model: no secrets in it (a file may hold a key).
-    const final = { ...result!, content: redact(result!.content) };
-    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError });
-    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [] }));
+    const app = appOfResult(result!.app); // an MCP App (SPEC 5.3) travels with the result to the chat
+    const final = { ...result!, content: redact(app && 'refused' in app ? `${result!.content}\n[The MCP App was not shown: ${app.refused}.]` : result!.content) };
+    const shown = app && 'app' in app ? { app: { ...app.app, html: redact(app.app.html) } } : {};
+    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError, ...shown });
+    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [], ...shown }));
     return final;
   }
 

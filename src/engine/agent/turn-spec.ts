@@ -40,6 +40,8 @@ export interface AgentRunnerDeps {
   plans?: PlanService;
   /** Automatic compaction (../compaction/auto.ts): may compact the thread and rewrite the request's history in place before a model call. */
   compactBeforeCall?: (t: TurnSpec, messages: ChatMessage[], specs: ToolSpec[]) => Promise<void>;
+  /** The tool-catalog threshold setting (`vox.mcp.toolCatalogThreshold`, ../mcp-catalog/), read per turn; absent or invalid: the default. */
+  toolCatalogThreshold?: () => unknown;
 }
 
 /** A run the registry has started: its ids, model, workspace, hooks and cancel signal. */

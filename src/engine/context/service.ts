@@ -12,6 +12,7 @@ import type { CommandResult } from '../../protocol/commands/index';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../agent/history';
 import { TurnSalvage } from '../salvage/turn-salvage';
 import { offeredTools, turnSystemPrompt } from '../plans/offer';
+import { catalogThreshold, turnToolCatalog } from '../mcp-catalog/catalog';
 import type { PlanService } from '../plans/service';
 import type { Host } from '../host';
 import { contextWindowOf } from '../providers/context-windows';
@@ -82,7 +83,8 @@ export class ContextService {
     const model = await providers.resolve(ref);
     const source = countSourceOf(model);
     const known = p.threadId !== null && store.hasThread(p.threadId);
-    const offered = offeredTools(tools, this.deps.plans, known ? p.threadId! : '');
+    // The tools the runner will send: above the catalog threshold, the built-ins and the 3 MCP meta-tools (../mcp-catalog/).
+    const offered = turnToolCatalog(offeredTools(tools, this.deps.plans, known ? p.threadId! : ''), catalogThreshold(host.mcpSettings?.()?.toolCatalogThreshold)).offered;
     // A model without native tools is told the fence syntax in its system prompt (../salvage/), as the runner does.
     const systemPrompt = new TurnSalvage(offered, model.toolsEnabled).systemPrompt(this.deps.systemPromptFor
       ? await this.deps.systemPromptFor(known ? p.threadId! : null)

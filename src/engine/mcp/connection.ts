@@ -16,6 +16,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { ErrorCode, McpError as SdkMcpError, type CallToolResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolError } from '../tools/types';
+import { isVoxError } from '../../protocol/wire/vox-error';
 import { redact } from '../platform/secrets';
 import type { McpServerSpec } from './config';
 import { McpError } from './errors';
@@ -78,7 +79,7 @@ function isAuthFailure(e: unknown): boolean {
 
 /** An SDK / transport failure in Vox's words. */
 export function mapCallError(e: unknown, server: string, what: string, timeoutMs: number): Error {
-  if (e instanceof McpError || e instanceof ToolError) return e;
+  if (e instanceof ToolError || (isVoxError(e) && e.domain === 'mcp')) return e as Error;
   if (e instanceof SdkMcpError) {
     if (e.code === ErrorCode.RequestTimeout) return new McpError('timeout', `MCP server ${server} did not answer ${what} within ${Math.round(timeoutMs / 1000)} s; the call was cancelled.`);
     if (e.code === ErrorCode.ConnectionClosed) return new McpError('crashed', `MCP server ${server} stopped during ${what}; Vox restarts it.`);
@@ -111,6 +112,8 @@ export class McpServerConnection {
   private starting: Promise<void> | null = null;
   /** The client of a handshake under way (a stop closes it, so a stuck start ends at once). */
   private handshaking: Client | null = null;
+  /** The current HTTP attempt got a 401 somewhere. */
+  private saw401 = false;
 
   constructor(readonly spec: McpServerSpec, private readonly deps: ConnectionDeps) {
     this.transport = spec.transport;
@@ -177,7 +180,7 @@ export class McpServerConnection {
     } catch (e) {
       if (gen !== this.generation || this.stopped) return;
       await this.closeClient();
-      if (isAuthFailure(e)) {
+      if (isAuthFailure(e) || (this.saw401 && this.spec.transport !== 'stdio')) {
         this.setStatus('needsAuth', `MCP server ${this.spec.name} requires sign-in.`);
         return;
       }
@@ -207,21 +210,40 @@ export class McpServerConnection {
       this.transport = 'stdio';
       return make(t);
     }
-    const authProvider = await this.deps.authProvider?.();
-    const opts = { requestInit: { headers: spec.headers }, ...(authProvider ? { authProvider } : {}) };
+    // Without OAuth first (no loopback listener for servers that need none); after a 401, with it.
+    try {
+      return await this.openHttp(gen, undefined);
+    } catch (e) {
+      if (!(this.saw401 || isAuthFailure(e)) || !this.deps.authProvider) throw e;
+      const provider = await this.deps.authProvider();
+      if (!provider) throw e;
+      return await this.openHttp(gen, provider);
+    }
+  }
+
+  private async openHttp(gen: number, authProvider: OAuthClientProvider | undefined): Promise<{ client: Client; transport: Transport }> {
+    const spec = this.spec as Extract<McpServerSpec, { transport: 'http' | 'sse' }>;
+    this.saw401 = false;
+    // Any 401 on the way (the OAuth discovery may fail after it in many ways) means the server wants a sign-in.
+    const watched: typeof fetch = async (input, init) => {
+      const r = await fetch(input, init);
+      if (r.status === 401) this.saw401 = true;
+      return r;
+    };
+    const opts = { requestInit: { headers: spec.headers }, fetch: watched, ...(authProvider ? { authProvider } : {}) };
     const url = new URL(spec.url);
     if (spec.transport === 'http') {
       try {
         this.transport = 'http';
-        return await make(new StreamableHTTPClientTransport(url, opts));
+        return await this.handshake(new StreamableHTTPClientTransport(url, opts), gen);
       } catch (e) {
         const status = httpStatusOf(e);
-        if (isAuthFailure(e) || status === undefined || status < 400 || status >= 500) throw e;
+        if (isAuthFailure(e) || this.saw401 || status === undefined || status < 400 || status >= 500) throw e;
         // SDK guidance: a 4xx to the streamable POST means an older server — try SSE.
       }
     }
     this.transport = 'sse';
-    return make(new SSEClientTransport(url, opts));
+    return this.handshake(new SSEClientTransport(url, opts), gen);
   }
 
   private async handshake(transport: Transport, gen: number): Promise<{ client: Client; transport: Transport }> {
@@ -331,8 +353,25 @@ export class McpServerConnection {
       return (await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal })) as CallToolResult;
     } catch (e) {
       if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-      throw mapCallError(e, this.spec.name, `the call of ${name}`, timeoutMs);
+      const mapped = mapCallError(e, this.spec.name, `the call of ${name}`, timeoutMs);
+      this.noteUnreachable(e, client);
+      throw mapped;
     }
+  }
+
+  /**
+   * An HTTP server that cannot be reached any more (refused, reset: no HTTP status, no JSON-RPC
+   * error) is gone like a crashed process: reconnect with the same backoff.
+   */
+  private noteUnreachable(e: unknown, client: Client): void {
+    if (this.spec.transport === 'stdio' || this.client !== client || this.stopped) return;
+    if (e instanceof SdkMcpError || isVoxError(e) || httpStatusOf(e) !== undefined || isAuthFailure(e)) return;
+    this.client = null;
+    this.wire = null;
+    this.generation++;
+    void client.close().catch(() => undefined);
+    if (Date.now() - this.connectedAt > STABLE_CONNECTION_MS) this.attempt = 0;
+    this.scheduleRestart(`MCP server ${this.spec.name} could not be reached.`);
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<Awaited<ReturnType<Client['readResource']>>> {

@@ -12,7 +12,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { cutText, TOOL_OUTPUT_BUDGET_CHARS } from '../tools/text';
 import { ToolError, type AgentTool, type McpAppResource, type ToolResult } from '../tools/types';
 import type { McpServerConnection } from './connection';
-import { McpError } from './errors';
+import { isVoxError } from '../../protocol/wire/vox-error';
 
 /** Longest tool name providers accept (OpenAI and Anthropic: 64). */
 export const MAX_TOOL_NAME_CHARS = 64;
@@ -119,7 +119,7 @@ export function mcpAgentTool(conn: McpServerConnection, tool: Tool, qualifiedNam
         r = await conn.callTool(tool.name, args, ctx.signal);
       } catch (e) {
         // A timeout, a crash, a refusal: the model reads what happened, with Vox's code; a cancel stays a cancel.
-        if (e instanceof McpError) return { content: `Error (${e.code}): ${e.message}`, isError: true };
+        if (isVoxError(e) && e.domain === 'mcp') return { content: `Error (${e.code}): ${e.message}`, isError: true };
         throw e;
       }
       const { text, embeddedApp } = flattenResult(r);

@@ -18,6 +18,7 @@ import { DEMO_MODEL_NOTICE, isDemoModel } from '../model/demo-model';
 import type { EngineServices } from '../services';
 import { HANDLERS, type Handler } from './handlers/index';
 import { invalidCommand, toWireError } from './wire-errors';
+import { checkRunCommandModes } from './thread-modes';
 
 export class ClientSession {
   private readonly subscriptions = new Map<string, () => void>();
@@ -91,6 +92,8 @@ export class ClientSession {
     };
     const fail = (e: unknown) => this.send({ type: 'error', inReplyTo: requestId, ...toWireError(e, (x) => this.log(x)) });
     try {
+      // A grant with modes (an MCP client's) may not start a run above them (./thread-modes.ts).
+      checkRunCommandModes(this.services, this.grant, type, message as { threadId?: unknown });
       const out = (HANDLERS[type] as Handler<CommandType>)({ services: this.services, session: this }, message as never);
       if (out instanceof Promise) out.then(reply, fail);
       else reply(out);

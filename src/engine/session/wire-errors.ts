@@ -23,6 +23,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
   connect: ['provider', 'endpoint', 'status'],
   branch: ['threadId', 'messageId', 'runId', 'count', 'max'],
   compaction: ['threadId', 'messageId'],
+  mcpApp: ['threadId', 'itemId', 'bytes', 'max'],
 };
 
 const pickDetails: DetailsOf = (e) => {

@@ -4,6 +4,7 @@
  */
 import type { SqlDatabase } from './driver';
 import { SEARCH_MIGRATION_VERSION, createSearchIndex } from '../search/index-sync';
+import { MCP_APPS_MIGRATION_VERSION, createMcpAppsTable } from '../mcp-apps/schema';
 
 export interface Migration {
   version: number;
@@ -316,6 +317,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',
     up(db) {
       createSearchIndex(db);
+    },
+  },
+  {
+    version: MCP_APPS_MIGRATION_VERSION,
+    description: 'MCP Apps (SPEC 5.3): the app each tool call returned and its saved state (../mcp-apps/schema.ts)',
+    up(db) {
+      createMcpAppsTable(db);
     },
   },
 ];

@@ -8,6 +8,7 @@ import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
 import { COMPACTION_PROJECTORS } from './compaction-projections';
+import { MCP_APP_PROJECTORS, projectItemApp } from '../mcp-apps/projections';
 import { currentHead, dropThread, indexMessage, indexToolOutput, moveActive, reindexMessage } from '../search/index-sync';
 
 type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
@@ -91,12 +92,13 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
        VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, e.thoughtSignature ?? null, time);
   },
-  'item.completed'(db, e) {
+  'item.completed'(db, e, time) {
     mustChange(
       db.prepare('UPDATE turn_items SET status = ?, content = ?, is_error = ? WHERE id = ?').run(e.status, e.content, e.isError ? 1 : 0, e.itemId),
       `turn item ${e.itemId}`,
     );
     indexToolOutput(db, e);
+    projectItemApp(db, e, time);
   },
   'queue.added'(db, e, time) {
     const next = db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS n FROM queue WHERE thread_id = ? AND status = 'queued'").get(e.threadId) as { n: number };
@@ -179,6 +181,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   ...PLAN_PROJECTORS,
   ...COMPACTION_PROJECTORS,
+  ...MCP_APP_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(

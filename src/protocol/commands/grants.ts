@@ -15,10 +15,27 @@
 export const CAPABILITIES = ['read', 'write', 'startThreads', 'owner'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
+/**
+ * The highest modes a grant's holder may run threads in (an MCP client's grant: SPEC 5.2). Runtime:
+ * readOnly 0 (the thread runs in Plan mode: only read tools run) < default 1 (Ask every time: the
+ * user approves each write or command) < fullAccess 2 (Auto-approve edits or Full auto).
+ * Interaction: plan 0 (the thread answers with a plan) < default 1 (Act). A grant without modes
+ * (the VS Code views, the CLI) is not limited by them. The engine enforces them where a thread
+ * gets its modes (a new thread's prompt, a prompt to an existing thread, Plan → Act).
+ */
+export interface GrantModes {
+  readonly runtime: RuntimeLevel;
+  readonly interaction: InteractionLevel;
+}
+export type RuntimeLevel = 0 | 1 | 2;
+export type InteractionLevel = 0 | 1;
+
 export interface Grant {
   readonly capabilities: readonly Capability[];
   /** Who holds it, for error messages and logs (e.g. "VS Code", "vox CLI", "guest Ada"). */
   readonly holder: string;
+  /** The highest thread modes it allows (absent: no limit beyond the capabilities). */
+  readonly modes?: GrantModes;
 }
 
 export const OWNER_CAPABILITIES: readonly Capability[] = CAPABILITIES;

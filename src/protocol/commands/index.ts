@@ -28,6 +28,8 @@ import { importerCommands } from './importers';
 import { searchCommands } from './search';
 import { handoffCommands } from './handoff';
 import { mcpCommands } from './mcp';
+import { mcpAppCommands } from './mcp-apps';
+import { forkCommands } from './forks';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -52,6 +54,8 @@ export const COMMANDS = {
   ...searchCommands,
   ...handoffCommands,
   ...mcpCommands,
+  ...mcpAppCommands,
+  ...forkCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -77,6 +81,8 @@ export const COMMAND_AREAS = {
   search: Object.keys(searchCommands),
   handoff: Object.keys(handoffCommands),
   mcp: Object.keys(mcpCommands),
+  mcpApps: Object.keys(mcpAppCommands),
+  forks: Object.keys(forkCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

@@ -9,6 +9,10 @@ import { defineCommand } from './define';
 import { rateLimitWaitView, subscribed } from './threads';
 import { mentionList } from './context';
 import { handoffChoice } from '../handoff';
+import { permissionMode, workMode } from '../events';
+
+/** The modes a new thread starts in (sendPrompt with threadId null); each unset one takes the default, or the grant's ceiling (./grants.ts GrantModes). */
+export const newThreadModes = object({ permissionMode: optional(permissionMode), workMode: optional(workMode) });
 
 /** Longest batching delay a client may ask of `subscribeTurn`. */
 export const MAX_TURN_BATCH_DELAY_MS = 1_000;
@@ -43,6 +47,8 @@ export const runCommands = {
       history: optional(bool),
       /** The context handoff this prompt gets (SPEC 5.1, ../handoff.ts), built even without a model change; default: automatic on a change, deltaSinceTargetLastSeen. */
       handoff: optional(handoffChoice),
+      /** The permission and work mode of the new thread (threadId null only); above the session grant's modes: `protocol/capabilityDenied`. */
+      newThread: optional(newThreadModes),
     },
     /**
      * `runId` when it started; `queued` when it waits (`runId` null). `rules`: the rules attached

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { VoxStore } from '../../../src/engine/store/store';
 import { SEARCH_MIGRATION_VERSION } from '../../../src/engine/search/index-sync';
+import { LATEST_SCHEMA_VERSION } from '../../../src/engine/store/migrations';
 import { searchThreads } from '../../../src/engine/search/search';
 import { forEachDriver } from '../../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
@@ -28,12 +29,12 @@ forEachDriver('search: migration 13 backfills an existing database', () => {
       msg('gone', 'g1', null, 'quarterly secret'),
       { type: 'thread.deleted', threadId: 'gone' },
     );
-    // The database as a build before migration 13 left it: no index, user_version 12.
-    s.db.exec('DROP TABLE search_fts; DROP TABLE search_docs;');
+    // The database as a build before migration 13 left it: no index (nor the later mcp_apps of migration 14), user_version 12.
+    s.db.exec('DROP TABLE search_fts; DROP TABLE search_docs; DROP TABLE mcp_apps;');
     s.db.pragma(`user_version = ${SEARCH_MIGRATION_VERSION - 1}`);
     s.close();
     const again = VoxStore.open(file);
-    assert.equal(again.db.pragma('user_version'), SEARCH_MIGRATION_VERSION);
+    assert.equal(again.db.pragma('user_version'), LATEST_SCHEMA_VERSION);
     const hits = (q: string) => searchThreads(again.db, q, { now: Date.now() }).messages.map((m) => [m.messageId, m.source]);
     assert.deepEqual(hits('quarterly'), [['a1', 'message']]);
     assert.deepEqual(hits('roadmap'), [['a1', 'message']]);

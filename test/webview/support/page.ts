@@ -1,7 +1,7 @@
 /**
  * The page the browser tests load: the same shape the extension host must produce for the chat
  * webview (strict CSP: scripts only by nonce, styles and images only from the webview's origin,
- * no inline styles), a stand-in for VS Code's theme variables (dark theme), and the fake host
+ * no inline styles without the nonce), a stand-in for VS Code's theme variables (dark theme), and the fake host
  * injected before any page script: `acquireVsCodeApi()` records posted messages in
  * `window.__posted` and keeps `setState` in `window.__state` (and sessionStorage, so it survives
  * a reload as VS Code's webview state does); alerts and CSP violations are
@@ -13,7 +13,7 @@ export function webviewHtml(origin: string, nonce: string): string {
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${nonce}' ${origin}`, // as chat-view.ts: the bundle by nonce, its lazy chunks from the origin
-    `style-src ${origin}`,
+    `style-src ${origin} 'nonce-${nonce}'`, // as chat-view.ts: an MCP App's srcdoc frame inherits this policy; its <style> tags get the nonce
     `img-src ${origin} data:`,
     `font-src ${origin}`,
   ].join('; ');

@@ -13,6 +13,7 @@
  */
 import type { ItemView, RunView, StreamSegment, ToolResultView } from './thread-state';
 import type { PermissionInfo } from '../../../src/protocol/events';
+import type { McpAppView } from '../../../src/protocol/mcp-apps';
 
 export type ToolStatus = 'running' | 'completed' | 'denied' | 'failed' | 'interrupted';
 
@@ -30,6 +31,9 @@ export interface ToolView {
   output: string[] | null;
   /** What the permission rules or mode decided for the call (absent: an older engine, or the call never got that far). */
   permission?: PermissionInfo;
+  /** The MCP App the call returned (SPEC 5.3), rendered under the card, and the state it saved. */
+  app?: McpAppView;
+  appState?: string;
 }
 
 export type Block =
@@ -81,6 +85,8 @@ function toolView(run: RunView, itemId: string, seg: Extract<StreamSegment, { ki
     changedPaths: result?.changedPaths ?? [],
     output: seg?.output ? [...seg.output.frozen, ...seg.output.live] : null,
     ...(item?.permission ?? seg?.permission ? { permission: (item?.permission ?? seg?.permission)! } : {}),
+    ...(item?.app ?? result?.app ? { app: (item?.app ?? result?.app)! } : {}),
+    ...(item?.appState !== undefined ? { appState: item.appState } : {}),
   };
 }
 

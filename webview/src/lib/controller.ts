@@ -32,6 +32,7 @@ import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall'
 import { toSettings } from './settings-state';
 import { ControllerIntents } from './controller-intents';
 import { TreeIntents } from './tree-intents';
+import { McpAppIntents } from './mcp-app-intents';
 import { ThreadListLoader } from './thread-list-loader';
 import { CompactionIntents } from './compaction-intents';
 import { McpController, createMcpModel } from './mcp-state';
@@ -71,6 +72,8 @@ export class Controller extends ControllerIntents {
   readonly compaction: CompactionIntents;
   /** MCP prompts as slash commands, resources in the @-popup (./mcp-state.ts). */
   readonly mcp: McpController;
+  /** MCP App states and "Fork from here" (./mcp-app-intents.ts). */
+  readonly mcpApps: McpAppIntents;
 
   constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
     super(model, bridge);
@@ -80,6 +83,7 @@ export class Controller extends ControllerIntents {
     this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
     model.mcp ??= createMcpModel(); // read back below: through the $state proxy, so the slash menu is reactive
     this.mcp = new McpController(model.mcp, { send: (c) => this.send(c), draft: () => this.model.draft, setDraft: (t) => (this.model.draft = t), notify: (code, message) => this.notify(code, message) });
+    this.mcpApps = new McpAppIntents({ send: (c) => this.send(c), openThread: (id) => { this.loadThreads(); this.openThread(id); } });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
       threadId: () => this.model.thread?.threadId ?? null,
@@ -226,6 +230,7 @@ export class Controller extends ControllerIntents {
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
     if (this.mcp.onResult(inReplyTo, req.type, value)) return;
+    if (this.mcpApps.onResult(inReplyTo, req.type, value)) return;
     if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
     if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     if (this.search.onResult(inReplyTo, req.type, value)) return;
@@ -262,6 +267,7 @@ export class Controller extends ControllerIntents {
     if (req?.type === 'listThreads') this.threadList.onError(req.walk);
     if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box
+    if (req && this.mcpApps.onError(u.inReplyTo, req.type, u.message)) return; // the app's frame gets it
     const thread = this.model.thread;
     if (req?.type === 'subscribeTurn' && req.turnId) {
       // The turn left the engine's memory (or never streamed): its events still tell the story.

@@ -8,6 +8,7 @@ import type { CommandOutputView } from '../../../src/protocol/terminal';
 import type { Posture } from '../../../src/protocol/posture';
 import type { RefusalSegment } from './salvage-state';
 import type { HandoffSummary } from './handoff-note';
+import type { McpAppView } from '../../../src/protocol/mcp-apps';
 
 export interface ItemView {
   itemId: string;
@@ -26,9 +27,12 @@ export interface ItemView {
   isError: boolean;
   /** Tool calls: what the permission rules or mode decided (the rule that allowed or denied it). */
   permission?: PermissionInfo;
+  /** Tool calls: the MCP App the call returned (item.completed), and the state it saved (mcpApp.stateSaved; ./mcp-app-state.ts). */
+  app?: McpAppView;
+  appState?: string;
 }
 
-export interface ToolResultView { status: string; content: string; changedPaths: string[] }
+export interface ToolResultView { status: string; content: string; changedPaths: string[]; app?: McpAppView }
 
 /** One piece of a run's live stream, in chunk order. */
 export type StreamSegment =

@@ -16,6 +16,7 @@
  */
 import { eventEnvelope, type StoredEvent } from '../../../src/protocol/events';
 import { applyUpdate, emptyView } from '../../../src/protocol/terminal';
+import { applyAppStateSaved } from './mcp-app-state';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type ToolCallData, type WireChunk } from '../../../src/protocol/chunks';
 import { applyQueueEvent, isQueueEvent, type QueuedView } from './queue-state';
 import { applyRefusalRetryChunk, applyTextRevisedChunk } from './salvage-state';
@@ -181,9 +182,13 @@ function applyEvent(state: ThreadState, ev: WireEvent, result: EventsResult): vo
       item.status = ev.status;
       item.content = ev.content;
       item.isError = ev.isError;
+      if (ev.app) item.app = ev.app;
       result.completedItems.push(ev.itemId);
       return;
     }
+    case 'mcpApp.stateSaved':
+      applyAppStateSaved(state.runs, ev.itemId, ev.state);
+      return;
     case 'run.steered': {
       const run = state.runs[ev.runId];
       if (!run || run.items.some((i) => i.itemId === ev.itemId)) return;
@@ -297,7 +302,7 @@ function applyChunk(run: RunView, chunk: WireChunk, warn: Warn): void {
     case 'toolResult': {
       const res = parseJson(chunk.data, toolResultData, warn, 'toolResult');
       if (!res) return;
-      const view: ToolResultView = { status: res.status, content: res.content, changedPaths: res.changedPaths ?? [] };
+      const view: ToolResultView = { status: res.status, content: res.content, changedPaths: res.changedPaths ?? [], ...(res.app ? { app: res.app } : {}) };
       const seg = run.stream.find((s) => s.kind === 'tool' && s.itemId === res.itemId);
       if (seg && seg.kind === 'tool') seg.result = view;
       else run.stream.push({ kind: 'tool', itemId: res.itemId, callId: res.callId ?? res.itemId, name: '', arguments: '', result: view });

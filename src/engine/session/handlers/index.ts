@@ -26,6 +26,8 @@ import { importerHandlers } from './importers';
 import { searchHandlers } from './search';
 import { handoffHandlers } from './handoff';
 import { mcpHandlers } from './mcp';
+import { mcpAppHandlers } from './mcp-apps';
+import { forkHandlers } from './forks';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
@@ -49,6 +51,8 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...compactionHandlers,
   ...handoffHandlers,
   ...mcpHandlers,
+  ...mcpAppHandlers,
+  ...forkHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,

@@ -5,6 +5,15 @@ import type { PlanRow } from '../../store/plan-reads';
 import { PermissionRulesError } from '../../permissions/rules';
 import { runHandlers } from './runs';
 import type { HandlerTable } from './types';
+import { checkWithinGrant } from '../grant-modes';
+import type { Grant } from '../../../protocol/commands/grants';
+
+/** A session whose grant has modes may not switch a thread to Act above them (../grant-modes.ts). */
+function checkActAllowed(services: EngineServices, grant: Grant, threadId: string): void {
+  if (!grant.modes) return;
+  services.store.getThread(threadId);
+  checkWithinGrant(grant, { permissionMode: services.permissions.mode(threadId).mode, workMode: 'act' }, `switch thread ${threadId} to Act`);
+}
 
 type PermissionCommand = 'getPermissions' | 'setPermissionMode' | 'setWorkMode' | 'getPlan' | 'updatePlan' | 'setPlanStep' | 'actOnPlan';
 
@@ -33,7 +42,9 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
     await services.host.setPermissionMode(cmd.mode);
     return permissionsView(services, cmd.threadId);
   },
-  setWorkMode({ services: { plans } }, cmd) {
+  setWorkMode({ services, session }, cmd) {
+    const { plans } = services;
+    if (cmd.mode === 'act') checkActAllowed(services, session.grant, cmd.threadId);
     plans.setWorkMode(cmd.threadId, cmd.mode);
     return { threadId: cmd.threadId, workMode: plans.workMode(cmd.threadId) };
   },
@@ -49,6 +60,7 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
     return planView(plans.updateStep(cmd.threadId, null, cmd.planId, cmd.stepId, cmd.status, null));
   },
   async actOnPlan(ctx, cmd) {
+    checkActAllowed(ctx.services, ctx.session.grant, cmd.threadId);
     const prompt = ctx.services.plans.actOn(cmd.threadId, cmd.planId, cmd.prompt);
     return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, ...(cmd.model ? { model: cmd.model } : {}) });
   },

@@ -8,6 +8,7 @@ import type { CommandOf } from '../../../protocol/commands/index';
 import type { RulesService } from '../../rules/service';
 import type { HandlerTable } from './types';
 import { checkChoice } from '../../handoff/apply';
+import { threadWithGrantModes } from '../thread-modes';
 
 /** The prompt's rules: the paths of its file and folder mentions attach `paths` rules, their labels are known mentions. */
 function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
@@ -18,8 +19,11 @@ function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
-  async sendPrompt({ services: { providers, host, runs, queue, store, context, rules, mcp } }, cmd) {
+  async sendPrompt({ services, session }, cmd) {
+    const { providers, host, runs, queue, store, context, rules, mcp } = services;
     const model = await providers.resolve(cmd.model ?? host.model());
+    // A new thread's modes, or a limited grant's check of an existing thread's (../thread-modes.ts); it may create the thread.
+    cmd = { ...cmd, threadId: threadWithGrantModes(services, session.grant, cmd) };
     await mcp.readyWithin(); // MCP servers' tools join the first turn (mcp/manager.ts; bounded wait)
     // Rules (rules/): manual @rule tokens leave the prompt; the attached rules' block goes with the turn, not into the message.
     const r = await prepareRules(rules, cmd);

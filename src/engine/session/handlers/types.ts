@@ -3,8 +3,11 @@ import type { CommandOf, CommandResult, CommandType } from '../../../protocol/co
 import type { SettingsView } from '../../../protocol/commands/settings';
 import type { EngineUpdate } from '../../../protocol/updates';
 import type { EngineServices } from '../../services';
+import type { Grant } from '../../../protocol/commands/grants';
 
 export interface SessionPort {
+  /** The grant the session was connected with (its capabilities were checked already; its modes are checked where a thread gets them). */
+  readonly grant: Grant;
   send(u: EngineUpdate): void;
   /** Registers a subscription under `key`, replacing (and stopping) one with the same key. */
   addSubscription(key: string, stop: () => void): void;

@@ -1,0 +1,10 @@
+/** McpAppError: the typed failures of MCP Apps (SPEC 5.3): oversize or malformed state, an unknown item, an item without an app. */
+import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+
+export class McpAppError extends VoxError<'mcpApp'> {
+  override readonly name = 'McpAppError';
+  readonly domain = 'mcpApp' as const;
+  constructor(code: ErrorCode<'mcpApp'>, message: string, readonly details?: { threadId?: string; itemId?: string; bytes?: number; max?: number }) {
+    super(code, message);
+  }
+}
