@@ -17,6 +17,8 @@ import { registerReview, type ReviewApi } from './review/register';
 import { registerCompareBranches } from './compare/compare-panel';
 import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
 import { registerImportSessions } from './import-sessions';
+import { McpServersView } from './mcp/servers-view';
+import { registerMcpCommands } from './mcp/commands';
 import { registerMcpServerHost, type McpServerHost } from './mcp-server-host';
 import { mcpSessionServers } from './mcp-server-sessions';
 
@@ -41,6 +43,8 @@ export interface VoxApi {
   readonly rulesView: RulesView;
   /** Edit review: waiting edits in the diff editor, the turn review and its Explorer decorations. */
   readonly review: ReviewApi;
+  /** "MCP Servers" (issue 16): the configured MCP servers, their status and tools. */
+  readonly mcpServersView: McpServersView;
   /**
    * This window's log folder for Vox (`ExtensionContext.logUri`): the "Vox" output channel
    * ("Vox: Show Logs") is written to a file in it, where tests read what it logged.
@@ -73,6 +77,7 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const variantsView = new VariantsView(host);
   const review = registerReview(ctx, host, log);
   const rulesView = new RulesView(host);
+  const mcpServersView = new McpServersView(host, log);
   const mcpServer = registerMcpServerHost(host, log, mcpSessionServers);
   ctx.subscriptions.push(
     log,
@@ -98,12 +103,14 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
     ...registerRulesCommands(host, rulesView, log),
     ...registerImportSessions(host, log),
+    mcpServersView,
+    ...registerMcpCommands(host, mcpServersView, log),
     ...mcpServer.disposables,
   );
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, logUri: ctx.logUri, mcpServer: mcpServer.server };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, mcpServersView, logUri: ctx.logUri, mcpServer: mcpServer.server };
 }
 
 export function deactivate(): void {

@@ -80,6 +80,11 @@ export function loadThreadsUi() {
   return loadTs('./ui-threads.ts', 'runThreadChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-mcp.ts')>} */
+export function loadMcpUi() {
+  return loadTs('./ui-mcp.ts', 'runMcpChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-mcp-catalog.ts')>} */
 export function loadMcpCatalogUi() {
   return loadTs('./ui-mcp-catalog.ts', 'runMcpCatalogChecks');

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadSearchUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi } from './load-harness.mjs';
+import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadSearchUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -40,6 +40,7 @@ const UI_SETS = {
   threads: { label: 'threads UI', load: async () => { const m = await loadThreadsUi(); return { run: m.runThreadChecks, names: m.THREAD_CHECKS }; } },
   'mcp-catalog': { label: 'mcp sign-in (browser)', load: async () => { const m = await loadMcpCatalogUi(); return { run: m.runMcpCatalogChecks, names: m.MCP_CATALOG_CHECKS }; } },
   mcphttp: { label: 'MCP server UI', load: async () => { const m = await loadMcpHttpUi(); return { run: m.runMcpHttpChecks, names: m.MCP_HTTP_CHECKS }; } },
+  mcp: { label: 'mcp UI', load: async () => { const m = await loadMcpUi(); return { run: m.runMcpChecks, names: m.MCP_CHECKS }; } },
 };
 
 /**

@@ -10,6 +10,7 @@ import type { ChildThreadView } from '../../../src/protocol/commands/threads';
 import type { ThreadState } from './thread-state';
 import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 import { createContextModel, type ContextModel } from './context-state';
+import type { McpModel } from './mcp-state';
 
 export type { SettingsView, ThreadSummary };
 
@@ -45,6 +46,8 @@ export interface AppModel {
   context: ContextModel;
   /** A `compactThread` on its way (./compaction-intents.ts). */
   compacting?: { requestId: string; threadId: string } | null;
+  /** The composer's MCP prompts and resources (./mcp-state.ts; created by the controller). */
+  mcp?: McpModel;
   /** A message to scroll to and highlight in the open thread (a search result: ./thread-search.ts). */
   reveal?: RevealRequest | null;
 }

@@ -11,6 +11,7 @@
 import type { ClientCommand, CommandResult } from '../../../src/protocol/commands/index';
 import type { ContextChip, Mention, MentionSuggestion } from '../../../src/protocol/mentions';
 import { MAX_MENTIONS } from '../../../src/protocol/mentions';
+import { isMcpSuggestion, mcpMentionText } from './mcp-mentions';
 
 /** Wait after the last draft change before asking for a new estimate. */
 export const ESTIMATE_DEBOUNCE_MS = 300;
@@ -55,6 +56,7 @@ export function mentionQueryAt(text: string, caret: number): { start: number; qu
 
 /** What the draft shows for an accepted mention. */
 export function mentionText(s: MentionSuggestion): string {
+  if (isMcpSuggestion(s)) return mcpMentionText(s);
   if (s.kind === 'rule') return `@${s.label}`;
   if (s.kind === 'file' || s.kind === 'folder') return `@${s.label}`;
   if (s.kind === 'git') return `@${s.label}`;

@@ -35,6 +35,7 @@ import { TreeIntents } from './tree-intents';
 import { McpAppIntents } from './mcp-app-intents';
 import { ThreadListLoader } from './thread-list-loader';
 import { CompactionIntents } from './compaction-intents';
+import { McpController, createMcpModel } from './mcp-state';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
@@ -69,6 +70,8 @@ export class Controller extends ControllerIntents {
   /** The thread list in chunks, merged by id, kept across reopening (./thread-list-loader.ts). */
   readonly threadList: ThreadListLoader;
   readonly compaction: CompactionIntents;
+  /** MCP prompts as slash commands, resources in the @-popup (./mcp-state.ts). */
+  readonly mcp: McpController;
   /** MCP App states and "Fork from here" (./mcp-app-intents.ts). */
   readonly mcpApps: McpAppIntents;
 
@@ -78,6 +81,8 @@ export class Controller extends ControllerIntents {
     this.saver = new StateSaver(model, bridge, log, this.threadList);
     this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
     this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
+    model.mcp ??= createMcpModel(); // read back below: through the $state proxy, so the slash menu is reactive
+    this.mcp = new McpController(model.mcp, { send: (c) => this.send(c), draft: () => this.model.draft, setDraft: (t) => (this.model.draft = t), notify: (code, message) => this.notify(code, message) });
     this.mcpApps = new McpAppIntents({ send: (c) => this.send(c), openThread: (id) => { this.loadThreads(); this.openThread(id); } });
     this.context = new ContextController(model.context, {
       send: (c) => this.send(c),
@@ -98,6 +103,7 @@ export class Controller extends ControllerIntents {
     this.threadList.start();
     this.resubscribe();
     this.loadPromptHistory();
+    this.mcp.start();
   }
 
   dispose(): void {
@@ -138,12 +144,16 @@ export class Controller extends ControllerIntents {
         this.threadList.reconnected(); // maybe a new session: the old one's list requests are lost
         this.resubscribe();
         this.loadPromptHistory(); // a new session may be a new engine (another window's prompts since)
+        this.mcp.start();
         return;
       case 'result':
         this.onResult(u.inReplyTo, u.value);
         return;
       case 'threadChanged':
       case 'variants':
+        return;
+      case 'mcpServers':
+        this.mcp.onServers(u);
         return;
       case 'events':
         this.onEvents(u.threadId, u.events, u.more === true);
@@ -219,6 +229,7 @@ export class Controller extends ControllerIntents {
       return;
     }
     if (this.context.onResult(inReplyTo, req.type, value)) return;
+    if (this.mcp.onResult(inReplyTo, req.type, value)) return;
     if (this.mcpApps.onResult(inReplyTo, req.type, value)) return;
     if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
     if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
@@ -252,6 +263,7 @@ export class Controller extends ControllerIntents {
     this.compaction.settled(u.inReplyTo);
     const req = this.take(u.inReplyTo);
     if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
+    if (req && this.mcp.onError(u.inReplyTo, req.type, u.message)) return;
     if (req?.type === 'listThreads') this.threadList.onError(req.walk);
     if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
     if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box

@@ -1,0 +1,91 @@
+/**
+ * Commands of the "MCP Servers" view and the palette (issue 16 item 1), all clients of the MCP
+ * protocol commands: Restart, Enable, Disable, Sign In (authenticateMcpServer), Open Config File
+ * (the server's source file, or the `vox.mcp.servers` setting), Add MCP Server… (opens or creates
+ * `.vscode/mcp.json` with a template), Refresh, and "Vox: Show MCP Servers". Invoked from a row
+ * they act on it; from the palette they ask which server.
+ */
+import * as vscode from 'vscode';
+import type { McpServerView } from '../../protocol/commands/mcp';
+import type { EngineHost } from '../engine-host';
+import { guardedCommand } from '../guarded-command';
+import { MCP_SERVERS_VIEW_ID, type McpServersView } from './servers-view';
+import { configFileOf, MCP_JSON_TEMPLATE, MCP_STATUS_WORDS } from './tree-model';
+
+/** The server a command acts on: the row it was invoked on, or one the user picks. */
+async function pickServer(view: McpServersView, node: unknown, filter: (s: McpServerView) => boolean, verb: string): Promise<McpServerView | undefined> {
+  const listed = view.last ?? (await view.reload());
+  const n = node as { kind?: string; server?: string } | undefined;
+  if (n && typeof n.server === 'string') return listed.servers.find((s) => s.name === n.server);
+  const candidates = listed.servers.filter(filter);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(listed.servers.length === 0 ? 'Vox: no MCP server is configured. Add one with "Vox: Add MCP Server…".' : `Vox: no MCP server to ${verb}.`);
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    candidates.map((s) => ({ label: s.name, description: `${MCP_STATUS_WORDS[s.enabled ? s.status : 'disabled']} · ${s.transport}`, detail: s.sourcePath, s })),
+    { placeHolder: `MCP server to ${verb}` },
+  );
+  return pick?.s;
+}
+
+function workspaceFolder(): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  if (!f) throw new Error('open a folder first: MCP config files live in the workspace');
+  return f;
+}
+
+async function openConfigFile(relPath: string | null): Promise<void> {
+  if (relPath === null) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'vox.mcp.servers');
+    return;
+  }
+  const uri = vscode.Uri.joinPath(workspaceFolder().uri, relPath);
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+}
+
+/** Opens `.vscode/mcp.json`, first writing the template when there is none. */
+export async function addMcpServer(): Promise<vscode.Uri> {
+  const uri = vscode.Uri.joinPath(workspaceFolder().uri, '.vscode', 'mcp.json');
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));
+  }
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+  return uri;
+}
+
+export function registerMcpCommands(host: EngineHost, view: McpServersView, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const cmd = (id: string, fn: (node?: unknown) => Promise<unknown>) => guardedCommand(id, (node) => fn(node), { log, after: () => void view.reload().catch(() => view.refresh()) });
+  const act = (id: string, verb: string, filter: (s: McpServerView) => boolean, run: (s: McpServerView) => Promise<unknown>) =>
+    cmd(id, async (node) => {
+      const s = await pickServer(view, node, filter, verb);
+      if (s) await run(s);
+    });
+  return [
+    guardedCommand('vox.mcp.show', () => vscode.commands.executeCommand(`${MCP_SERVERS_VIEW_ID}.focus`), { log }),
+    cmd('vox.mcp.refresh', () => view.reload()),
+    act('vox.mcp.restart', 'restart', (s) => s.enabled, async (s) => {
+      const client = await host.client();
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Vox: restarting MCP server ${s.name}…` }, () => client.call('restartMcpServer', { name: s.name }));
+      if (r.status === 'failed') void vscode.window.showWarningMessage(`Vox: MCP server ${s.name} failed to start: ${r.error ?? 'no reason given'}`);
+    }),
+    act('vox.mcp.enable', 'enable', (s) => !s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: true })),
+    act('vox.mcp.disable', 'disable', (s) => s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: false })),
+    act('vox.mcp.signIn', 'sign in to', (s) => s.status === 'needsAuth', async (s) => {
+      const client = await host.client();
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: signing in to ${s.name} (finish in the browser)…`, cancellable: false }, () =>
+        client.call('authenticateMcpServer', { name: s.name }),
+      );
+      void vscode.window.showInformationMessage(`Vox: ${s.name} is ${MCP_STATUS_WORDS[r.status]}.`);
+    }),
+    cmd('vox.mcp.openConfig', async (node) => {
+      const n = node as { kind?: string; source?: string } | undefined;
+      if (n?.kind === 'configError' && typeof n.source === 'string') return openConfigFile(n.source === 'settings (vox.mcp.servers)' ? null : n.source);
+      const s = await pickServer(view, node, () => true, 'open the config of');
+      if (s) await openConfigFile(configFileOf(s));
+    }),
+    cmd('vox.mcp.add', () => addMcpServer()),
+  ];
+}
