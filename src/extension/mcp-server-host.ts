@@ -121,8 +121,12 @@ export class McpServerHost implements vscode.Disposable {
   }
 }
 
-/** `claude mcp add` line for the server at `url`. */
-export const claudeCodeCommand = (url: string) => `claude mcp add --transport http vox ${url}`;
+/**
+ * The `claude mcp add` line for Claude Code. Its MCP client (the official SDK's) sends `Bearer`
+ * tokens, and this server requires DPoP proofs, so Claude Code runs Vox over stdio instead: the
+ * `vox` CLI on the same database (`vox mcp serve --stdio`, read-only unless told otherwise).
+ */
+export const CLAUDE_CODE_COMMAND = 'claude mcp add vox -- vox mcp serve --stdio --grant readOnly';
 
 async function showAddress(server: McpServerHost): Promise<void> {
   await server.whenSettled();
@@ -138,8 +142,11 @@ async function showAddress(server: McpServerHost): Promise<void> {
   const url = server.url;
   await vscode.env.clipboard.writeText(url);
   const copy = 'Copy Claude Code Command';
-  const pick = await vscode.window.showInformationMessage(`Vox MCP server: ${url} (copied). Add it to Claude Code with: ${claudeCodeCommand(url)}`, copy);
-  if (pick === copy) await vscode.env.clipboard.writeText(claudeCodeCommand(url));
+  const pick = await vscode.window.showInformationMessage(
+    `Vox MCP server: ${url} (copied), for MCP clients that sign in with OAuth and DPoP. Claude Code sends Bearer tokens: connect it over stdio with: ${CLAUDE_CODE_COMMAND}`,
+    copy,
+  );
+  if (pick === copy) await vscode.env.clipboard.writeText(CLAUDE_CODE_COMMAND);
 }
 
 export function registerMcpServerHost(host: EngineHost, log: vscode.LogOutputChannel, sessions: SessionServers): { server: McpServerHost; disposables: vscode.Disposable[] } {

@@ -4,7 +4,7 @@
  * MCP client (OAuth with DPoP proofs made by jose).
  * Called by test/e2e/run-e2e.mjs (pass 1, set `mcphttp`); each check is one named check there:
  *   1. "Vox: Show MCP Server Address" with the server off (the default) offers Enable; after it,
- *      it shows the 127.0.0.1 URL and the `claude mcp add` line;
+ *      it shows the 127.0.0.1 URL and the `claude mcp add` line (Claude Code over stdio: it sends Bearer, the server needs DPoP);
  *   2. a client's first sign-in opens the grant prompt (read only / default / full access /
  *      refuse; screenshot, the README picture); "Read only" → a code → a DPoP-bound token that
  *      /mcp lets through (and a 401 without the proof);
@@ -85,7 +85,7 @@ export async function runMcpHttpChecks(o: UiCheckOptions): Promise<void> {
         assert(m, `the toast says ${JSON.stringify(text)}`);
         url = m[1]!;
         origin = new URL(url).origin;
-        assert(text.includes(`claude mcp add --transport http vox ${url}`), `no claude mcp add line in ${JSON.stringify(text)}`);
+        assert(text.includes('claude mcp add vox -- vox mcp serve --stdio --grant readOnly'), `no claude mcp add line in ${JSON.stringify(text)}`);
         const meta = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as { issuer?: string };
         assert(meta.issuer === origin, `metadata issuer ${meta.issuer}`);
         await shot('e2e-mcp-http-address');
