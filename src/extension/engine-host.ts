@@ -54,6 +54,8 @@ export class EngineHost implements Host, vscode.Disposable {
         else if (e.affectsConfiguration('vox.permissionMode') || e.affectsConfiguration('vox.permissionRules')) this.changed.fire();
         // Rules and the system prompt's addition: the engine reloads its rules (rules/service.ts).
         else if (e.affectsConfiguration('vox.rules') || e.affectsConfiguration('vox.readPeerRuleFiles') || e.affectsConfiguration('vox.systemPrompt')) this.changed.fire();
+        // MCP servers, disabled servers/tools, the catalog threshold: the engine reads its MCP config again (mcp/manager.ts).
+        else if (e.affectsConfiguration('vox.mcp')) this.changed.fire();
       }),
       // Files changed by the user (saved, or created/deleted/renamed in the explorer): the next
       // checkpoint must look at the whole tree, not only at the paths the agent reported.

@@ -13,7 +13,7 @@ import { ClientError, type EngineClient } from '../../src/client/engine-client';
 import type { UpdateOf } from '../../src/protocol/updates';
 import { textTurn, toolCallTurn } from '../support/fake-openai-server';
 import { makeTmpDir } from '../support/tmp';
-import { mcpRig, offeredNames, toolMessage, until, type McpRig } from '../support/mcp/rig';
+import { STDIO_SERVER, mcpRig, offeredNames, toolMessage, until, type McpRig } from '../support/mcp/rig';
 
 async function runEnded(c: EngineClient): Promise<void> {
   await until('the runs to end', async () => (await c.call('listRuns', {})).runs.length === 0);
@@ -145,6 +145,18 @@ describe('MCP client: a stdio server in the agent loop', function () {
     await rig.client.call('watchMcpServers', {});
     assert.equal(rig.services.mcp.list().servers[0]!.status, 'starting');
     await rig.engine.dispose(); // would wait for the 600 s connect timeout (and fail this test's) if a stop did not end the handshake
+  });
+
+  it('a config file saved in the editor is read again: a server added to .vscode/mcp.json starts without a restart', async () => {
+    rig = await mcpRig();
+    await rig.client.call('watchMcpServers', {});
+    await until('t connected', async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 't' && x.status === 'connected'));
+    rig.host.fireExternalChange(); // a save of some other file changes nothing
+    fs.mkdirSync(path.join(rig.dir, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(rig.dir, '.vscode/mcp.json'), JSON.stringify({ servers: { second: { type: 'stdio', command: process.execPath, args: [STDIO_SERVER] } } }));
+    rig.host.fireExternalChange();
+    await until('second connected', async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 'second' && x.status === 'connected'));
+    assert.ok(rig.services.tools.list().some((x) => x.spec.name === 'mcp__second__echo'));
   });
 
   it('a 5 MB result is cut with a note before it reaches the model or the store', async () => {

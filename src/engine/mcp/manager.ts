@@ -7,13 +7,15 @@
  * memory on a host without it), OAuth sign-in through the injected seam, resources (@-mentions)
  * and prompts (slash commands). Listeners hear every change (the `mcpServers` update).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerListView, McpServerView } from '../../protocol/commands/mcp';
 import type { Host, McpSettings } from '../host';
 import { redact, rememberSecret } from '../platform/secrets';
 import type { ToolRegistry } from '../tools/registry';
-import { describeTarget, loadMcpConfig, sameSpec, specSecrets, type McpConfig, type McpServerSpec } from './config';
+import { MCP_CONFIG_FILES, describeTarget, loadMcpConfig, sameSpec, specSecrets, type McpConfig, type McpServerSpec } from './config';
 import { DEFAULT_BACKOFF, DEFAULT_TIMEOUTS, McpServerConnection, mapCallError, type McpBackoff, type McpTimeouts } from './connection';
 import { McpError } from './errors';
 import type { McpOAuthFactory, McpOAuthSession } from './oauth-seam';
@@ -56,6 +58,9 @@ export class McpManager {
   private disposed = false;
   private reloadTimer: NodeJS.Timeout | null = null;
   private readonly stopSettings: () => void;
+  private readonly stopExternal: () => void;
+  /** Size and mtime of each config file as last read ('' before the first read). */
+  private configStamp = '';
   private readonly timeouts: McpTimeouts;
   private readonly backoff: McpBackoff;
 
@@ -63,6 +68,22 @@ export class McpManager {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
     this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
     this.stopSettings = deps.host.onSettingsChange(() => this.scheduleReload());
+    // A save in the editor: read the config again when one of its files changed (three stats per save).
+    this.stopExternal = deps.host.onExternalChange(() => {
+      if (this.configStamp && this.stampConfig() !== this.configStamp) this.scheduleReload();
+    });
+  }
+
+  /** Size and mtime of each config file (`-` for a missing one). */
+  private stampConfig(): string {
+    return MCP_CONFIG_FILES.map((f) => {
+      try {
+        const st = fs.statSync(path.join(this.deps.workspaceRoot, f.path));
+        return `${st.size}:${st.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    }).join('|');
   }
 
   /** Loads the config and starts the enabled servers, once; resolves when every start has settled. */
@@ -110,6 +131,7 @@ export class McpManager {
   /** Reads the config again: new servers start, removed or changed ones stop (changed ones restart). */
   async reload(): Promise<void> {
     if (this.disposed) return;
+    this.configStamp = this.stampConfig();
     const next = loadMcpConfig(this.deps.workspaceRoot, this.settings().servers, this.deps.env ?? process.env);
     this.config = next;
     // A server's tokens (env, headers, args) are redacted wherever Vox writes text, and kept out of the agent's shells.
@@ -372,6 +394,7 @@ export class McpManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.stopSettings();
+    this.stopExternal();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     // Stopping first ends a start that is stuck in its handshake (then the first start settles at once).
     const conns = [...this.conns.entries()];
