@@ -1,9 +1,11 @@
 /**
- * The composition root. `createEngine(config, host)` builds the engine's modules in dependency
- * order — store, streams, providers, tools, approvals, hooks, the agent runner and run registry,
- * checkpoints (installed as hook handlers), variants — and `dispose()` takes them down in
- * reverse. The VS Code extension and the CLI both build one; clients then `connect` (a protocol
- * session with a grant) and never touch a service directly.
+ * The composition root. `createEngine(config, host)` builds the core services — store (with the
+ * modules' schemas), streams, providers, tools, approvals, permissions, plans, rules, the hook
+ * bus — installs the capability modules of ./modules.ts on them in dependency order (their
+ * stages, tools, services and command handlers), then the agent runner, the run registry,
+ * checkpoints, the queue and variants; `dispose()` takes everything down in reverse. The VS Code
+ * extension and the CLI both build one; clients then `connect` (a protocol session with a grant)
+ * and never touch a service directly.
  */
 import { ApprovalGate, ApprovalPolicy } from './approvals/approval';
 import { AgentRunner } from './agent/runner';
@@ -32,8 +34,9 @@ import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
 import { parseSampling } from './branches/sampling';
 import { RulesService } from './rules/service';
-import { submitPlanTool, updatePlanStepTool } from './plans/tools';
-import { autoCompactor } from './compaction/auto';
+import { MODULES, STORE_SCHEMAS } from './modules';
+import { handlerTable, installOrder, ModuleError, type EngineModule, type ModuleContext } from './module';
+import { COMMANDS } from '../protocol/commands/index';
 import { McpManager } from './mcp/manager';
 import type { McpOAuthFactory } from './mcp/oauth-seam';
 import { createMcpOAuthProvider } from './mcp/oauth/provider';
@@ -159,7 +162,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
 
-  const store = VoxStore.open(config.dbPath, config.readOnly ? { readonly: true } : {});
+  const store = VoxStore.open(config.dbPath, { ...(config.readOnly ? { readonly: true } : {}), schema: STORE_SCHEMAS });
   install('store', () => store.close());
   const recovered = config.readOnly ? [] : store.recoverInterrupted();
   if (recovered.length > 0) host.notify({ level: 'warning', source: 'runs', message: `Marked ${recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.` });
@@ -204,26 +207,19 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   // Permission modes and rules (settings and .vox/permissions.json), Plan / Act and plans (issue 12, items 3–4).
   const permissions = new PermissionService({ workspaceRoot: config.workspaceRoot, host, store, policy });
   const plans = new PlanService(store);
-  tools.register(submitPlanTool as never);
-  tools.register(updatePlanStepTool as never);
   // Rules and the system prompt's $variables (SPEC 6.1, 6.2): the runner and the context meter share its system prompt.
   const rules = new RulesService({ workspaceRoot: config.workspaceRoot, host, plans, systemPrompt: config.systemPrompt });
   install('rules', () => rules.dispose());
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
+  // The capability modules: their stages on the bus, their tools, their services and handlers (./modules.ts).
+  const installed = installModules(MODULES, { host, store, tools, hooks, workspaceRoot: config.workspaceRoot, services: { providers, streams, plans, rules, permissions, mcp } }, install);
   const runner = new AgentRunner({
-    store, streams, tools, policy, gate, terminals, plans,
+    store, streams, tools, policy, gate, terminals,
     permissions: (threadId, call) => permissions.decide(threadId, call),
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
-    systemPromptFor: (threadId) => rules.systemPrompt(threadId),
-    toolCatalogThreshold: () => host.mcpSettings?.()?.toolCatalogThreshold, // SPEC 3.3 (mcp-catalog/)
     toolEnv: config.ripgrepPath ? { ripgrepPath: config.ripgrepPath } : {},
-    // Automatic compaction before a request that would not fit the model's window (compaction/auto.ts).
-    compactBeforeCall: autoCompactor({
-      store, streams, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model(),
-      onError: (e, threadId) => host.notify({ level: 'warning', source: 'compaction', message: `Automatic compaction of thread ${threadId} failed: ${(e as Error).message ?? String(e)}` }),
-    }),
   });
   const waits = new RateLimitWaits({ store, clock: config.clock ?? systemClock });
   // Subagents are runs of the registry in child threads; the registry gives each run its background work.
@@ -294,6 +290,34 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
     mcp: { resources: () => (void mcp.ensureStarted(), mcp.resources()), read: (server, uri) => mcp.readResource(server, uri) },
   });
 
-  const services: EngineServices = { workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules, mcp };
+  const services: EngineServices = {
+    workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules, mcp,
+    modules: installed.services, handlers: installed.handlers,
+  };
   return { engine: new Engine(services, teardown, recovered), services };
+}
+
+/**
+ * Installs `modules` in dependency order on the core's services: each one's tools join the
+ * registry, its `install` runs (stages, services), and its handlers join the command table,
+ * which must then hold exactly one handler for every command of the protocol.
+ */
+export function installModules(
+  modules: readonly EngineModule[], ctx: Omit<ModuleContext, 'onDispose' | 'services'> & { services: Record<string, unknown> },
+  onDispose: (name: string, dispose: () => void | Promise<void>) => void,
+): { services: Record<string, unknown>; handlers: EngineServices['handlers'] } {
+  const services: Record<string, unknown> = { ...ctx.services };
+  const ordered = installOrder(modules);
+  for (const m of ordered) {
+    for (const tool of m.tools ?? []) ctx.tools.register(tool);
+    const provided = m.install?.({ ...ctx, services, onDispose: (name, d) => onDispose(`${m.name}: ${name}`, d) });
+    if (provided) Object.assign(services, provided);
+  }
+  const table = handlerTable(ordered);
+  const missing = Object.keys(COMMANDS).filter((type) => !table.has(type));
+  const unknown = [...table.keys()].filter((type) => !(type in COMMANDS));
+  if (missing.length > 0 || unknown.length > 0) {
+    throw new ModuleError(`the modules' handlers do not match the protocol: ${missing.length > 0 ? `no handler for ${missing.join(', ')}` : ''}${missing.length > 0 && unknown.length > 0 ? '; ' : ''}${unknown.length > 0 ? `handlers of no command: ${unknown.join(', ')}` : ''}`);
+  }
+  return { services, handlers: new Map([...table].map(([type, e]) => [type, e.handler])) as EngineServices['handlers'] };
 }

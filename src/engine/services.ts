@@ -21,6 +21,8 @@ import type { PlanService } from './plans/service';
 import type { ReviewService } from './review/service';
 import type { RulesService } from './rules/service';
 import type { McpManager } from './mcp/manager';
+import type { CommandType } from '../protocol/commands/index';
+import type { ModuleHandler } from './module';
 
 export interface EngineServices {
   readonly workspaceRoot: string;
@@ -50,4 +52,8 @@ export interface EngineServices {
   readonly rules: RulesService;
   /** Vox's MCP servers: connections, their tools in `tools`, resources and prompts (mcp/). */
   readonly mcp: McpManager;
+  /** What the capability modules provide (./modules.ts), by name, beside the core services above. */
+  readonly modules: Readonly<Record<string, unknown>>;
+  /** The handler of every command (derived from the modules; ./module.ts). */
+  readonly handlers: ReadonlyMap<string, ModuleHandler<CommandType, never>>;
 }

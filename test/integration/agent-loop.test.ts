@@ -4,12 +4,12 @@
  * everything persisted as events in a real SQLite file. Runs start through the run registry, as
  * in the engine; a `beforeTool` hook stands in for checkpoints.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
@@ -37,7 +37,7 @@ describe('agent loop (fake OpenAI server, real tools, real SQLite)', function ()
       provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }),
       model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: true,
     };
-    const hooks = new HookBus();
+    const hooks = turnBus(store);
     hooks.on('beforeTool', ({ call, tool }) => void (tool.mutating && mutatingCalls.push(`${call.name}:${fs.existsSync(path.join(ws, 'b.txt'))}`)), { name: 'test' });
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate, tools: builtinToolRegistry(), policy: () => policy });

@@ -9,7 +9,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_SYSTEM_PROMPT } from '../../src/engine/agent/history';
+import { DEFAULT_SYSTEM_PROMPT } from '../../src/engine/conversation/history';
 import { OPENAI_REPLY_PRIMING_TOKENS, OPENAI_TOKENS_PER_MESSAGE, countText } from '../../src/engine/providers/token-count';
 import { splitContext } from '../../src/protocol/mentions';
 import { startFakeAnthropic } from '../support/fake-anthropic-server';

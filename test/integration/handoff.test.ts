@@ -4,12 +4,12 @@
  * second model's request carries the `<context_handoff>` block (with the first run's tool
  * traffic), the first's does not, and `handoff.built` records what was carried.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
@@ -54,7 +54,7 @@ describe('context handoff through the fake OpenAI server', function () {
     const modelB: ResolvedModel = { provider, model: 'gpt-b', label: 'openai:gpt-b', toolsEnabled: true };
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
 
     const r1 = await runs.start({ prompt: 'which bundler?', model: modelA }).done;
     assert.equal(r1.status, 'completed', r1.error ?? '');
@@ -108,7 +108,7 @@ describe('context handoff through the fake OpenAI server', function () {
     const modelA: ResolvedModel = { provider, model: 'gpt-a', label: 'openai:gpt-a', toolsEnabled: false };
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: dir });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: dir });
     const r0 = await runs.start({ prompt: 'p0', model: modelA }).done;
     await runs.start({ threadId: r0.threadId, prompt: 'p1', model: modelA }).done;
     const a0 = store.activePath(r0.threadId)[1]!;

@@ -4,12 +4,12 @@
  * built-ins + 3 meta-tools (the request's `tools` measured in bytes), and `mcp_call` runs the real
  * tool through the same permission / approval path as a direct call.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy, type ApprovalRequest } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
@@ -45,8 +45,8 @@ describe('tool-catalog guard (fake OpenAI server, agent loop, real SQLite)', fun
     gate.onPending(opts.onPending ?? ((req) => gate.respond(req.callId, 'approved')));
     const model: ResolvedModel = { provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }), model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: true };
     const policy = new ApprovalPolicy();
-    const agent = new AgentRunner({ store, streams, gate, tools, policy: () => policy, ...('threshold' in opts ? { toolCatalogThreshold: () => opts.threshold } : {}) });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
+    const agent = new AgentRunner({ store, streams, gate, tools, policy: () => policy });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store, 'threshold' in opts ? { catalogThreshold: () => opts.threshold } : {}), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
     const result = await runs.start({ prompt: 'use the MCP tools', model }).done;
     assert.equal(result.status, 'completed', result.error ?? '');
     return { result, mcp, requests: server.requests };

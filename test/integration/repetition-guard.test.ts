@@ -8,12 +8,12 @@
  * a legitimately repetitive answer (a hexdump from the corpus) and a turn whose steps repeat the
  * same words across tool calls complete.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { installRepetitionGuard } from '../../src/engine/guards/install';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
@@ -53,7 +53,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
       provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: started.baseUrl }),
       model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: true,
     };
-    const hooks = new HookBus();
+    const hooks = turnBus(store);
     uninstall = installRepetitionGuard(hooks);
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
@@ -141,7 +141,7 @@ describe('repetition guard in the agent loop (fake OpenAI server, real SQLite)',
     execFileSync(process.execPath, [DEMO_MODEL_SCRIPT, modelPath], { stdio: 'pipe' });
     const provider = new LocalLlamaProvider({ threads: 1, demoModelPath: modelPath });
     try {
-      const hooks = new HookBus();
+      const hooks = turnBus(store);
       uninstall = installRepetitionGuard(hooks);
       const policy = new ApprovalPolicy();
       const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });

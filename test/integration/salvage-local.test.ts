@@ -8,13 +8,13 @@
  * holds a ```tool: block, decoded by the provider's own parser (MessageTextStreamer,
  * parseToolReply), becomes a call.
  */
+import { turnBus } from '../support/turn-stages';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import { builtinToolRegistry } from '../../src/engine/tools/builtins';
@@ -59,7 +59,7 @@ describe('salvage with the local provider (demo GGUF, real llama.cpp)', function
       const streams = new TurnStreamRegistry({ persist: (c) => store.persistChunk(c), loadAfter: (t, s) => store.chunksAfter(t, s) });
       const policy = new ApprovalPolicy();
       const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
-      const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: fs.realpathSync(path.join(dir, 'ws')) });
+      const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: fs.realpathSync(path.join(dir, 'ws')) });
       const result = await runs.start({ prompt: 'hello', model: { provider: recording, model: modelPath, label: 'local:demo', toolsEnabled: false }, sampling: { temperature: 0 } }).done;
       assert.equal(result.status, 'completed', result.error ?? '');
       assert.equal(seen[0]!.tools?.length ?? 0, 0, 'no native tools for the demo model');

@@ -4,12 +4,12 @@
  * text by a model without native tools — run through the normal approval path, malformed blocks
  * reported to the model in its next request — all of it surviving a reopen of the store.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
@@ -44,7 +44,7 @@ describe('false-refusal retry and tool-call salvage (agent loop, fake OpenAI ser
     };
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate, tools: opts.tools ?? builtinToolRegistry(), policy: () => policy });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
     return async (prompt: string) => {
       const h = runs.start({ prompt, model });
       const live: TurnChunk[] = [];

@@ -5,11 +5,11 @@
  * only, and the next turn's request carries no think block; user input's control strings are
  * escaped in the request while the store keeps what was typed.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import type { ResolvedModel } from '../../src/engine/providers/types';
@@ -51,7 +51,7 @@ describe('context sanitiser through the fake OpenAI server', function () {
     const model: ResolvedModel = { provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }), model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled: false };
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate: new ApprovalGate(), tools: builtinToolRegistry(), policy: () => policy });
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: dir });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: dir });
 
     const first = await runs.start({ prompt: 'hello', model }).done;
     assert.equal(first.status, 'completed', first.error ?? '');

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
+import { LATEST_SCHEMA_VERSION } from '../../src/engine/modules';
 import { VoxStore } from '../../src/engine/store/store';
 import { StoreError } from '../../src/engine/store/errors';
 import { runVox } from '../support/cli';

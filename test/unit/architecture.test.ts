@@ -18,13 +18,23 @@ const under = (p: string, dir: string) => p.startsWith(`${dir}/`);
 /** Engine folders from the bottom up; a module may import its own layer and the ones below, never above. */
 const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
-  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts', 'permissions', 'plans', 'salvage', 'search', 'sanitize', 'handoff', 'mcp-catalog', 'mcp-apps'],
-  ['agent', 'connect', 'importers', 'mcp'],
-  ['checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
+  ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts'],
+  ['agent', 'module.ts', 'connect', 'importers'],
+  ['sanitize', 'salvage', 'permissions', 'plans', 'search', 'mcp-catalog', 'mcp-apps', 'handoff', 'conversation'],
+  ['mcp', 'checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
   ['variants', 'review', 'branches', 'bundles', 'forks'],
   ['session', 'services.ts'],
-  ['engine.ts'],
+  ['engine.ts', 'modules.ts'],
 ];
+/** The engine's infrastructure (layers 0 and 1): what the agent loop may build on. */
+const INFRASTRUCTURE = new Set([...ENGINE_LAYERS[0]!, ...ENGINE_LAYERS[1]!]);
+/** The store's own foundations: it may import these engine folders and nothing else of the engine. */
+const STORE_MAY_IMPORT = new Set(['store', 'platform', 'ids']);
+
+/** The engine folder (or top-level file) of a path, or null outside src/engine. */
+function engineFolder(p: string): string | null {
+  return under(p, 'src/engine') ? p.slice('src/engine/'.length).split('/')[0]! : null;
+}
 
 function engineLayer(p: string): number | null {
   if (!under(p, 'src/engine')) return null;
@@ -94,6 +104,18 @@ const RULES: Rule[] = [
     probe: ['src/engine/engine.ts', 'src/cli/connect.ts'],
   },
   {
+    name: 'src/engine/agent imports no capability folder, only the infrastructure and the protocol',
+    reason: 'the loop is call → review → tools → settle; capabilities shape a turn through its stages (agent/hooks.ts), so a new one never edits the loop',
+    forbidden: (from, to) => engineFolder(from) === 'agent' && engineFolder(to) !== null && engineFolder(to) !== 'agent' && !INFRASTRUCTURE.has(engineFolder(to)!),
+    probe: ['src/engine/agent/runner.ts', 'src/engine/salvage/turn-salvage.ts'],
+  },
+  {
+    name: 'src/engine/store imports no domain folder',
+    reason: 'the modules hand the store their migrations and projections (store/schema.ts); a store that imports a capability runs an arrow back up, a loop between folders no file-level check sees',
+    forbidden: (from, to) => engineFolder(from) === 'store' && engineFolder(to) !== null && !STORE_MAY_IMPORT.has(engineFolder(to)!),
+    probe: ['src/engine/store/projections.ts', 'src/engine/search/index-sync.ts'],
+  },
+  {
     name: 'engine layers: a lower layer never imports a higher one',
     reason: `layers bottom-up: ${ENGINE_LAYERS.map((l) => l.join(', ')).join(' < ')}; e.g. the agent loop knows nothing of checkpoints or variants, which hook into it`,
     forbidden: (from, to) => {
@@ -133,6 +155,18 @@ describe('architecture', () => {
     });
   }
 
+  it('no folder-level import loops in src/engine — because two folders that import each other are one capability in two places', () => {
+    assert.deepEqual(folderCycles(graph), []);
+    const probed = withEdge(graph, 'src/engine/store/store.ts', 'src/engine/runs/registry.ts');
+    assert.ok(folderCycles(probed).some((c) => c.includes('store') && c.includes('runs')), 'the probe loop store ⇄ runs must be found');
+  });
+
+  it('every module declares the capability modules its folder imports, and only those', () => {
+    assert.deepEqual(moduleDepMismatches(graph), []);
+    const probed = withEdge(graph, 'src/engine/search/search.ts', 'src/engine/salvage/turn-salvage.ts');
+    assert.deepEqual(moduleDepMismatches(probed), ['search imports salvage but does not declare it']);
+  });
+
   it('no import cycles in src/ or webview/src — because a cycle makes two modules one and hides which owns what', () => {
     assert.deepEqual(findCycles(graph), []);
     const probed = withEdge(graph, 'src/engine/store/rows.ts', 'src/engine/store/store.ts');
@@ -142,3 +176,40 @@ describe('architecture', () => {
     for (const f of ['src/engine/store/rows.ts', 'src/engine/store/store.ts']) assert.ok(found[0]!.includes(f), `${f} is in the probe cycle`);
   });
 });
+
+/** Loops of engine folders: strongly connected components of the folder graph with more than one folder. */
+function folderCycles(g: ImportGraph): string[][] {
+  const folderEdges = new Map<string, string[]>();
+  for (const [from, tos] of g.edges) {
+    const a = engineFolder(from);
+    if (!a) continue;
+    const list = folderEdges.get(a) ?? [];
+    for (const to of tos) {
+      const b = engineFolder(to);
+      if (b && b !== a && !list.includes(b)) list.push(b);
+    }
+    folderEdges.set(a, list);
+  }
+  return findCycles({ edges: folderEdges }).filter((c) => c.length > 1);
+}
+
+/** Capability folders with a module.ts: the deps each declares against the capability folders its files import. */
+function moduleDepMismatches(g: ImportGraph): string[] {
+  const moduleFolders = new Set([...g.edges.keys()].filter((p) => /^src\/engine\/[^/]+\/module\.ts$/.test(p)).map((p) => engineFolder(p)!));
+  const out: string[] = [];
+  for (const folder of [...moduleFolders].sort()) {
+    const src = fs.readFileSync(path.join(ROOT, 'src/engine', folder, 'module.ts'), 'utf8');
+    const declared = new Set(JSON.parse((/deps: (\[[^\]]*\])/.exec(src)?.[1] ?? '[]').replace(/'/g, '"')) as string[]);
+    const imported = new Set<string>();
+    for (const [from, tos] of g.edges) {
+      if (engineFolder(from) !== folder) continue;
+      for (const to of tos) {
+        const b = engineFolder(to);
+        if (b && b !== folder && moduleFolders.has(b)) imported.add(b);
+      }
+    }
+    for (const d of [...imported].sort()) if (!declared.has(d)) out.push(`${folder} imports ${d} but does not declare it`);
+    for (const d of [...declared].sort()) if (!imported.has(d)) out.push(`${folder} declares ${d} but imports nothing of it`);
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { VoxStore } from '../../src/engine/store/store';
 import { MCP_APPS_MIGRATION_VERSION } from '../../src/engine/mcp-apps/schema';
 import { mcpAppRow, mcpAppsOfThread } from '../../src/engine/mcp-apps/reads';
-import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
+import { LATEST_SCHEMA_VERSION } from '../../src/engine/modules';
 import { forEachDriver } from '../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 

@@ -1,7 +1,7 @@
 /** The history sanitiser (src/engine/sanitize/history.ts) and its use in buildHistory (src/engine/agent/history.ts). */
 import { strict as assert } from 'node:assert';
 import { escapeUserInput, sanitizeAssistantHistory, WEB_SEARCH_PLACEHOLDER } from '../../src/engine/sanitize/history';
-import { buildHistory } from '../../src/engine/agent/history';
+import { buildHistory } from '../../src/engine/conversation/history';
 import type { MessageRow } from '../../src/engine/store/store';
 
 const row = (role: 'user' | 'assistant', content: string, i: number): MessageRow => ({

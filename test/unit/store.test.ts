@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { VoxStore } from '../../src/engine/store/store';
 import { StoreError } from '../../src/engine/store/errors';
-import { LATEST_SCHEMA_VERSION } from '../../src/engine/store/migrations';
+import { LATEST_SCHEMA_VERSION } from '../../src/engine/modules';
 import { chooseDriver, resetDriverChoice, type DriverName, type SqlDriver } from '../../src/engine/store/driver';
 import { forEachDriver } from '../support/drivers';
 import type { StoredEvent } from '../../src/protocol/events';

@@ -6,12 +6,12 @@
  * reducer's edge cases: a revision never reaches past a tool call, reasoning stays, duplicates
  * and broken chunks are skipped.
  */
+import { turnBus } from '../support/turn-stages';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApprovalGate, ApprovalPolicy } from '../../src/engine/approvals/approval';
 import { AgentRunner } from '../../src/engine/agent/runner';
-import { HookBus } from '../../src/engine/agent/hooks';
 import { RateLimitWaits, systemClock } from '../../src/engine/runs/rate-limit';
 import { RunRegistry } from '../../src/engine/runs/registry';
 import { builtinToolRegistry } from '../../src/engine/tools/builtins';
@@ -39,7 +39,7 @@ describe('chat view of refusal retries and salvaged tool calls (from a real run)
     const policy = new ApprovalPolicy();
     const agent = new AgentRunner({ store, streams, gate, tools: builtinToolRegistry(), policy: () => policy });
     const ws = fs.realpathSync(path.join(dir, 'ws'));
-    const runs = new RunRegistry({ store, streams, runner: agent, hooks: new HookBus(), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
+    const runs = new RunRegistry({ store, streams, runner: agent, hooks: turnBus(store), waits: new RateLimitWaits({ store, clock: systemClock }), workspaceRoot: ws });
     const model = { provider: new OpenAICompatibleProvider({ apiKey: 'sk-test', baseURL: server.baseUrl }), model: 'gpt-test', label: 'openai:gpt-test', toolsEnabled };
     const result = await runs.start({ prompt: 'go', model }).done;
     const events = store.eventsAfter(0, { threadId: result.threadId });

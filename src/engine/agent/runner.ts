@@ -1,71 +1,28 @@
 /**
- * AgentRunner: the loop of one turn — stream the model, run its tool calls under the approval
- * policy, loop until the model answers without tools — recording everything as events (items,
- * the final message, `run.ended` with usage) while chunks stream through the TurnStreamRegistry
- * (persisted as they arrive). Capabilities act on the turn through the hook stages
- * (./hooks.ts), never by editing this loop. A run is started (thread, user message, `run.started`)
- * by the run registry (../runs/); this module only executes it. Cancellation works at any point;
- * a failure or cancel keeps the text that already streamed.
+ * AgentRunner: the loop of one turn — call the model, review its reply, run its tool calls under
+ * the approval policy, settle — recording everything as events (items, the final message,
+ * `run.ended` with usage) while chunks stream through the TurnStreamRegistry. Capabilities shape
+ * the turn through the stages of ./hooks.ts (the request, the stream, the step's control value,
+ * a tool's arguments and result), never by editing this loop; tool calls go through
+ * ./tool-call.ts. A run is started by the run registry (../runs/); this module only executes it.
+ * Cancellation works at any point; a failure or cancel keeps the text that already streamed.
  */
 import { allocate, derive } from '../ids/ids';
-import type { ChatMessage, ResolvedModel, ToolCall, ToolSpec, Usage } from '../providers/types';
+import type { ChatMessage, ToolCall, ToolSpec, Usage, StopReason } from '../providers/types';
 import { isProviderError } from '../providers/types';
-import type { AgentTool, ToolResult } from '../tools/types';
 import { ToolError } from '../tools/types';
-import { encodeRefusalRetry, encodeSteer, encodeTextRevised, encodeToolCall, encodeToolResult } from '../../protocol/chunks';
-import { TurnSalvage } from '../salvage/turn-salvage';
+import { encodeRefusalRetry, encodeTextRevised } from '../../protocol/chunks';
 import type { EndedRunStatus } from '../../protocol/events';
-import { buildHistory, DEFAULT_SYSTEM_PROMPT } from './history';
 import { rebuildTurn } from './resume';
-import { openCommandOutput } from './command-output';
 import { redact } from '../platform/secrets';
-import { turnFailureText, type RunInfo } from './hooks';
-import type { PermissionDecision } from '../permissions/decide';
-import { offeredTools, planPort, turnSystemPrompt } from '../plans/offer';
-import { countPrompt, countSourceOf, countText } from '../providers/token-count';
-import type { StopReason } from '../providers/types';
-
+import { turnFailureText, type RunInfo, type StepControl, type TurnRequest } from './hooks';
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
-import type { SamplingSettings } from '../../protocol/posture';
-import { splitReasoning } from '../sanitize/stream'; // inline <think> blocks → the reasoning channel
-import { escapeUserInput } from '../sanitize/history';
-import { applyHandoff } from '../handoff/apply';
-import { catalogSpecs, catalogThreshold, turnToolCatalog, type TurnToolCatalog } from '../mcp-catalog/catalog';
-import { appOfResult } from '../mcp-apps/resource';
-import { applyMcpAppContext } from '../mcp-apps/context';
+import { addUsage, callModel } from './model-call';
+import { ToolCalls, truncate } from './tool-call';
 
 export { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS };
-
 export { STEERED_TOOL_RESULT, type AgentRunnerDeps, type SteerPrompt, type TurnBackground, type TurnResult, type TurnSpec } from './turn-spec';
 import { STEERED_TOOL_RESULT, type AgentRunnerDeps, type TurnResult, type TurnSpec } from './turn-spec';
-
-/** Keeps the start and, mostly, the end of a long result (a command's last lines matter most), with a note of what was cut. */
-function truncate(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const head = Math.floor(max / 4);
-  return `${s.slice(0, head)}\n… [${s.length - max} characters cut] …\n${s.slice(s.length - (max - head))}`;
-}
-
-function addUsage(total: Usage, u: Usage): void {
-  total.inputTokens += u.inputTokens;
-  total.outputTokens += u.outputTokens;
-  for (const k of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
-    if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
-  }
-  if (u.estimated) total.estimated = true;
-}
-
-/**
- * The usage of a model call stopped mid-stream, which the provider never reported: the prompt and
- * what streamed so far, counted with the model's tokenizer (../providers/token-count.ts) and
- * marked estimated. A count that fails falls back to the approximation; it never fails the stop.
- */
-async function estimateStoppedCall(model: ResolvedModel, messages: ChatMessage[], specs: ToolSpec[], streamed: string): Promise<Usage> {
-  const source = countSourceOf(model);
-  const input = await countPrompt(model, messages, specs).then((c) => c.tokens, () => countText('approximation', messages.map((m) => m.content).join('')));
-  const output = await countText(source, streamed).catch(() => countText('approximation', streamed));
-  return { inputTokens: input, outputTokens: output, estimated: true };
-}
 
 export class AgentRunner {
   constructor(private readonly deps: AgentRunnerDeps) {}
@@ -76,30 +33,9 @@ export class AgentRunner {
     const { threadId, runId, signal, hooks } = t;
     const info: RunInfo = { threadId, runId, workspaceRoot: t.workspaceRoot, model: t.model.label };
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-    // SPEC 3.3: above the threshold of MCP tools, the built-ins and 3 meta-tools instead of every schema (../mcp-catalog/).
-    const catalog = turnToolCatalog(offeredTools(this.deps.tools, this.deps.plans, threadId), catalogThreshold(this.deps.toolCatalogThreshold?.()));
-    const offered = catalog.offered;
-    const specs: ToolSpec[] = catalogSpecs(catalog, t.model.toolsEnabled);
-    // SPEC 3.2: false-refusal retry and tool calls written as text (../salvage/); the fence syntax is told to models without native tools.
-    const salvage = new TurnSalvage(offered, t.model.toolsEnabled);
-    const plain = () => turnSystemPrompt(this.deps.plans, threadId, this.deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
-    const system = salvage.systemPrompt(this.deps.systemPromptFor ? await this.deps.systemPromptFor(threadId).catch(plain) : plain());
-    const history = buildHistory(store.activePath(threadId, t.userMessageId), system, (r) => store.steers(r), store.compactions(threadId));
-    const last = history[history.length - 1];
-    if (t.userRules && last?.role === 'user') history[history.length - 1] = { ...last, content: `${last.content}\n\n${t.userRules}` };
-    // Another model than the run before (or a chosen strategy): a <context_handoff> preamble; a failure leaves the request as it was.
-    await applyHandoff(store, t, history, { record: !t.resume, ...(t.handoff ? { choice: t.handoff } : {}) }).catch(() => null);
-    applyMcpAppContext(store, t, history); // SPEC 5.3: <mcp_app_context> blocks of the apps' saved states
-    const resumed = t.resume ? rebuildTurn(store, runId) : null;
-    const messages: ChatMessage[] = resumed ? [...history, ...resumed.messages] : history;
-    let finalText = resumed?.text ?? '';
-    let itemOrdinal = resumed?.nextOrdinal ?? 0;
-    if (resumed) addUsage(usage, resumed.usage);
-    else {
-      // Work that finished after an earlier turn (not awaited) reports now, just before the new prompt.
-      const report = t.background?.takeReport();
-      if (report) messages.splice(messages.length - 1, 0, { role: 'user', content: report });
-    }
+    const scratch = new Map<string, unknown>();
+    let finalText = '';
+    let itemOrdinal = 0;
     const itemId = () => derive('item', [['run', runId], ['n', String(itemOrdinal)]]);
     const nextItem = () => ({ id: itemId(), ordinal: itemOrdinal++ });
     // Between model steps the text gets a paragraph break (the final message is the steps' text joined).
@@ -115,44 +51,61 @@ export class AgentRunner {
     try {
       if (t.resume) await t.resume.waitOut();
       else await hooks.run('turnStart', info);
+      const request = await this.prepare(t, info, scratch);
+      const { messages } = request;
+      const specs: ToolSpec[] = t.model.toolsEnabled ? request.tools.offered.map((x) => x.spec) : [];
+      const tools = new ToolCalls(this.deps, t, info, request.tools);
+      const resumed = t.resume ? rebuildTurn(store, runId) : null;
+      if (resumed) {
+        messages.push(...resumed.messages);
+        finalText = resumed.text;
+        itemOrdinal = resumed.nextOrdinal;
+        addUsage(usage, resumed.usage);
+      } else {
+        // Work that finished after an earlier turn (not awaited) reports now, just before the new prompt.
+        const report = t.background?.takeReport();
+        if (report) messages.splice(messages.length - 1, 0, { role: 'user', content: report });
+      }
+      const steer = (preempted: ToolCall[]) => tools.landSteers(nextItem, preempted.map((c) => c.name));
       for (let step = 0; ; step++) {
         if (step >= MAX_AGENT_STEPS) throw new Error(`stopped after ${MAX_AGENT_STEPS} model calls in one turn`);
         if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-        for (const prompt of this.landSteers(t, nextItem, [])) messages.push({ role: 'user', content: escapeUserInput(prompt) });
-        if (this.deps.compactBeforeCall) await this.deps.compactBeforeCall(t, messages, specs); // ../compaction/auto.ts
-        await hooks.run('beforeModelCall', { ...info, step, messages });
+        for (const prompt of steer([])) messages.push(request.userMessage(prompt));
+        await hooks.run('beforeModelCall', { ...info, step, turn: t, specs, scratch }, { messages });
         const stepStart = finalText.length;
-        const { stepText: rawText, calls: nativeCalls, stepUsage, stopReason } = await this.callModel(t, info, messages, specs, usage, (delta) => (finalText += delta));
-        addUsage(usage, stepUsage);
-        lastStop = stopReason;
-        await hooks.run('afterModelCall', { ...info, step, text: rawText, toolCalls: nativeCalls, usage: stepUsage });
-        const review = salvage.review(rawText, nativeCalls);
-        if (review.kind === 'retry') {
+        const called = await callModel(this.deps, t, info, step, scratch, messages, specs, usage, (delta) => (finalText += delta));
+        addUsage(usage, called.stepUsage);
+        lastStop = called.stopReason;
+        await hooks.run('afterModelCall', { ...info, step, text: called.stepText, toolCalls: called.calls, usage: called.stepUsage });
+        const { control } = await hooks.run('reviewStep', { ...info, step, text: called.stepText, toolCalls: called.calls, scratch }, { control: { kind: 'keep' } as StepControl });
+        if (control.kind === 'stop') throw control.error;
+        if (control.kind === 'retry') {
           finalText = finalText.slice(0, stepStart); // the refusal leaves the answer; the note keeps it readable
           const { id, ordinal } = nextItem();
-          store.append({ type: 'run.refusalRetried', threadId, runId, itemId: id, ordinal, discarded: rawText, tools: salvage.toolNames });
-          streams.append(runId, 'refusalRetry', encodeRefusalRetry({ itemId: id, discarded: rawText, tools: salvage.toolNames }));
-          messages.push({ role: 'user', content: review.reminder });
+          store.append({ type: 'run.refusalRetried', threadId, runId, itemId: id, ordinal, discarded: called.stepText, tools: control.tools });
+          streams.append(runId, 'refusalRetry', encodeRefusalRetry({ itemId: id, discarded: called.stepText, tools: control.tools }));
+          messages.push({ role: 'user', content: control.reminder });
           continue;
         }
-        const stepText = review.kind === 'salvaged' ? review.displayText : rawText;
-        const calls = review.kind === 'salvaged' ? review.calls : nativeCalls;
-        if (review.kind === 'salvaged' && stepText !== rawText) {
+        const stepText = control.kind === 'replace' ? control.displayText : called.stepText;
+        const calls = control.kind === 'replace' ? control.calls : called.calls;
+        if (stepText !== called.stepText) {
           finalText = finalText.slice(0, stepStart) + stepText;
-          streams.append(runId, 'textRevised', encodeTextRevised({ removed: rawText.length, text: stepText }));
+          streams.append(runId, 'textRevised', encodeTextRevised({ removed: called.stepText.length, text: stepText }));
         }
         if (stepText.length > 0) {
-          const id = itemId();
-          itemOrdinal++;
+          const { id, ordinal } = nextItem();
           store.append(
-            { type: 'item.started', threadId, runId, itemId: id, ordinal: itemOrdinal - 1, kind: 'text', toolName: null, arguments: null },
+            { type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'text', toolName: null, arguments: null },
             { type: 'item.completed', threadId, runId, itemId: id, status: 'completed', content: stepText, isError: false },
           );
         }
-        if (review.kind === 'salvaged') {
-          // The calls the model wrote as text run through the same path; their results (and any broken blocks) go back as text.
-          const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
-          await salvage.continueSalvaged(messages, rawText, review, steers, (call) => this.runTool(t, info, call, itemId(), itemOrdinal++, catalog), STEERED_TOOL_RESULT);
+        if (control.kind === 'replace') {
+          // Calls the reply carried in another form run through the same path; `report` says what the model is told of them.
+          const steers = steer(calls);
+          const results = [];
+          for (const call of calls) results.push({ call, result: steers.length > 0 ? { content: STEERED_TOOL_RESULT, isError: true } : await tools.run(call, nextItem()) });
+          control.report(messages, results, steers);
           separate();
           continue;
         }
@@ -166,16 +119,16 @@ export class AgentRunner {
           continue;
         }
         messages.push({ role: 'assistant', content: stepText, toolCalls: calls });
-        const steers = this.landSteers(t, nextItem, calls.map((c) => c.name));
+        const steers = steer(calls);
         if (steers.length > 0) {
           // The batch never starts: each call gets a "not run" result (the APIs want one per call), then the new instructions.
           for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: STEERED_TOOL_RESULT, isError: true });
-          for (const prompt of steers) messages.push({ role: 'user', content: escapeUserInput(prompt) });
+          for (const prompt of steers) messages.push(request.userMessage(prompt));
           separate();
           continue;
         }
         for (const call of calls) {
-          const result = await this.runTool(t, info, call, itemId(), itemOrdinal++, catalog);
+          const result = await tools.run(call, nextItem());
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: truncate(result.content, TOOL_RESULT_MAX_CHARS), isError: !!result.isError });
         }
         separate();
@@ -200,158 +153,23 @@ export class AgentRunner {
     return { threadId, runId, status, text: finalText, error, usage };
   }
 
-  /** One model call, streamed; retried after a rate-limit wait when `recover` says so (the partial step text stays streamed). */
-  private async callModel(t: TurnSpec, info: RunInfo, messages: ChatMessage[], specs: ToolSpec[], usage: Usage, onText: (delta: string) => void) {
-    for (let attempt = 0; ; attempt++) {
-      let stepText = '';
-      let streamed = '';
-      let stopReason: StopReason = 'end';
-      let reported = false;
-      const calls: ToolCall[] = [];
-      const stepUsage: Usage = { inputTokens: 0, outputTokens: 0 };
-      try {
-        for await (const ev of splitReasoning(t.model.provider.stream({ model: t.model.model, messages, tools: specs, signal: t.signal, ...samplingRequest(t.sampling) }))) {
-          if (ev.type === 'text' || ev.type === 'reasoning') {
-            t.hooks.delta({ ...info, kind: ev.type, delta: ev.delta });
-            if (ev.type === 'text') {
-              stepText += ev.delta;
-              onText(ev.delta);
-            }
-            streamed += ev.delta;
-            this.deps.streams.append(t.runId, ev.type, ev.delta);
-          } else if (ev.type === 'toolCall') {
-            calls.push(ev.call);
-            streamed += ev.call.argumentsJson;
-          } else if (ev.type === 'usage') {
-            addUsage(stepUsage, ev.usage);
-            reported = true;
-          } else if (ev.type === 'done') stopReason = ev.stopReason;
-        }
-        return { stepText, calls, stepUsage, stopReason };
-      } catch (e) {
-        if (t.signal.aborted) {
-          // Stop keeps the tokens used: what the provider reported, else an estimate of this call.
-          addUsage(usage, reported ? stepUsage : await estimateStoppedCall(t.model, messages, specs, streamed));
-          throw e;
-        }
-        if (!t.recover) throw e;
-        addUsage(usage, stepUsage);
-        if (!(await t.recover(e, attempt, { ...usage }))) throw e;
-      }
-    }
-  }
-
   /**
-   * A boundary: takes the steering prompts waiting for this turn and records where each landed
-   * (`run.steered`, and a `steer` chunk for live views). `preempted` names the tool calls the
-   * model had asked for that will not run because of them (only the first prompt carries them).
+   * The turn's request before its first call: the system prompt, the registry's tools, then the
+   * prepareRequest stage (history, rules, Plan mode, the tool catalog, handoff, app contexts).
    */
-  private landSteers(t: TurnSpec, nextItem: () => { id: string; ordinal: number }, preempted: string[]): string[] {
-    const taken = t.takeSteers?.() ?? [];
-    let skipped = preempted;
-    for (const s of taken) {
-      const { id, ordinal } = nextItem();
-      this.deps.store.append({ type: 'run.steered', threadId: t.threadId, runId: t.runId, itemId: id, ordinal, entryId: s.entryId, prompt: s.prompt, skippedTools: skipped });
-      this.deps.streams.append(t.runId, 'steer', encodeSteer({ itemId: id, prompt: s.prompt, skippedTools: skipped }));
-      skipped = [];
-    }
-    return taken.map((s) => s.prompt);
+  private async prepare(t: TurnSpec, info: RunInfo, scratch: Map<string, unknown>): Promise<TurnRequest> {
+    const messages: ChatMessage[] = [{ role: 'system', content: this.deps.systemPrompt ?? '' }];
+    const request: TurnRequest = {
+      get system() {
+        return messages[0]!.content;
+      },
+      set system(s: string) {
+        messages[0] = { role: 'system', content: s };
+      },
+      messages,
+      tools: { offered: this.deps.tools.list(), lookup: () => undefined, route: (call) => call },
+      userMessage: (text) => ({ role: 'user', content: text }),
+    };
+    return t.hooks.run('prepareRequest', { ...info, turn: t, scratch }, request);
   }
-
-  /** The tool, its arguments and the permission decision, before the call is recorded (a failure here is the call's error). */
-  private prepare(t: TurnSpec, call: ToolCall, catalog: TurnToolCatalog): { tool: AgentTool; args: unknown; permission: PermissionDecision | null } | { error: unknown } {
-    try {
-      const tool = catalog.lookup(call.name) ?? this.deps.tools.lookup(call.name);
-      const args = tool.parseArgs(call.argumentsJson);
-      const permission = this.deps.permissions
-        ? this.deps.permissions(t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: t.workspaceRoot })
-        : null;
-      return { tool, args, permission };
-    } catch (error) {
-      return { error };
-    }
-  }
-
-  private async runTool(t: TurnSpec, info: RunInfo, modelCall: ToolCall, id: string, ordinal: number, catalog: TurnToolCatalog): Promise<ToolResult> {
-    const { store, streams } = this.deps;
-    const { threadId, runId, signal } = t;
-    // An mcp_call is recorded, decided and approved as the real tool's call (../mcp-catalog/catalog.ts).
-    const call = catalog.route(modelCall);
-    const prepared = this.prepare(t, call, catalog);
-    const permission = 'error' in prepared ? null : prepared.permission;
-    store.append({
-      type: 'item.started', threadId, runId, itemId: id, ordinal, kind: 'toolCall', toolName: call.name, arguments: call.argumentsJson,
-      ...(permission ? { permission } : {}), ...(call.thoughtSignature !== undefined ? { thoughtSignature: call.thoughtSignature } : {}),
-    });
-    streams.append(runId, 'toolCall', encodeToolCall({ itemId: id, callId: call.id, name: call.name, arguments: call.argumentsJson, ...(permission ? { permission } : {}) }));
-    let result: ToolResult | undefined;
-    let itemStatus: 'completed' | 'denied' | 'failed' = 'completed';
-    try {
-      if ('error' in prepared) throw prepared.error;
-      const { tool, args } = prepared;
-      if (permission?.decision === 'deny') {
-        // Refused by a rule or by Plan mode: the call never runs, and the model learns which rule and why.
-        itemStatus = 'denied';
-        result = { content: `Not run: ${permission.reason} Do not retry this call; choose another way or ask the user.`, isError: true };
-      } else if (permission ? permission.decision === 'ask' : this.deps.policy().decide(tool) === 'ask') {
-        const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass }, signal);
-        if (decision === 'denied') {
-          itemStatus = 'denied';
-          result = { content: `The user denied this ${call.name} call. Do not retry it; ask what they want instead.`, isError: true };
-        }
-      }
-      if (itemStatus !== 'denied') {
-        result = await this.runApproved(t, info, call, tool, args, id);
-        if (result.isError) itemStatus = 'failed';
-      }
-    } catch (e) {
-      if (e instanceof ToolError && e.code === 'cancelled') {
-        store.append({ type: 'item.completed', threadId, runId, itemId: id, status: 'interrupted', content: 'cancelled', isError: true });
-        throw e;
-      }
-      if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
-      itemStatus = 'failed';
-      const code = e instanceof ToolError ? e.code : 'io';
-      result = { content: `Error (${code}): ${(e as Error).message}`, isError: true };
-    }
-    // Tool output is stored, streamed and shown to the model: no secrets in it (a file may hold a key).
-    const app = appOfResult(result!.app); // an MCP App (SPEC 5.3) travels with the result to the chat
-    const final = { ...result!, content: redact(app && 'refused' in app ? `${result!.content}\n[The MCP App was not shown: ${app.refused}.]` : result!.content) };
-    const shown = app && 'app' in app ? { app: { ...app.app, html: redact(app.app.html) } } : {};
-    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError, ...shown });
-    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [], ...shown }));
-    return final;
-  }
-
-  /** beforeTool → the tool → afterTool (also when the tool threw: a killed command may still have changed files). */
-  private async runApproved(t: TurnSpec, info: RunInfo, call: ToolCall, tool: AgentTool, args: unknown, itemId: string): Promise<ToolResult> {
-    await t.hooks.run('beforeTool', { ...info, call, tool });
-    let result: ToolResult | null = null;
-    let status: 'completed' | 'failed' | 'interrupted' = 'failed';
-    try {
-      const hub = this.deps.terminals;
-      result = await tool.run(args, {
-        ...this.deps.toolEnv, workspaceRoot: t.workspaceRoot, signal: t.signal,
-        ...(t.background ? { background: t.background.port } : {}),
-        ...(hub ? { terminal: () => openCommandOutput(hub, this.deps.streams, t.runId, itemId) } : {}),
-        ...(this.deps.plans ? { plan: planPort(this.deps.plans, t.threadId, t.runId) } : {}),
-      });
-      status = result.isError ? 'failed' : 'completed';
-      return result;
-    } catch (e) {
-      if (e instanceof ToolError && e.code === 'cancelled') status = 'interrupted';
-      throw e;
-    } finally {
-      await t.hooks.run('afterTool', { ...info, call, tool, result, status });
-    }
-  }
-}
-
-/** The request fields of a turn's sampling settings (null and unset both leave the provider's default). */
-function samplingRequest(s: SamplingSettings | undefined): { temperature?: number; topP?: number; reasoningEffort?: 'low' | 'medium' | 'high' } {
-  return {
-    ...(s?.temperature != null ? { temperature: s.temperature } : {}),
-    ...(s?.topP != null ? { topP: s.topP } : {}),
-    ...(s?.reasoningEffort != null ? { reasoningEffort: s.reasoningEffort } : {}),
-  };
 }

@@ -10,7 +10,7 @@
  * A failed compaction is reported in the status line and the call goes ahead uncompacted; the
  * turn does not try again.
  */
-import { buildHistory } from '../agent/history';
+import { buildHistory } from '../conversation/history';
 import type { TurnSpec } from '../agent/runner';
 import { compactPath } from '../../protocol/compaction';
 import { contextWindowOf } from '../providers/context-windows';

@@ -9,7 +9,7 @@
 import type { Mention, ResolvedMention } from '../../protocol/mentions';
 import { formatContext } from '../../protocol/mentions';
 import type { CommandResult } from '../../protocol/commands/index';
-import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../agent/history';
+import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../conversation/history';
 import { TurnSalvage } from '../salvage/turn-salvage';
 import { offeredTools, turnSystemPrompt } from '../plans/offer';
 import { catalogThreshold, turnToolCatalog } from '../mcp-catalog/catalog';

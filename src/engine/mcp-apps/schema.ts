@@ -3,6 +3,8 @@
  * returned an app — the app itself (uri, server, title, HTML) and its saved state — projected
  * from `item.completed {app}` and `mcpApp.stateSaved` (./projections.ts).
  */
+import type { StoreSchema } from '../store/schema';
+import { MCP_APP_PROJECTORS, projectItemApp } from './projections';
 import type { SqlDatabase } from '../store/driver';
 
 /** The migration that creates `mcp_apps` (../store/migrations.ts). */
@@ -27,3 +29,11 @@ export function createMcpAppsTable(db: SqlDatabase): void {
     CREATE INDEX mcp_apps_by_thread ON mcp_apps(thread_id, created_at);
   `);
 }
+
+/** The MCP Apps module's part of the store: migration 14 and the projections of ./projections.ts. */
+export const MCP_APPS_SCHEMA: StoreSchema = {
+  module: 'mcp-apps',
+  migrations: [{ version: MCP_APPS_MIGRATION_VERSION, description: 'MCP Apps (SPEC 5.3): the app each tool call returned and its saved state', up: createMcpAppsTable }],
+  projectors: MCP_APP_PROJECTORS,
+  observers: { 'item.completed': { after: (db, e, time) => projectItemApp(db, e, time) } },
+};

@@ -13,7 +13,11 @@ import { SUBMIT_PLAN, UPDATE_PLAN_STEP } from './tools';
 import { allowedInPlanMode } from '../permissions/decide';
 
 export function offeredTools(tools: ToolRegistry, plans: PlanService | undefined, threadId: string): AgentTool[] {
-  const all = tools.list();
+  return offeredOf(tools.list(), plans, threadId);
+}
+
+/** `offeredTools` over a given list (the turn's offer so far). */
+export function offeredOf(all: AgentTool[], plans: PlanService | undefined, threadId: string): AgentTool[] {
   if (!plans) return all.filter((t) => t.spec.name !== SUBMIT_PLAN && t.spec.name !== UPDATE_PLAN_STEP);
   if (plans.workMode(threadId) === 'plan') return all.filter((t) => allowedInPlanMode(t.spec.name, t.toolClass) && t.spec.name !== UPDATE_PLAN_STEP);
   const hasPlan = plans.current(threadId) !== undefined;

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RuleListView, RuleView, RulesPreview } from '../../protocol/commands/rules';
-import { DEFAULT_SYSTEM_PROMPT } from '../agent/history';
+import { DEFAULT_SYSTEM_PROMPT } from '../conversation/history';
 import type { Host, RulesSettings } from '../host';
 import { turnSystemPrompt } from '../plans/offer';
 import type { PlanService } from '../plans/service';

@@ -16,7 +16,6 @@ import { mementoOf } from './handlers/models';
 import type { EngineUpdate } from '../../protocol/updates';
 import { DEMO_MODEL_NOTICE, isDemoModel } from '../model/demo-model';
 import type { EngineServices } from '../services';
-import { HANDLERS, type Handler } from './handlers/index';
 import { invalidCommand, toWireError } from './wire-errors';
 import { checkRunCommandModes } from './thread-modes';
 
@@ -94,7 +93,9 @@ export class ClientSession {
     try {
       // A grant with modes (an MCP client's) may not start a run above them (./thread-modes.ts).
       checkRunCommandModes(this.services, this.grant, type, message as { threadId?: unknown });
-      const out = (HANDLERS[type] as Handler<CommandType>)({ services: this.services, session: this }, message as never);
+      const handler = this.services.handlers.get(type);
+      if (!handler) throw new Error(`no handler for ${type}`);
+      const out = (handler as (ctx: unknown, cmd: unknown) => unknown)({ services: this.services, session: this }, message);
       if (out instanceof Promise) out.then(reply, fail);
       else reply(out);
     } catch (e) {

@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StoreError } from './errors';
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations';
+import type { Migration } from './migrations';
 
 /** The 16-byte header every SQLite 3 database file starts with. */
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -132,18 +132,24 @@ export const loadDriver: DriverLoader = (name) => (name === 'better-sqlite3' ? b
  * commands share one file), one migrates and the others, once they get the lock, find nothing
  * left to do. A version newer than this build found there is refused like at open.
  */
-function migrate(db: SqlDatabase, file: string): void {
+function migrate(db: SqlDatabase, file: string, migrations: readonly Migration[]): void {
+  const LATEST_SCHEMA_VERSION = latestOf(migrations);
   db.transaction(() => {
     const current = db.pragma('user_version') as number;
     if (current > LATEST_SCHEMA_VERSION) {
       throw new StoreError('newerVersion', `${file} was just upgraded by a newer Vox (schema ${current}); this one understands ${LATEST_SCHEMA_VERSION}. Update Vox.`);
     }
-    for (const m of MIGRATIONS) {
+    for (const m of migrations) {
       if (m.version <= current) continue;
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
     }
   }, 'exclusive');
+}
+
+/** The schema version the migrations end at. */
+function latestOf(migrations: readonly Migration[]): number {
+  return migrations[migrations.length - 1]?.version ?? 0;
 }
 
 /** Blocks the thread for `ms` (opening is synchronous; there is no event loop turn to yield to). */
@@ -156,12 +162,12 @@ function pause(ms: number): void {
  * at once (another process opening or migrating the same file, see OPEN_RETRY_MS) is retried; one
  * that waited out BUSY_TIMEOUT_MS means a process really holds the file, and is reported.
  */
-export function openDatabase(file: string, opts: OpenOptions = {}): SqlDatabase {
+export function openDatabase(file: string, opts: OpenOptions, migrations: readonly Migration[]): SqlDatabase {
   const deadline = Date.now() + OPEN_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     const started = Date.now();
     try {
-      return openOnce(file, opts);
+      return openOnce(file, opts, migrations);
     } catch (e) {
       const waitedOut = Date.now() - started >= BUSY_TIMEOUT_MS / 2;
       if (!(e instanceof StoreError) || e.code !== 'locked' || waitedOut || Date.now() >= deadline) throw e;
@@ -170,7 +176,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): SqlDatabase 
   }
 }
 
-function openOnce(file: string, opts: OpenOptions): SqlDatabase {
+function openOnce(file: string, opts: OpenOptions, migrations: readonly Migration[]): SqlDatabase {
+  const LATEST_SCHEMA_VERSION = latestOf(migrations);
   checkIsFile(file);
   const exists = fs.existsSync(file);
   const dir = path.dirname(file);
@@ -212,7 +219,7 @@ function openOnce(file: string, opts: OpenOptions): SqlDatabase {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    if (version < LATEST_SCHEMA_VERSION) migrate(db, file);
+    if (version < LATEST_SCHEMA_VERSION) migrate(db, file, migrations);
     return db;
   } catch (e) {
     db.close();

@@ -1,10 +1,9 @@
 /**
- * Versioned schema migrations for the Vox store. `PRAGMA user_version` holds the applied
- * version; each migration runs in its own transaction. Append new migrations, never edit old ones.
+ * The core's versioned schema migrations. `PRAGMA user_version` holds the applied version; the
+ * capability modules' migrations continue the same sequence (./schema.ts merges them; search is
+ * 13, MCP Apps 14). Append new migrations, never edit old ones.
  */
 import type { SqlDatabase } from './driver';
-import { SEARCH_MIGRATION_VERSION, createSearchIndex } from '../search/index-sync';
-import { MCP_APPS_MIGRATION_VERSION, createMcpAppsTable } from '../mcp-apps/schema';
 
 export interface Migration {
   version: number;
@@ -312,20 +311,7 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
-  {
-    version: SEARCH_MIGRATION_VERSION,
-    description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',
-    up(db) {
-      createSearchIndex(db);
-    },
-  },
-  {
-    version: MCP_APPS_MIGRATION_VERSION,
-    description: 'MCP Apps (SPEC 5.3): the app each tool call returned and its saved state (../mcp-apps/schema.ts)',
-    up(db) {
-      createMcpAppsTable(db);
-    },
-  },
 ];
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+/** The core's last version; the modules' migrations continue the sequence (./schema.ts). */
+export const CORE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,23 +1,21 @@
 /**
- * Projections: how each event type updates the query tables (threads, messages, runs,
- * turn_items). One typed handler per event type in a table — no switch. Handlers run inside the
+ * The core's projections: how each event type of the core updates the query tables (threads,
+ * messages, runs, turn_items, queue, waits, background work). One typed handler per event type in
+ * a table — no switch; the capability modules add theirs (./schema.ts). Handlers run inside the
  * same transaction that appends the event, so tables and log never disagree.
  */
 import type { RunResult, SqlDatabase } from './driver';
 import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { PLAN_PROJECTORS } from './plan-projections';
-import { COMPACTION_PROJECTORS } from './compaction-projections';
-import { MCP_APP_PROJECTORS, projectItemApp } from '../mcp-apps/projections';
-import { currentHead, dropThread, indexMessage, indexToolOutput, moveActive, reindexMessage } from '../search/index-sync';
 
-type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
+export type Projector<K extends VoxEventType> = (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
 function mustChange(info: RunResult, what: string): void {
   if (info.changes === 0) throw new StoreError('notFound', `${what} does not exist`);
 }
 
-const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
+export const CORE_PROJECTORS: { [K in VoxEventType]?: Projector<K> } = {
   'thread.created'(db, e, time) {
     try {
       db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id, source, source_id, source_meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
@@ -34,38 +32,30 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
   'thread.deleted'(db, e, time) {
     mustChange(db.prepare('UPDATE threads SET deleted = 1, updated_at = ? WHERE id = ?').run(time, e.threadId), `thread ${e.threadId}`);
-    dropThread(db, e.threadId);
   },
   'message.added'(db, e, time) {
-    const head = currentHead(db, e.threadId);
     db.prepare(
       'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(e.messageId, e.threadId, e.parentId, e.role, e.content, e.runId, e.status, time);
     db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.messageId, e.threadId);
-    indexMessage(db, e, head);
   },
   'thread.rewound'(db, e) {
-    const head = currentHead(db, e.threadId);
     if (e.toMessageId !== null) {
       const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
       if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     }
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
-    moveActive(db, head, e.toMessageId);
   },
   'thread.branchSwitched'(db, e) {
-    const head = currentHead(db, e.threadId);
     const m = db.prepare('SELECT 1 FROM messages WHERE id = ? AND thread_id = ?').get(e.toMessageId, e.threadId);
     if (!m) throw new StoreError('notFound', `message ${e.toMessageId} is not in thread ${e.threadId}`);
     mustChange(db.prepare('UPDATE threads SET head_message_id = ?, head_set = 1 WHERE id = ?').run(e.toMessageId, e.threadId), `thread ${e.threadId}`);
-    moveActive(db, head, e.toMessageId);
   },
   'message.edited'(db, e, time) {
     mustChange(
       db.prepare("UPDATE messages SET content = ?, edited_at = ? WHERE id = ? AND thread_id = ? AND role = 'assistant'").run(e.content, time, e.messageId, e.threadId),
       `assistant message ${e.messageId} of thread ${e.threadId}`,
     );
-    reindexMessage(db, e.messageId, e.content);
   },
   'checkpoint.captured'(db, e, time) {
     db.prepare(
@@ -92,13 +82,11 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
        VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?, ?)`,
     ).run(e.itemId, e.runId, e.ordinal, e.kind, e.toolName, e.arguments, e.permission ? JSON.stringify(e.permission) : null, e.thoughtSignature ?? null, time);
   },
-  'item.completed'(db, e, time) {
+  'item.completed'(db, e) {
     mustChange(
       db.prepare('UPDATE turn_items SET status = ?, content = ?, is_error = ? WHERE id = ?').run(e.status, e.content, e.isError ? 1 : 0, e.itemId),
       `turn item ${e.itemId}`,
     );
-    indexToolOutput(db, e);
-    projectItemApp(db, e, time);
   },
   'queue.added'(db, e, time) {
     const next = db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS n FROM queue WHERE thread_id = ? AND status = 'queued'").get(e.threadId) as { n: number };
@@ -180,8 +168,6 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
     // Shown by clients (the chat's handoff note, engine/handoff/); nothing to project.
   },
   ...PLAN_PROJECTORS,
-  ...COMPACTION_PROJECTORS,
-  ...MCP_APP_PROJECTORS,
   'run.ended'(db, e, time) {
     db.prepare('UPDATE rate_limit_waits SET ended_at = ? WHERE run_id = ? AND ended_at IS NULL').run(time, e.runId);
     mustChange(
@@ -202,11 +188,7 @@ const PROJECTORS: { [K in VoxEventType]: Projector<K> } = {
   },
 };
 
-export function project(db: SqlDatabase, e: VoxEvent, time: number): void {
-  const handler = PROJECTORS[e.type] as Projector<typeof e.type> | undefined;
-  if (!handler) throw new StoreError('invalidEvent', `unknown event type ${(e as { type: string }).type}`);
-  handler(db, e as never, time);
-  if (e.type !== 'thread.created') {
-    db.prepare('UPDATE threads SET updated_at = ? WHERE id = ?').run(time, e.threadId);
-  }
+/** Every event of a thread moves its `updated_at` (a new thread has it already). */
+export function touchThread(db: SqlDatabase, e: VoxEvent, time: number): void {
+  if (e.type !== 'thread.created') db.prepare('UPDATE threads SET updated_at = ? WHERE id = ?').run(time, e.threadId);
 }

@@ -17,7 +17,7 @@ import type { SqlDatabase } from './driver';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
-import { project } from './projections';
+import { ResolvedSchema, defaultStoreSchemas, type StoreSchema } from './schema';
 import { cachingStatements } from './statement-cache';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
 import { activeWait, waitingRuns, type WaitRow } from './wait-reads';
@@ -53,15 +53,21 @@ export class VoxStore {
   /** The database as the projections see it: their statements prepared once (./statement-cache.ts). */
   private readonly projectionDb: SqlDatabase;
 
-  constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now) {
+  /** The migrations and projections of the core and of the modules the store was opened with (./schema.ts). */
+  readonly schema: ResolvedSchema;
+
+  constructor(readonly db: SqlDatabase, private readonly now: () => number = Date.now, schema: ResolvedSchema = new ResolvedSchema(defaultStoreSchemas())) {
+    this.schema = schema;
     this.insertEvent = db.prepare('INSERT INTO events (thread_id, type, payload, time) VALUES (?, ?, ?, ?)');
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
     this.projectionDb = cachingStatements(db);
   }
 
-  static open(file: string, opts?: OpenOptions): VoxStore {
-    return new VoxStore(openDatabase(file, opts));
+  /** Opens (creating and migrating) the database with the core's schema and the given modules' (`schema`). */
+  static open(file: string, opts: OpenOptions & { schema?: readonly StoreSchema[] } = {}): VoxStore {
+    const schema = new ResolvedSchema(opts.schema ?? defaultStoreSchemas());
+    return new VoxStore(openDatabase(file, opts, schema.migrations), Date.now, schema);
   }
 
   close(): void {
@@ -95,7 +101,7 @@ export class VoxStore {
         const threadId = 'threadId' in event ? event.threadId : null;
         const { type, ...rest } = event;
         const seq = Number(this.insertEvent.run(threadId, type, JSON.stringify(rest), time).lastInsertRowid);
-        project(this.db, event, time);
+        this.schema.project(this.db, event, time);
         if (threadId) {
           this.touchThread.run(seq, threadId);
           threads.add(threadId);
@@ -125,7 +131,7 @@ export class VoxStore {
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
       const seq = Number(info.lastInsertRowid);
-      project(this.projectionDb, e, time);
+      this.schema.project(this.projectionDb, e, time);
       if (threadId) this.touchThread.run(seq, threadId);
       return { ...e, seq, time } as StoredEvent;
     });

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { VoxStore } from '../../../src/engine/store/store';
 import { SEARCH_MIGRATION_VERSION } from '../../../src/engine/search/index-sync';
-import { LATEST_SCHEMA_VERSION } from '../../../src/engine/store/migrations';
+import { LATEST_SCHEMA_VERSION } from '../../../src/engine/modules';
 import { searchThreads } from '../../../src/engine/search/search';
 import { forEachDriver } from '../../support/drivers';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';

@@ -1,8 +1,10 @@
 /**
- * Every command's handler, by area. The type makes the table total: a command declared in the
- * protocol without a handler here (or a handler without a command) does not compile.
+ * The handlers of the areas that have no module of their own yet, by area, as one module
+ * (`areas`). The capability modules (../../modules.ts) bring the rest; the engine checks that
+ * every command of the protocol has exactly one handler (../../module.ts `handlerTable`).
  */
 import type { CommandType } from '../../../protocol/commands/index';
+import type { EngineModule } from '../../module';
 import { approvalHandlers } from './approvals';
 import { checkpointHandlers } from './checkpoints';
 import { contextHandlers } from './context';
@@ -21,17 +23,17 @@ import { branchHandlers } from './branches';
 import { ruleHandlers } from './rules';
 import { historyHandlers } from './history';
 import { bundleHandlers } from './bundles';
-import { compactionHandlers } from './compaction';
 import { importerHandlers } from './importers';
-import { searchHandlers } from './search';
 import { handoffHandlers } from './handoff';
 import { mcpHandlers } from './mcp';
-import { mcpAppHandlers } from './mcp-apps';
 import { forkHandlers } from './forks';
 
 export type { Handler, HandlerContext, SessionPort } from './types';
 
-export const HANDLERS: { [K in CommandType]: Handler<K> } = {
+/** Commands whose handlers are in their capability's module. */
+type ModuleCommands = 'compactThread' | 'listCompactions' | 'searchThreads' | 'setMcpAppState';
+
+export const HANDLERS: { [K in Exclude<CommandType, ModuleCommands>]: Handler<K> } = {
   ...threadHandlers,
   ...runHandlers,
   ...queueHandlers,
@@ -48,13 +50,12 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...branchHandlers,
   ...ruleHandlers,
   ...bundleHandlers,
-  ...compactionHandlers,
   ...handoffHandlers,
   ...mcpHandlers,
-  ...mcpAppHandlers,
   ...forkHandlers,
   // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
-  ...searchHandlers,
 };
+
+export const areasModule: EngineModule = { name: 'areas', deps: [], handlers: HANDLERS as EngineModule['handlers'] };

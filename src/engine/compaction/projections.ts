@@ -1,12 +1,13 @@
 /**
  * Projection of `thread.compacted` (SPEC 3.7): one row per compaction in `compactions`
  * (migration 11), and the earlier compactions it supersedes marked so. The messages it covers
- * are not touched: the raw conversation stays as it was. Part of the one projector table in
- * ./projections.ts.
+ * are not touched: the raw conversation stays as it was. The compaction module's part of the
+ * store (./module.ts).
  */
-import type { SqlDatabase } from './driver';
+import type { SqlDatabase } from '../store/driver';
+import type { StoreSchema } from '../store/schema';
 import type { EventOf } from '../../protocol/events';
-import { StoreError } from './errors';
+import { StoreError } from '../store/errors';
 
 export const COMPACTION_PROJECTORS = {
   'thread.compacted'(db: SqlDatabase, e: EventOf<'thread.compacted'>, time: number): void {
@@ -22,3 +23,6 @@ export const COMPACTION_PROJECTORS = {
     for (const id of e.supersedes) mark.run(e.compactionId, id, e.threadId);
   },
 };
+
+/** The compaction module's part of the store (the table is migration 11, from before modules had migrations). */
+export const COMPACTION_SCHEMA: StoreSchema = { module: 'compaction', projectors: COMPACTION_PROJECTORS };
