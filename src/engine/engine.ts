@@ -36,7 +36,7 @@ import { parseSampling } from './branches/sampling';
 import { RulesService } from './rules/service';
 import { MODULES, STORE_SCHEMAS } from './modules';
 import { handlerTable, installOrder, ModuleError, type EngineModule, type ModuleContext } from './module';
-import { COMMANDS } from '../protocol/commands/index';
+import { COMMANDS, type CommandSpec } from '../protocol/commands/index';
 import { McpManager } from './mcp/manager';
 import type { McpOAuthFactory } from './mcp/oauth-seam';
 import { createMcpOAuthProvider } from './mcp/oauth/provider';
@@ -154,7 +154,7 @@ export function createEngine(config: EngineConfig, host: Host): Engine {
  * `createEngine`, also returning the services it wired. For tests of the wiring itself (a capability
  * observed inside the agent loop); clients never get the services.
  */
-export function assembleEngine(config: EngineConfig, givenHost: Host): { engine: Engine; services: EngineServices } {
+export function assembleEngine(config: EngineConfig, givenHost: Host, extraModules: readonly EngineModule[] = []): { engine: Engine; services: EngineServices } {
   // Keys in this process's environment (the CLI's) and every key the host hands out are redacted
   // wherever text is stored or shown, and kept out of child processes (platform/secrets.ts).
   for (const name of SECRET_ENV_NAMES) rememberSecret(process.env[name]);
@@ -162,7 +162,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
 
-  const store = VoxStore.open(config.dbPath, { ...(config.readOnly ? { readonly: true } : {}), schema: STORE_SCHEMAS });
+  const modules = [...MODULES, ...extraModules];
+  const store = VoxStore.open(config.dbPath, { ...(config.readOnly ? { readonly: true } : {}), schema: [...STORE_SCHEMAS, ...extraModules.flatMap((m) => (m.schema ? [m.schema] : []))] });
   install('store', () => store.close());
   const recovered = config.readOnly ? [] : store.recoverInterrupted();
   if (recovered.length > 0) host.notify({ level: 'warning', source: 'runs', message: `Marked ${recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.` });
@@ -214,7 +215,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
   // The capability modules: their stages on the bus, their tools, their services and handlers (./modules.ts).
-  const installed = installModules(MODULES, { host, store, tools, hooks, workspaceRoot: config.workspaceRoot, services: { providers, streams, plans, rules, permissions, mcp } }, install);
+  const installed = installModules(modules, { host, store, tools, hooks, workspaceRoot: config.workspaceRoot, services: { providers, streams, plans, rules, permissions, mcp } }, install);
   const runner = new AgentRunner({
     store, streams, tools, policy, gate, terminals,
     permissions: (threadId, call) => permissions.decide(threadId, call),
@@ -292,7 +293,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
 
   const services: EngineServices = {
     workspaceRoot: config.workspaceRoot, host, store, streams, providers, tools, hooks, gate, policy, runs, queue, waits, checkpoints, variants, review, context, permissions, plans, rules, mcp,
-    modules: installed.services, handlers: installed.handlers,
+    modules: installed.services, handlers: installed.handlers, commands: installed.commands,
   };
   return { engine: new Engine(services, teardown, recovered), services };
 }
@@ -305,7 +306,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host): { engine:
 export function installModules(
   modules: readonly EngineModule[], ctx: Omit<ModuleContext, 'onDispose' | 'services'> & { services: Record<string, unknown> },
   onDispose: (name: string, dispose: () => void | Promise<void>) => void,
-): { services: Record<string, unknown>; handlers: EngineServices['handlers'] } {
+): { services: Record<string, unknown>; handlers: EngineServices['handlers']; commands: EngineServices['commands'] } {
   const services: Record<string, unknown> = { ...ctx.services };
   const ordered = installOrder(modules);
   for (const m of ordered) {
@@ -314,10 +315,17 @@ export function installModules(
     if (provided) Object.assign(services, provided);
   }
   const table = handlerTable(ordered);
-  const missing = Object.keys(COMMANDS).filter((type) => !table.has(type));
-  const unknown = [...table.keys()].filter((type) => !(type in COMMANDS));
+  const commands = new Map<string, CommandSpec>(Object.entries(COMMANDS) as [string, CommandSpec][]);
+  for (const m of ordered) {
+    for (const [type, spec] of Object.entries(m.commands ?? {})) {
+      if (commands.has(type)) throw new ModuleError(`module ${m.name} declares ${type}, which is declared already`);
+      commands.set(type, spec);
+    }
+  }
+  const missing = [...commands.keys()].filter((type) => !table.has(type));
+  const unknown = [...table.keys()].filter((type) => !commands.has(type));
   if (missing.length > 0 || unknown.length > 0) {
     throw new ModuleError(`the modules' handlers do not match the protocol: ${missing.length > 0 ? `no handler for ${missing.join(', ')}` : ''}${missing.length > 0 && unknown.length > 0 ? '; ' : ''}${unknown.length > 0 ? `handlers of no command: ${unknown.join(', ')}` : ''}`);
   }
-  return { services, handlers: new Map([...table].map(([type, e]) => [type, e.handler])) as EngineServices['handlers'] };
+  return { services, commands, handlers: new Map([...table].map(([type, e]) => [type, e.handler])) as EngineServices['handlers'] };
 }

@@ -6,7 +6,7 @@
  * list of ./modules.ts in dependency order and disposes it in reverse; the command table the
  * sessions dispatch on and the store's schema are derived from the modules.
  */
-import type { CommandOf, CommandResult, CommandType } from '../protocol/commands/index';
+import type { CommandOf, CommandResult, CommandSpec, CommandType } from '../protocol/commands/index';
 import type { Grant } from '../protocol/commands/grants';
 import type { SettingsView } from '../protocol/commands/settings';
 import type { EngineUpdate } from '../protocol/updates';
@@ -52,6 +52,11 @@ export interface EngineModule {
   readonly deps: readonly string[];
   /** Its part of the store: migrations, projectors of the events it owns, observers of others'. */
   readonly schema?: StoreSchema;
+  /**
+   * Commands it declares beyond the protocol's table (their specs in its protocol file): a new
+   * capability's commands, decoded, granted and checked like the table's.
+   */
+  readonly commands?: Readonly<Record<string, CommandSpec>>;
   /** Handlers of the protocol commands it answers (each command has exactly one handler in the engine). */
   readonly handlers?: { [K in CommandType]?: ModuleHandler<K, never> };
   /** Tools it adds to the registry. */

@@ -21,7 +21,7 @@ import type { PlanService } from './plans/service';
 import type { ReviewService } from './review/service';
 import type { RulesService } from './rules/service';
 import type { McpManager } from './mcp/manager';
-import type { CommandType } from '../protocol/commands/index';
+import type { CommandSpec, CommandType } from '../protocol/commands/index';
 import type { ModuleHandler } from './module';
 
 export interface EngineServices {
@@ -56,4 +56,6 @@ export interface EngineServices {
   readonly modules: Readonly<Record<string, unknown>>;
   /** The handler of every command (derived from the modules; ./module.ts). */
   readonly handlers: ReadonlyMap<string, ModuleHandler<CommandType, never>>;
+  /** The spec of every command: the protocol's table and the modules' own (./module.ts). */
+  readonly commands: ReadonlyMap<string, CommandSpec>;
 }

@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../../src/client/engine-client';
-import { createEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
+import { assembleEngine, type Engine, type EngineConfig } from '../../src/engine/engine';
+import type { EngineModule } from '../../src/engine/module';
 import { memorySecretStore, type Host, type HostNotice, type McpSettings, type MentionSources, type RulesSettings } from '../../src/engine/host';
 import type { ProviderSecret, ProviderSettings } from '../../src/engine/providers/registry';
 import { ownerGrant, type Grant } from '../../src/protocol/commands/grants';
@@ -113,12 +114,14 @@ export interface TestEngine {
 }
 
 /** An engine on `<dir>/vox.db` acting in `workspaceRoot` (default `dir`). */
-export function startTestEngine(opts: { dir: string; workspaceRoot?: string; host?: TestHost; config?: Partial<EngineConfig> }): TestEngine {
+/** `modules`: capability modules a test adds beside the engine's own (src/engine/modules.ts). */
+export function startTestEngine(opts: { dir: string; workspaceRoot?: string; host?: TestHost; config?: Partial<EngineConfig>; modules?: EngineModule[] }): TestEngine {
   const host = opts.host ?? new TestHost();
   const dbPath = opts.config?.dbPath ?? path.join(opts.dir, 'vox.db');
-  const engine = createEngine(
+  const { engine } = assembleEngine(
     { dbPath, workspaceRoot: fs.realpathSync(opts.workspaceRoot ?? opts.dir), demoModelPath: path.resolve(__dirname, '../../models/vox-demo.gguf'), ...opts.config },
     host,
+    opts.modules ?? [],
   );
   const clients: EngineClient[] = [];
   return {

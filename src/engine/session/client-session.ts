@@ -8,7 +8,7 @@
  * ./wire-errors.ts). Subscriptions then push only new data until `unsubscribe` or `dispose`.
  */
 import { EnvelopeError } from '../../protocol/wire/envelope';
-import { COMMANDS, commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
+import { commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
 import { holds, missingCapabilities, type Grant } from '../../protocol/commands/grants';
 import type { SettingsView } from '../../protocol/commands/settings';
 import { groupRecent, recentModels, uiPreferences } from '../connect/recent';
@@ -58,12 +58,15 @@ export class ClientSession {
     let message: { type: CommandType; requestId?: string };
     try {
       const decoded = commandEnvelope.decode(raw);
-      if (decoded.kind === 'unknown') {
+      const moduleSpec = decoded.kind === 'unknown' ? this.services.commands.get(decoded.type) : undefined;
+      if (decoded.kind === 'unknown' && moduleSpec) {
+        // A command a module declares (./../module.ts): decoded by its own spec.
+        message = moduleSpec.message(decoded.raw) as { type: CommandType; requestId?: string };
+      } else if (decoded.kind === 'unknown') {
         const id = (decoded.raw as { requestId?: unknown }).requestId;
         this.send({ type: 'error', ...(typeof id === 'string' ? { inReplyTo: id } : {}), domain: 'protocol', code: 'unsupportedCommand', message: `this engine does not support "${decoded.type}"` });
         return;
-      }
-      message = decoded.value;
+      } else message = decoded.value;
       requestId = message.requestId;
       type = message.type;
     } catch (e) {
@@ -72,7 +75,7 @@ export class ClientSession {
       this.send({ type: 'error', inReplyTo, ...(e instanceof EnvelopeError ? invalidCommand(e) : toWireError(e, (x) => this.log(x))) });
       return;
     }
-    const spec = COMMANDS[type];
+    const spec = this.services.commands.get(type)!;
     const missing = missingCapabilities(this.grant, requiredCapabilities(spec as never, message as never));
     if (missing.length > 0) {
       this.send({
