@@ -10,9 +10,15 @@ import { hostActionMessage, type HostAction } from '../protocol/host';
 import type { EngineUpdate } from '../protocol/updates';
 import type { EngineHost } from './engine-host';
 import { CodeActions } from './code-actions/code-actions';
+import { WaitableValue } from './waitable-value';
 
 export const CHAT_VIEW_ID = 'vox.chatView';
 export const CHAT_PANEL_TYPE = 'vox.chatPanel';
+/**
+ * Longest wait (ms) for VS Code to resolve the side bar chat after a command focused it; when the
+ * view has not come by then, the command's message to it is dropped.
+ */
+const SIDEBAR_RESOLVE_TIMEOUT_MS = 5_000;
 
 /** The VS Code command (and its arguments) behind each webview button (the actions are declared in src/protocol/host.ts). */
 const HOST_ACTIONS: Record<HostAction, [string, ...unknown[]]> = {
@@ -121,7 +127,8 @@ class ChatConnection implements vscode.Disposable {
 export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly connections = new Set<ChatConnection>();
   private sidebar: vscode.WebviewView | undefined;
-  private sidebarConnection: ChatConnection | undefined;
+  /** The side bar chat's connection, once VS Code has resolved the view (cleared when it is disposed). */
+  private readonly sidebarConnection = new WaitableValue<ChatConnection>();
   private readonly panels = new Set<vscode.WebviewPanel>();
   private readonly visibility = new vscode.EventEmitter<boolean>();
   /** Fires with `isVisible()` when a chat (side bar or tab) is shown or hidden. */
@@ -144,7 +151,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     const conn = new ChatConnection(view.webview, this.host, this.log, this.codeActions);
     this.connections.add(conn);
     this.sidebar = view;
-    this.sidebarConnection = conn;
+    this.sidebarConnection.set(conn);
     view.badge = this.badge;
     view.onDidChangeVisibility(() => this.visibility.fire(this.isVisible()));
     // A view (re)created by being shown: it is seen now (listeners clear what they counted).
@@ -152,9 +159,9 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     view.onDidDispose(() => {
       conn.dispose();
       this.connections.delete(conn);
-      if (this.sidebarConnection === conn) {
+      if (this.sidebarConnection.value === conn) {
         this.sidebar = undefined;
-        this.sidebarConnection = undefined;
+        this.sidebarConnection.set(undefined);
       }
     });
   }
@@ -178,8 +185,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   /** Sends a host command to the sidebar chat (opening it first). */
   async toSidebar(u: EngineUpdate): Promise<void> {
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
-    for (let i = 0; i < 50 && !this.sidebarConnection; i++) await new Promise((r) => setTimeout(r, 100));
-    this.sidebarConnection?.post(u);
+    (await this.sidebarConnection.wait(SIDEBAR_RESOLVE_TIMEOUT_MS))?.post(u);
   }
 
   /** True while the user can see a Vox chat (the side bar view, or a chat tab in front). */

@@ -10,8 +10,8 @@ import type { EngineClient } from '../client/engine-client';
 import type { CheckpointView } from '../protocol/commands/checkpoints';
 import type { RestoreMode } from '../protocol/events';
 import type { EngineHost } from './engine-host';
-import { guardedCommand } from './guarded-command';
-import { checkpointUri, openCheckpointDiff } from './checkpoint-documents';
+import { CheckpointDocuments, CHECKPOINT_SCHEME, checkpointUri, openCheckpointDiff } from './checkpoint-documents';
+import type { ContributionScope, ExtensionContribution } from './contribution';
 
 export const CHECKPOINTS_VIEW_ID = 'vox.checkpoints';
 /** Days offered by "Prune old checkpoints" as the age limit. */
@@ -151,108 +151,122 @@ async function restoreEffect(client: EngineClient, threadId: string, ordinal: nu
   return r.deleted.length + r.overwritten.length + r.recreated.length === 0 ? 'The files already match it.' : parts.join(' ');
 }
 
-export function registerCheckpointCommands(host: EngineHost, view: CheckpointsView): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node));
-  return [
-    cmd('vox.checkpoint.refresh', async () => view.refresh()),
-    cmd('vox.checkpoint.restore', async (node) => {
-      const cp = await pickCheckpoint(host, node);
-      if (!cp) return;
-      // What the files part of the restore will do, named before it runs.
-      const effect = await restoreEffect(await host.client(), cp.row.threadId, cp.row.ordinal);
-      const modes: (vscode.QuickPickItem & { mode: RestoreMode })[] = [
-        { label: 'Files and conversation', description: 'both', detail: `Working tree back to this checkpoint, and the thread rewinds to that point (later messages stay as a branch). ${effect}`, mode: 'both' },
-        { label: 'Files only', description: 'files', detail: `Working tree back to this checkpoint; the conversation is unchanged. ${effect}`, mode: 'files' },
-        { label: 'Conversation only', description: 'thread', detail: 'Rewind the thread; files are unchanged.', mode: 'thread' },
-      ];
-      const pick = await vscode.window.showQuickPick(modes, { placeHolder: `Restore checkpoint #${cp.row.ordinal}` });
-      if (!pick) return;
-      const client = await host.client();
-      const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: restoring checkpoint #${cp.row.ordinal}…` }, () =>
-        client.call('restoreCheckpoint', { threadId: cp.row.threadId, ordinal: cp.row.ordinal, mode: pick.mode }),
-      );
-      view.refresh();
-      const files = outcome.files;
-      const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
-      const action = files ? await vscode.window.showInformationMessage(msg, 'Undo') : (void vscode.window.showInformationMessage(msg), undefined);
-      if (action === 'Undo' && files) {
-        const undone = await client.call('undoRestore', { restorePoint: files.restorePoint });
-        void vscode.window.showInformationMessage(`Vox: restore undone (${undone.files.changed.length} file(s) back).`);
+function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, scope: ContributionScope): void {
+  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => scope.command(id, (node) => fn(node));
+  cmd('vox.checkpoint.refresh', async () => view.refresh());
+  cmd('vox.checkpoint.restore', async (node) => {
+    const cp = await pickCheckpoint(host, node);
+    if (!cp) return;
+    // What the files part of the restore will do, named before it runs.
+    const effect = await restoreEffect(await host.client(), cp.row.threadId, cp.row.ordinal);
+    const modes: (vscode.QuickPickItem & { mode: RestoreMode })[] = [
+      { label: 'Files and conversation', description: 'both', detail: `Working tree back to this checkpoint, and the thread rewinds to that point (later messages stay as a branch). ${effect}`, mode: 'both' },
+      { label: 'Files only', description: 'files', detail: `Working tree back to this checkpoint; the conversation is unchanged. ${effect}`, mode: 'files' },
+      { label: 'Conversation only', description: 'thread', detail: 'Rewind the thread; files are unchanged.', mode: 'thread' },
+    ];
+    const pick = await vscode.window.showQuickPick(modes, { placeHolder: `Restore checkpoint #${cp.row.ordinal}` });
+    if (!pick) return;
+    const client = await host.client();
+    const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: restoring checkpoint #${cp.row.ordinal}…` }, () =>
+      client.call('restoreCheckpoint', { threadId: cp.row.threadId, ordinal: cp.row.ordinal, mode: pick.mode }),
+    );
+    view.refresh();
+    const files = outcome.files;
+    const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
+    const action = files ? await vscode.window.showInformationMessage(msg, 'Undo') : (void vscode.window.showInformationMessage(msg), undefined);
+    if (action === 'Undo' && files) {
+      const undone = await client.call('undoRestore', { restorePoint: files.restorePoint });
+      void vscode.window.showInformationMessage(`Vox: restore undone (${undone.files.changed.length} file(s) back).`);
+    }
+  });
+  cmd('vox.checkpoint.compareWithWorking', async (node) => {
+    const cp = await pickCheckpoint(host, node);
+    if (cp) await openCheckpointDiff(host, `Checkpoint #${cp.row.ordinal} ↔ Working Tree`, cp.row.ref, 'working');
+  });
+  cmd('vox.checkpoint.compareWithPrevious', async (node) => {
+    const cp = await pickCheckpoint(host, node);
+    if (!cp) return;
+    if (!cp.prevRef) return void vscode.window.showInformationMessage('Vox: this is the first checkpoint of its thread.');
+    await openCheckpointDiff(host, `Checkpoint #${cp.row.ordinal - 1} ↔ #${cp.row.ordinal}`, cp.prevRef, cp.row.ref);
+  });
+  cmd('vox.checkpoint.compareFileWithWorking', async (node) => {
+    const n = node as Node | undefined;
+    if (n?.kind !== 'file') return;
+    await openCheckpointDiff(host, `#${n.row.ordinal} ↔ Working Tree`, n.row.ref, 'working', n.path);
+  });
+  cmd('vox.checkpoint.capture', async () => {
+    const client = await host.client();
+    const { threads } = await client.call('listThreads', { limit: CAPTURE_PICK_THREADS });
+    const pick = await vscode.window.showQuickPick(threads.map((t) => ({ label: t.title, threadId: t.id })), { placeHolder: 'Capture a checkpoint for which thread?' });
+    if (!pick) return;
+    const r = await client.call('captureCheckpoint', { threadId: pick.threadId });
+    void vscode.window.showInformationMessage(`Vox: checkpoint #${r.ordinal} captured in ${r.tookMs} ms (${r.changedCount} file(s) changed).`);
+  });
+  cmd('vox.checkpoint.undoRestore', async () => {
+    const client = await host.client();
+    const { restorePoints } = await client.call('listRestorePoints', {});
+    if (restorePoints.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
+    const pick = await vscode.window.showQuickPick(
+      restorePoints.map((p) => ({ label: p.label, description: ago(p.timeMs), detail: new Date(p.timeMs).toLocaleString(), p })),
+      { placeHolder: 'Undo which restore? (the files go back to how they were just before it)' },
+    );
+    if (!pick) return;
+    const r = await client.call('undoRestore', { restorePoint: pick.p.ref });
+    void vscode.window.showInformationMessage(`Vox: restore undone (${r.files.changed.length} file(s)).`);
+  });
+  cmd('vox.checkpoint.prune', async () => {
+    const client = await host.client();
+    // A deleted thread's checkpoints are offered first when there are any.
+    const { threads: orphans } = await client.call('listOrphanedCheckpoints', {});
+    const orphanRefs = orphans.reduce((n, t) => n + t.refs, 0);
+    type PruneChoice = vscode.QuickPickItem & { opts?: { keepLast?: number; olderThanMs?: number; restorePointsOlderThanMs?: number }; what: string };
+    const choices: PruneChoice[] = [
+      ...(orphans.length
+        ? [{ label: `Delete the checkpoints of ${orphans.length} deleted thread${orphans.length === 1 ? '' : 's'}`, description: `${orphanRefs} ref${orphanRefs === 1 ? '' : 's'}`, what: `the ${orphanRefs} checkpoint ref(s) of ${orphans.length} deleted thread(s)` }]
+        : []),
+      { label: 'Keep the last 10 per thread', opts: { keepLast: 10 }, what: 'every checkpoint except the newest 10 of each thread' },
+      ...PRUNE_AGE_CHOICES_DAYS.map((d) => {
+        const age = `${d} day${d === 1 ? '' : 's'}`;
+        return { label: `Delete checkpoints older than ${age}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 }, what: `every checkpoint and restore point older than ${age}` };
+      }),
+    ];
+    const pick = await vscode.window.showQuickPick(choices, { placeHolder: 'Prune old checkpoints' });
+    if (!pick) return;
+    // Ask first, saying what goes: refs only; files, HEAD, branches and the index are never touched.
+    const sure = await vscode.window.showWarningMessage(
+      `Vox: delete ${pick.what}? Only Vox's hidden refs are deleted (your files, HEAD, branches and index stay as they are); those checkpoints can no longer be restored.`,
+      { modal: true },
+      'Delete',
+    );
+    if (sure !== 'Delete') return;
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, async () => {
+      if (pick.opts) return client.call('pruneCheckpoints', pick.opts);
+      const all = { deletedRefs: [] as string[], reclaimableBytes: 0 };
+      for (const t of orphans) {
+        const one = await client.call('pruneCheckpoints', { threadId: t.threadId });
+        all.deletedRefs.push(...one.deletedRefs);
+        all.reclaimableBytes += one.reclaimableBytes;
       }
-    }),
-    cmd('vox.checkpoint.compareWithWorking', async (node) => {
-      const cp = await pickCheckpoint(host, node);
-      if (cp) await openCheckpointDiff(host, `Checkpoint #${cp.row.ordinal} ↔ Working Tree`, cp.row.ref, 'working');
-    }),
-    cmd('vox.checkpoint.compareWithPrevious', async (node) => {
-      const cp = await pickCheckpoint(host, node);
-      if (!cp) return;
-      if (!cp.prevRef) return void vscode.window.showInformationMessage('Vox: this is the first checkpoint of its thread.');
-      await openCheckpointDiff(host, `Checkpoint #${cp.row.ordinal - 1} ↔ #${cp.row.ordinal}`, cp.prevRef, cp.row.ref);
-    }),
-    cmd('vox.checkpoint.compareFileWithWorking', async (node) => {
-      const n = node as Node | undefined;
-      if (n?.kind !== 'file') return;
-      await openCheckpointDiff(host, `#${n.row.ordinal} ↔ Working Tree`, n.row.ref, 'working', n.path);
-    }),
-    cmd('vox.checkpoint.capture', async () => {
-      const client = await host.client();
-      const { threads } = await client.call('listThreads', { limit: CAPTURE_PICK_THREADS });
-      const pick = await vscode.window.showQuickPick(threads.map((t) => ({ label: t.title, threadId: t.id })), { placeHolder: 'Capture a checkpoint for which thread?' });
-      if (!pick) return;
-      const r = await client.call('captureCheckpoint', { threadId: pick.threadId });
-      void vscode.window.showInformationMessage(`Vox: checkpoint #${r.ordinal} captured in ${r.tookMs} ms (${r.changedCount} file(s) changed).`);
-    }),
-    cmd('vox.checkpoint.undoRestore', async () => {
-      const client = await host.client();
-      const { restorePoints } = await client.call('listRestorePoints', {});
-      if (restorePoints.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
-      const pick = await vscode.window.showQuickPick(
-        restorePoints.map((p) => ({ label: p.label, description: ago(p.timeMs), detail: new Date(p.timeMs).toLocaleString(), p })),
-        { placeHolder: 'Undo which restore? (the files go back to how they were just before it)' },
-      );
-      if (!pick) return;
-      const r = await client.call('undoRestore', { restorePoint: pick.p.ref });
-      void vscode.window.showInformationMessage(`Vox: restore undone (${r.files.changed.length} file(s)).`);
-    }),
-    cmd('vox.checkpoint.prune', async () => {
-      const client = await host.client();
-      // A deleted thread's checkpoints are offered first when there are any.
-      const { threads: orphans } = await client.call('listOrphanedCheckpoints', {});
-      const orphanRefs = orphans.reduce((n, t) => n + t.refs, 0);
-      type PruneChoice = vscode.QuickPickItem & { opts?: { keepLast?: number; olderThanMs?: number; restorePointsOlderThanMs?: number }; what: string };
-      const choices: PruneChoice[] = [
-        ...(orphans.length
-          ? [{ label: `Delete the checkpoints of ${orphans.length} deleted thread${orphans.length === 1 ? '' : 's'}`, description: `${orphanRefs} ref${orphanRefs === 1 ? '' : 's'}`, what: `the ${orphanRefs} checkpoint ref(s) of ${orphans.length} deleted thread(s)` }]
-          : []),
-        { label: 'Keep the last 10 per thread', opts: { keepLast: 10 }, what: 'every checkpoint except the newest 10 of each thread' },
-        ...PRUNE_AGE_CHOICES_DAYS.map((d) => {
-          const age = `${d} day${d === 1 ? '' : 's'}`;
-          return { label: `Delete checkpoints older than ${age}`, opts: { olderThanMs: d * 86_400_000, restorePointsOlderThanMs: d * 86_400_000 }, what: `every checkpoint and restore point older than ${age}` };
-        }),
-      ];
-      const pick = await vscode.window.showQuickPick(choices, { placeHolder: 'Prune old checkpoints' });
-      if (!pick) return;
-      // Ask first, saying what goes: refs only; files, HEAD, branches and the index are never touched.
-      const sure = await vscode.window.showWarningMessage(
-        `Vox: delete ${pick.what}? Only Vox's hidden refs are deleted (your files, HEAD, branches and index stay as they are); those checkpoints can no longer be restored.`,
-        { modal: true },
-        'Delete',
-      );
-      if (sure !== 'Delete') return;
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: pruning checkpoints…' }, async () => {
-        if (pick.opts) return client.call('pruneCheckpoints', pick.opts);
-        const all = { deletedRefs: [] as string[], reclaimableBytes: 0 };
-        for (const t of orphans) {
-          const one = await client.call('pruneCheckpoints', { threadId: t.threadId });
-          all.deletedRefs.push(...one.deletedRefs);
-          all.reclaimableBytes += one.reclaimableBytes;
-        }
-        return all;
-      });
-      view.refresh();
-      const mb = (r.reclaimableBytes / 1_048_576).toFixed(1);
-      void vscode.window.showInformationMessage(`Vox: deleted ${r.deletedRefs.length} checkpoint ref(s); ${mb} MB can be reclaimed by git's next garbage collection.`);
-    }),
-  ];
+      return all;
+    });
+    view.refresh();
+    const mb = (r.reclaimableBytes / 1_048_576).toFixed(1);
+    void vscode.window.showInformationMessage(`Vox: deleted ${r.deletedRefs.length} checkpoint ref(s); ${mb} MB can be reclaimed by git's next garbage collection.`);
+  });
 }
+
+/** The "Vox Checkpoints" tree, its `vox-checkpoint:` documents and its commands. */
+export const checkpoints: ExtensionContribution<CheckpointsView> = {
+  name: 'checkpoints view',
+  commands: [
+    'vox.checkpoint.restore', 'vox.checkpoint.compareWithWorking', 'vox.checkpoint.compareWithPrevious', 'vox.checkpoint.compareFileWithWorking',
+    'vox.checkpoint.capture', 'vox.checkpoint.undoRestore', 'vox.checkpoint.prune', 'vox.checkpoint.refresh',
+  ],
+  activate({ host }, scope) {
+    const view = scope.add(new CheckpointsView(host));
+    scope.add(vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)));
+    scope.add(vscode.window.registerTreeDataProvider(CHECKPOINTS_VIEW_ID, view));
+    registerCheckpointCommands(host, view, scope);
+    return view;
+  },
+};

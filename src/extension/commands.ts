@@ -1,26 +1,31 @@
 /**
- * Palette commands: new thread, open chat in an editor tab, send selection, stop, select model,
- * set API key, choose a GGUF, use Ollama, download a recommended model, open settings, logs.
+ * The chat, model and settings commands (a contribution, ./contribution.ts): new thread, focus
+ * the chat, open it in an editor tab, send selection, stop, connect / select a model, set an API
+ * key, choose a GGUF, use Ollama, download a recommended model, open settings, show logs.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
-import type { ChatViews } from './chat-view';
 import { CONNECT_COMMAND, ConnectModelFlow } from './connect-model';
-import { guardedCommand } from './guarded-command';
-import type { EngineHost, SecretProvider } from './engine-host';
+import type { ExtensionContribution } from './contribution';
+import type { SecretProvider } from './engine-host';
 
 /** Longest selection sent to the chat in one go (characters). */
 const MAX_SELECTION_CHARS = 100_000;
 
-export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost, chats: ChatViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const reg = (id: string, fn: (...args: unknown[]) => unknown) => guardedCommand(id, fn, { log });
-  const connect = new ConnectModelFlow(host, log);
-
-  return [
-    reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' })),
-    reg('vox.focusChat', () => chats.toSidebar({ type: 'hostCommand', command: 'focusComposer' })),
-    reg('vox.openChatInEditor', () => chats.openInEditor()),
+export const chatCommands: ExtensionContribution = {
+  name: 'chat, model and settings commands',
+  commands: [
+    'vox.focusChat', 'vox.newThread', 'vox.openChatInEditor', 'vox.sendSelection', 'vox.stop',
+    CONNECT_COMMAND, 'vox.selectModel', 'vox.setApiKey', 'vox.chooseGguf', 'vox.useOllama', 'vox.downloadModel',
+    'vox.openSettings', 'vox.showLogs',
+  ],
+  activate({ ctx, host, chats, log }, scope) {
+    const reg = (id: string, fn: (...args: unknown[]) => unknown) => scope.command(id, fn, { log });
+    const connect = new ConnectModelFlow(host, log);
+    reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' }));
+    reg('vox.focusChat', () => chats.toSidebar({ type: 'hostCommand', command: 'focusComposer' }));
+    reg('vox.openChatInEditor', () => chats.openInEditor());
     reg('vox.sendSelection', async () => {
       const ed = vscode.window.activeTextEditor;
       if (!ed || ed.selection.isEmpty) return void vscode.window.showInformationMessage('Vox: select some code first.');
@@ -29,14 +34,14 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       const start = ed.selection.start.line + 1;
       const prompt = `${rel}:${start}-${ed.selection.end.line + 1}\n\`\`\`${ed.document.languageId}\n${text}\n\`\`\`\n`;
       await chats.toSidebar({ type: 'hostCommand', command: 'insertPrompt', text: prompt });
-    }),
+    });
     reg('vox.stop', async () => {
       // Every run of this window: chat threads and variants alike.
       const { cancelled } = await (await host.client()).call('cancelAllRuns', {});
       if (cancelled === 0) void vscode.window.showInformationMessage('Vox: nothing is running.');
-    }),
+    });
     // One flow from provider to a tested model; the banner's buttons, Set API Key and Use Ollama lead into it.
-    reg(CONNECT_COMMAND, (preset?: unknown) => connect.run(typeof preset === 'string' ? (preset as Parameters<ConnectModelFlow['run']>[0]) : undefined)),
+    reg(CONNECT_COMMAND, (preset?: unknown) => connect.run(typeof preset === 'string' ? (preset as Parameters<ConnectModelFlow['run']>[0]) : undefined));
     reg('vox.selectModel', async () => {
       const items: (vscode.QuickPickItem & { ref?: string })[] = host.modelChoices().map((m) => ({ label: m.label, description: m.ref, ref: m.ref }));
       try {
@@ -51,7 +56,7 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       if (pick.ref === CONNECT_COMMAND) return connect.run();
       const ref = pick.ref ?? (await vscode.window.showInputBox({ prompt: 'Model as provider:model', placeHolder: 'openai:gpt-4o-mini · anthropic:claude-sonnet-4-5 · ollama:qwen2.5-coder · local:/path/model.gguf' }));
       if (ref) await host.setModel(ref);
-    }),
+    });
     reg('vox.setApiKey', async () => {
       const which = (await vscode.window.showQuickPick(['openai', 'anthropic', 'openrouter'], { placeHolder: 'Which provider?' })) as SecretProvider | undefined;
       if (!which) return;
@@ -63,12 +68,12 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
       void vscode.window.showInformationMessage(`Vox: ${which} key saved.`, 'Pick a Model…').then((b) => {
         if (b) void connect.run(which as 'openai' | 'anthropic' | 'openrouter', { keySaved: true }).catch((e: unknown) => log.error(`connect: ${(e as Error).message}`));
       });
-    }),
+    });
     reg('vox.chooseGguf', async () => {
       const uris = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'GGUF models': ['gguf'] }, openLabel: 'Use this model' });
       if (uris?.[0]) await host.setModel(`local:${uris[0].fsPath}`);
-    }),
-    reg('vox.useOllama', () => connect.run('ollama')),
+    });
+    reg('vox.useOllama', () => connect.run('ollama'));
     reg('vox.downloadModel', async () => {
       const pick = await vscode.window.showQuickPick(
         RECOMMENDED_MODELS.map((m) => ({ label: m.name, detail: m.description, description: `~${Math.round(m.approxBytes / 1e6)} MB`, m })),
@@ -91,8 +96,8 @@ export function registerCommands(ctx: vscode.ExtensionContext, host: EngineHost,
         });
         await host.setModel(`local:${res.path}`);
       });
-    }),
-    reg('vox.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:vox-dev.vox')),
-    reg('vox.showLogs', () => log.show()),
-  ];
-}
+    });
+    reg('vox.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:vox-dev.vox'));
+    reg('vox.showLogs', () => log.show());
+  },
+};

@@ -1,26 +1,22 @@
 /**
- * VS Code entry point (thin): registers the chat views, palette commands and the status bar,
- * and creates the EngineHost, which starts the engine lazily on first use so activation stays
- * fast. Exports a small API for tests and other extensions (no secret values ever leave it).
+ * VS Code entry point (thin): creates the EngineHost (it starts the engine lazily on first use so
+ * activation stays fast), the chat views, the status bar and the attention notices, then installs
+ * every area's contribution (./contributions.ts) in order. Exports a small API for tests and
+ * other extensions (no secret values ever leave it).
  */
 import * as vscode from 'vscode';
 import { AttentionNotifier } from './attention/notifier';
 import { ChatViews, CHAT_VIEW_ID } from './chat-view';
+import { Contributions } from './contribution';
+import { CONTRIBUTIONS } from './contributions';
 import { EngineHost } from './engine-host';
-import { registerCommands } from './commands';
-import { registerRunControlCommands } from './run-control-commands';
-import { registerSearchThreadsCommand } from './search-threads';
-import { CheckpointDocuments, CHECKPOINT_SCHEME } from './checkpoint-documents';
-import { CheckpointsView, CHECKPOINTS_VIEW_ID, registerCheckpointCommands } from './checkpoints-view';
-import { VariantsView, VARIANTS_VIEW_ID, registerVariantCommands } from './variants-view';
-import { registerReview, type ReviewApi } from './review/register';
-import { registerCompareBranches } from './compare/compare-panel';
-import { PromptDocuments, PROMPT_SCHEME, RulesView, RULES_VIEW_ID, registerRulesCommands } from './rules-view';
-import { registerImportSessions } from './import-sessions';
-import { McpServersView } from './mcp/servers-view';
-import { registerMcpCommands } from './mcp/commands';
-import { registerMcpServerHost, type McpServerHost } from './mcp-server-host';
-import { mcpSessionServers } from './mcp-server-sessions';
+import { guardedCommand } from './guarded-command';
+import type { CheckpointsView } from './checkpoints-view';
+import type { VariantsView } from './variants-view';
+import type { ReviewApi } from './review/register';
+import type { RulesView } from './rules-view';
+import type { McpServersView } from './mcp/servers-view';
+import type { McpServerHost } from './mcp-server-host';
 
 /**
  * performance.now() when evaluating dist/extension.js started: esbuild.mjs puts this at the top
@@ -73,12 +69,6 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   };
   refreshStatus();
   status.show();
-  const checkpointsView = new CheckpointsView(host);
-  const variantsView = new VariantsView(host);
-  const review = registerReview(ctx, host, log);
-  const rulesView = new RulesView(host);
-  const mcpServersView = new McpServersView(host, log);
-  const mcpServer = registerMcpServerHost(host, log, mcpSessionServers);
   ctx.subscriptions.push(
     log,
     host,
@@ -87,30 +77,15 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
     host.onDidChange(refreshStatus),
     new AttentionNotifier(host, chats, log),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats),
-    ...registerCommands(ctx, host, chats, log),
-    ...registerRunControlCommands(host, log),
-    registerSearchThreadsCommand(host, chats, log),
-    checkpointsView,
-    variantsView,
-    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(host)),
-    vscode.window.registerTreeDataProvider(CHECKPOINTS_VIEW_ID, checkpointsView),
-    vscode.window.registerTreeDataProvider(VARIANTS_VIEW_ID, variantsView),
-    ...registerCheckpointCommands(host, checkpointsView),
-    ...registerVariantCommands(host, variantsView),
-    ...registerCompareBranches(ctx, host, log),
-    rulesView,
-    vscode.window.registerTreeDataProvider(RULES_VIEW_ID, rulesView),
-    vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)),
-    ...registerRulesCommands(host, rulesView, log),
-    ...registerImportSessions(host, log),
-    mcpServersView,
-    ...registerMcpCommands(host, mcpServersView, log),
-    ...mcpServer.disposables,
   );
+  // Each area's views and commands (./contributions.ts), disposed in reverse when the extension is.
+  const contributions = new Contributions({ ctx, host, chats, log }, guardedCommand);
+  ctx.subscriptions.push(contributions);
+  const { checkpoints: checkpointsView, variants: variantsView, review, rules: rulesView, mcpServersView, mcpServer } = contributions.installAll(CONTRIBUTIONS);
   const activationMs = performance.now() - t0;
   const load = loadMs === undefined ? '' : ` (bundle evaluated in ${loadMs.toFixed(1)} ms; activate() called ${waitMs!.toFixed(1)} ms after that)`;
   log.info(`Vox activated in ${activationMs.toFixed(1)} ms${load}`);
-  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, mcpServersView, logUri: ctx.logUri, mcpServer: mcpServer.server };
+  return { activationMs, loadMs, host, chats, checkpointsView, variantsView, rulesView, review, mcpServersView, logUri: ctx.logUri, mcpServer };
 }
 
 export function deactivate(): void {

@@ -7,8 +7,8 @@
  * between batches) and says what it did.
  */
 import * as vscode from 'vscode';
+import type { ExtensionContribution } from './contribution';
 import type { EngineHost } from './engine-host';
-import { guardedCommand } from './guarded-command';
 import type { ImportCountsView, ScannedSessionView } from '../protocol/commands/importers';
 
 /** Sessions per import call: the progress notification moves after each batch. */
@@ -22,9 +22,13 @@ function size(n: number): string {
 
 type Item = vscode.QuickPickItem & { session: ScannedSessionView };
 
-export function registerImportSessions(host: EngineHost, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  return [guardedCommand('vox.importSessions', () => importSessions(host, log), { log })];
-}
+export const importSessionsCommand: ExtensionContribution = {
+  name: 'session import',
+  commands: ['vox.importSessions'],
+  activate({ host, log }, scope) {
+    scope.command('vox.importSessions', () => importSessions(host, log), { log });
+  },
+};
 
 async function importSessions(host: EngineHost, log: vscode.LogOutputChannel): Promise<void> {
   const client = await host.client();

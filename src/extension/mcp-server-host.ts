@@ -8,8 +8,9 @@
  */
 import * as vscode from 'vscode';
 import type { Engine } from '../engine/engine';
+import type { ExtensionContribution } from './contribution';
 import type { EngineHost } from './engine-host';
-import { guardedCommand } from './guarded-command';
+import { mcpSessionServers } from './mcp-server-sessions';
 import { startVoxMcpHttpServer, type VoxMcpHttpServer } from '../mcp-server/http/server';
 import type { ServerFor } from '../mcp-server/http/mcp-endpoint';
 import type { GrantRequest } from '../mcp-server/http/grants';
@@ -149,7 +150,13 @@ async function showAddress(server: McpServerHost): Promise<void> {
   if (pick === copy) await vscode.env.clipboard.writeText(CLAUDE_CODE_COMMAND);
 }
 
-export function registerMcpServerHost(host: EngineHost, log: vscode.LogOutputChannel, sessions: SessionServers): { server: McpServerHost; disposables: vscode.Disposable[] } {
-  const server = new McpServerHost(host, log, sessions);
-  return { server, disposables: [server, guardedCommand(SHOW_ADDRESS_COMMAND, () => showAddress(server), { log })] };
-}
+/** The server host (its sessions get the MCP tool set of ./mcp-server-sessions.ts) and "Vox: Show MCP Server Address". */
+export const mcpServer: ExtensionContribution<McpServerHost> = {
+  name: 'MCP server',
+  commands: [SHOW_ADDRESS_COMMAND],
+  activate({ host, log }, scope) {
+    const server = scope.add(new McpServerHost(host, log, mcpSessionServers));
+    scope.command(SHOW_ADDRESS_COMMAND, () => showAddress(server), { log });
+    return server;
+  },
+};

@@ -9,8 +9,8 @@
 import * as vscode from 'vscode';
 import type { RuleListView, RuleView } from '../protocol/commands/rules';
 import { ruleNameProblem } from '../protocol/commands/rules';
+import type { ContributionScope, ExtensionContribution } from './contribution';
 import type { EngineHost } from './engine-host';
-import { guardedCommand } from './guarded-command';
 
 export const RULES_VIEW_ID = 'vox.rules';
 export const PROMPT_SCHEME = 'vox-prompt';
@@ -105,47 +105,45 @@ async function pickRule(host: EngineHost, node: unknown, placeHolder: string): P
   return pick?.rule;
 }
 
-export function registerRulesCommands(host: EngineHost, view: RulesView, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node), { log, after: () => view.refresh() });
-  return [
-    cmd('vox.createRule', async () => {
-      const name = await vscode.window.showInputBox({ prompt: 'Rule name (used as @name)', placeHolder: 'style', validateInput: (v) => ruleNameProblem(v.trim()) });
-      if (!name) return;
-      const attach = await vscode.window.showQuickPick(
-        [{ label: 'manual', description: 'added when a prompt says @' + name.trim() }, { label: 'always', description: 'added to every prompt' }], { placeHolder: 'When is it added?' });
-      if (!attach) return;
-      const scope = await vscode.window.showQuickPick(
-        [{ label: 'workspace', description: `.vox/rules/${name.trim()}.md (shared with the repository)` }, { label: 'user', description: 'your settings (vox.rules), every workspace' }], { placeHolder: 'Where is it kept?' });
-      if (!scope) return;
-      const body = await vscode.window.showInputBox({ prompt: 'What the rule tells the model (you can edit the file later)', placeHolder: 'Use tabs for indentation.' });
-      if (body === undefined) return;
-      const r = await (await host.client()).call('createRule', { scope: scope.label as 'user' | 'workspace', name: name.trim(), attach: attach.label as 'always' | 'manual', body });
-      await openRule(r);
-    }),
-    cmd('vox.editRule', async (node) => {
-      const r = await pickRule(host, node, 'Edit which rule?');
-      if (r) await openRule(r);
-    }),
-    cmd('vox.toggleRule', async (node) => {
-      const r = await pickRule(host, node, 'Enable or disable which rule?');
-      if (!r) return;
-      const v = await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: !r.enabled });
-      void vscode.window.setStatusBarMessage(`Vox: rule ${v.name} ${v.enabled ? 'enabled' : 'disabled'}`, 3000);
-    }),
-    cmd('vox.enableRule', async (node) => {
-      const r = await pickRule(host, node, 'Enable which rule?');
-      if (r) await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: true });
-    }),
-    cmd('vox.disableRule', async (node) => {
-      const r = await pickRule(host, node, 'Disable which rule?');
-      if (r) await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: false });
-    }),
-    cmd('vox.refreshRules', async () => undefined),
-    cmd('vox.showSystemPrompt', async () => {
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: PROMPT_SCHEME, path: '/System Prompt.md', query: `t=${Date.now()}` }));
-      await vscode.window.showTextDocument(doc, { preview: false });
-    }),
-  ];
+function registerRulesCommands(host: EngineHost, view: RulesView, log: vscode.LogOutputChannel, contribution: ContributionScope): void {
+  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => contribution.command(id, (node) => fn(node), { log, after: () => view.refresh() });
+  cmd('vox.createRule', async () => {
+    const name = await vscode.window.showInputBox({ prompt: 'Rule name (used as @name)', placeHolder: 'style', validateInput: (v) => ruleNameProblem(v.trim()) });
+    if (!name) return;
+    const attach = await vscode.window.showQuickPick(
+      [{ label: 'manual', description: 'added when a prompt says @' + name.trim() }, { label: 'always', description: 'added to every prompt' }], { placeHolder: 'When is it added?' });
+    if (!attach) return;
+    const scope = await vscode.window.showQuickPick(
+      [{ label: 'workspace', description: `.vox/rules/${name.trim()}.md (shared with the repository)` }, { label: 'user', description: 'your settings (vox.rules), every workspace' }], { placeHolder: 'Where is it kept?' });
+    if (!scope) return;
+    const body = await vscode.window.showInputBox({ prompt: 'What the rule tells the model (you can edit the file later)', placeHolder: 'Use tabs for indentation.' });
+    if (body === undefined) return;
+    const r = await (await host.client()).call('createRule', { scope: scope.label as 'user' | 'workspace', name: name.trim(), attach: attach.label as 'always' | 'manual', body });
+    await openRule(r);
+  });
+  cmd('vox.editRule', async (node) => {
+    const r = await pickRule(host, node, 'Edit which rule?');
+    if (r) await openRule(r);
+  });
+  cmd('vox.toggleRule', async (node) => {
+    const r = await pickRule(host, node, 'Enable or disable which rule?');
+    if (!r) return;
+    const v = await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: !r.enabled });
+    void vscode.window.setStatusBarMessage(`Vox: rule ${v.name} ${v.enabled ? 'enabled' : 'disabled'}`, 3000);
+  });
+  cmd('vox.enableRule', async (node) => {
+    const r = await pickRule(host, node, 'Enable which rule?');
+    if (r) await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: true });
+  });
+  cmd('vox.disableRule', async (node) => {
+    const r = await pickRule(host, node, 'Disable which rule?');
+    if (r) await (await host.client()).call('setRuleEnabled', { name: r.name, enabled: false });
+  });
+  cmd('vox.refreshRules', async () => undefined);
+  cmd('vox.showSystemPrompt', async () => {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: PROMPT_SCHEME, path: '/System Prompt.md', query: `t=${Date.now()}` }));
+    await vscode.window.showTextDocument(doc, { preview: false });
+  });
 
   async function openRule(r: RuleView): Promise<void> {
     if (r.scope === 'user') {
@@ -157,3 +155,16 @@ export function registerRulesCommands(host: EngineHost, view: RulesView, log: vs
     await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, r.source));
   }
 }
+
+/** The "Vox Rules" tree, its `vox-prompt:` documents and the rule commands. */
+export const rules: ExtensionContribution<RulesView> = {
+  name: 'rules view',
+  commands: ['vox.createRule', 'vox.editRule', 'vox.toggleRule', 'vox.enableRule', 'vox.disableRule', 'vox.refreshRules', 'vox.showSystemPrompt'],
+  activate({ host, log }, scope) {
+    const view = scope.add(new RulesView(host));
+    scope.add(vscode.window.registerTreeDataProvider(RULES_VIEW_ID, view));
+    scope.add(vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, new PromptDocuments(host)));
+    registerRulesCommands(host, view, log, scope);
+    return view;
+  },
+};

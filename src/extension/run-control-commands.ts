@@ -2,12 +2,11 @@
  * Palette commands for long runs (SPEC 2.4), clients of the same protocol commands as the chat:
  * "Vox: Steer the Running Turn…" (a prompt the running turn takes at its next step),
  * "Vox: Queue a Prompt…" (it runs when the turn ends) and "Vox: Rate-Limited Runs…" (Resume now,
- * Snooze, auto-resume off/on for a run waiting for a rate limit).
+ * Snooze, auto-resume off/on for a run waiting for a rate limit). One contribution (./contribution.ts).
  */
 import * as vscode from 'vscode';
 import type { EngineClient } from '../client/engine-client';
-import { guardedCommand } from './guarded-command';
-import type { EngineHost } from './engine-host';
+import type { ExtensionContribution } from './contribution';
 
 /** Snooze choices offered, in minutes. */
 const SNOOZE_MINUTES = [5, 15, 60];
@@ -28,24 +27,26 @@ async function pickRunningThread(client: EngineClient): Promise<string | undefin
   return (await vscode.window.showQuickPick(items, { placeHolder: 'Which running thread?' }))?.threadId;
 }
 
-export function registerRunControlCommands(host: EngineHost, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const reg = (id: string, fn: (...args: unknown[]) => unknown) => guardedCommand(id, fn, { log });
-  const send = (steer: boolean) => async () => {
-    const client = await host.client();
-    const threadId = await pickRunningThread(client);
-    if (!threadId) return;
-    const prompt = await vscode.window.showInputBox({
-      prompt: steer ? 'The running turn takes this at its next step (before its next model call or tool batch)' : 'This runs when the current turn ends',
-      ignoreFocusOut: true,
-    });
-    if (!prompt?.trim()) return;
-    const r = await client.call('sendPrompt', { threadId, prompt, ifBusy: 'queue', ...(steer ? { steer: true } : {}) });
-    const where = r.queued ? `queued (position ${r.queued.position + 1})${steer ? ', steering the running turn' : ''}` : 'started';
-    void vscode.window.showInformationMessage(`Vox: prompt ${where}.`);
-  };
-  return [
-    reg('vox.steer', send(true)),
-    reg('vox.queuePrompt', send(false)),
+export const runControlCommands: ExtensionContribution = {
+  name: 'run control',
+  commands: ['vox.steer', 'vox.queuePrompt', 'vox.rateLimits'],
+  activate({ host, log }, scope) {
+    const reg = (id: string, fn: (...args: unknown[]) => unknown) => scope.command(id, fn, { log });
+    const send = (steer: boolean) => async () => {
+      const client = await host.client();
+      const threadId = await pickRunningThread(client);
+      if (!threadId) return;
+      const prompt = await vscode.window.showInputBox({
+        prompt: steer ? 'The running turn takes this at its next step (before its next model call or tool batch)' : 'This runs when the current turn ends',
+        ignoreFocusOut: true,
+      });
+      if (!prompt?.trim()) return;
+      const r = await client.call('sendPrompt', { threadId, prompt, ifBusy: 'queue', ...(steer ? { steer: true } : {}) });
+      const where = r.queued ? `queued (position ${r.queued.position + 1})${steer ? ', steering the running turn' : ''}` : 'started';
+      void vscode.window.showInformationMessage(`Vox: prompt ${where}.`);
+    };
+    reg('vox.steer', send(true));
+    reg('vox.queuePrompt', send(false));
     reg('vox.rateLimits', async () => {
       const client = await host.client();
       const { waits } = await client.call('listWaits', {});
@@ -66,6 +67,6 @@ export function registerRunControlCommands(host: EngineHost, log: vscode.LogOutp
       ];
       const action = await vscode.window.showQuickPick(actions, { placeHolder: `${pick.label}: ${pick.w.waiting.message}` });
       await action?.run();
-    }),
-  ];
-}
+    });
+  },
+};

@@ -10,8 +10,8 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../client/engine-client';
 import { MAX_VARIANTS, type VariantPoolView, type VariantView } from '../protocol/commands/variants';
 import type { EngineHost } from './engine-host';
-import { guardedCommand } from './guarded-command';
 import { checkpointUri } from './checkpoint-documents';
+import type { ContributionScope, ExtensionContribution } from './contribution';
 
 export const VARIANTS_VIEW_ID = 'vox.variants';
 
@@ -102,62 +102,72 @@ async function pickVariant(host: EngineHost, view: VariantsView, node: unknown):
   return vscode.window.showQuickPick(items, { placeHolder: 'Variant' });
 }
 
-export function registerVariantCommands(host: EngineHost, view: VariantsView): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => guardedCommand(id, (node) => fn(node), { after: () => view.refresh() });
-  return [
-    cmd('vox.variants.start', async () => {
-      const client = await host.client();
-      await view.watch(client);
-      const prompt = await vscode.window.showInputBox({ prompt: `Prompt to run as 1..${MAX_VARIANTS} variants, each in its own worktree`, ignoreFocusOut: true });
-      if (!prompt) return;
-      const picks = await vscode.window.showQuickPick(
-        host.modelChoices().map((m) => ({ label: m.label, description: m.ref, picked: m.ref === host.model() })),
-        { canPickMany: true, placeHolder: `Pick 1..${MAX_VARIANTS} models (pick one model several times with "Other…" in settings vox.models)` },
-      );
-      if (!picks || picks.length === 0) return;
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: creating variant worktrees…' }, () =>
-        client.call('startVariants', { prompt, models: picks.map((p) => p.description!) }),
-      );
-      await vscode.commands.executeCommand(`${VARIANTS_VIEW_ID}.focus`);
-    }),
-    cmd('vox.variants.openDiff', async (node) => {
-      const v = await pickVariant(host, view, node);
-      if (!v) return;
-      const diff = await (await host.client()).call('diffVariant', { poolId: v.poolId, index: v.index });
-      if (diff.stats.files.length === 0) return void vscode.window.showInformationMessage(`Vox: variant #${v.index} has no changes yet.`);
-      const wt = diff.worktreePath;
-      const resources = diff.stats.files.map((f) => [vscode.Uri.file(path.join(wt, f.path)), checkpointUri(f.path, diff.base), vscode.Uri.file(path.join(wt, f.path))]);
-      await vscode.commands.executeCommand('vscode.changes', `Variant #${v.index} (${v.model}) vs base`, resources);
-    }),
-    cmd('vox.variants.adopt', async (node) => {
-      const v = await pickVariant(host, view, node);
-      if (!v) return;
-      const ok = await vscode.window.showWarningMessage(
-        `Apply variant #${v.index}'s changes to your workspace and remove the other variants?`,
-        { modal: true, detail: 'The changes are applied as a patch; on any conflict nothing is changed.' },
-        'Adopt',
-      );
-      if (ok !== 'Adopt') return;
-      const client = await host.client();
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: adopting variant #${v.index}…` }, () =>
-        client.call('adoptVariant', { poolId: v.poolId, index: v.index }),
-      );
-      void vscode.window.showInformationMessage(`Vox: adopted variant #${v.index} (${r.files.length} file(s)).`);
-    }),
-    cmd('vox.variants.discard', async (node) => {
-      const v = await pickVariant(host, view, node);
-      if (v) await (await host.client()).call('discardVariant', { poolId: v.poolId, index: v.index });
-    }),
-    cmd('vox.variants.clear', async (node) => {
-      const n = node as Node | undefined;
-      const pools = n?.kind === 'group' ? [n.pool] : view.current;
-      const pick = pools.length === 1 ? pools[0] : (await vscode.window.showQuickPick(pools.map((p) => ({ label: p.prompt.slice(0, 80), p })), { placeHolder: 'Clear which variant group?' }))?.p;
-      if (!pick) return;
-      const r = await (await host.client()).call('clearVariants', { poolId: pick.poolId });
-      void vscode.window.showInformationMessage(`Vox: cleared the variant group (${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'} removed).`);
-    }),
-    cmd('vox.variants.cancelAll', async () => {
-      await (await host.client()).call('cancelVariants', {});
-    }),
-  ];
+function registerVariantCommands(host: EngineHost, view: VariantsView, scope: ContributionScope): void {
+  const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => scope.command(id, (node) => fn(node), { after: () => view.refresh() });
+  cmd('vox.variants.start', async () => {
+    const client = await host.client();
+    await view.watch(client);
+    const prompt = await vscode.window.showInputBox({ prompt: `Prompt to run as 1..${MAX_VARIANTS} variants, each in its own worktree`, ignoreFocusOut: true });
+    if (!prompt) return;
+    const picks = await vscode.window.showQuickPick(
+      host.modelChoices().map((m) => ({ label: m.label, description: m.ref, picked: m.ref === host.model() })),
+      { canPickMany: true, placeHolder: `Pick 1..${MAX_VARIANTS} models (pick one model several times with "Other…" in settings vox.models)` },
+    );
+    if (!picks || picks.length === 0) return;
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Vox: creating variant worktrees…' }, () =>
+      client.call('startVariants', { prompt, models: picks.map((p) => p.description!) }),
+    );
+    await vscode.commands.executeCommand(`${VARIANTS_VIEW_ID}.focus`);
+  });
+  cmd('vox.variants.openDiff', async (node) => {
+    const v = await pickVariant(host, view, node);
+    if (!v) return;
+    const diff = await (await host.client()).call('diffVariant', { poolId: v.poolId, index: v.index });
+    if (diff.stats.files.length === 0) return void vscode.window.showInformationMessage(`Vox: variant #${v.index} has no changes yet.`);
+    const wt = diff.worktreePath;
+    const resources = diff.stats.files.map((f) => [vscode.Uri.file(path.join(wt, f.path)), checkpointUri(f.path, diff.base), vscode.Uri.file(path.join(wt, f.path))]);
+    await vscode.commands.executeCommand('vscode.changes', `Variant #${v.index} (${v.model}) vs base`, resources);
+  });
+  cmd('vox.variants.adopt', async (node) => {
+    const v = await pickVariant(host, view, node);
+    if (!v) return;
+    const ok = await vscode.window.showWarningMessage(
+      `Apply variant #${v.index}'s changes to your workspace and remove the other variants?`,
+      { modal: true, detail: 'The changes are applied as a patch; on any conflict nothing is changed.' },
+      'Adopt',
+    );
+    if (ok !== 'Adopt') return;
+    const client = await host.client();
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: adopting variant #${v.index}…` }, () =>
+      client.call('adoptVariant', { poolId: v.poolId, index: v.index }),
+    );
+    void vscode.window.showInformationMessage(`Vox: adopted variant #${v.index} (${r.files.length} file(s)).`);
+  });
+  cmd('vox.variants.discard', async (node) => {
+    const v = await pickVariant(host, view, node);
+    if (v) await (await host.client()).call('discardVariant', { poolId: v.poolId, index: v.index });
+  });
+  cmd('vox.variants.clear', async (node) => {
+    const n = node as Node | undefined;
+    const pools = n?.kind === 'group' ? [n.pool] : view.current;
+    const pick = pools.length === 1 ? pools[0] : (await vscode.window.showQuickPick(pools.map((p) => ({ label: p.prompt.slice(0, 80), p })), { placeHolder: 'Clear which variant group?' }))?.p;
+    if (!pick) return;
+    const r = await (await host.client()).call('clearVariants', { poolId: pick.poolId });
+    void vscode.window.showInformationMessage(`Vox: cleared the variant group (${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'} removed).`);
+  });
+  cmd('vox.variants.cancelAll', async () => {
+    await (await host.client()).call('cancelVariants', {});
+  });
 }
+
+/** The "Vox Variants" tree and its commands (its diffs read `vox-checkpoint:` documents, served by the checkpoints contribution). */
+export const variants: ExtensionContribution<VariantsView> = {
+  name: 'variants view',
+  commands: ['vox.variants.start', 'vox.variants.openDiff', 'vox.variants.adopt', 'vox.variants.discard', 'vox.variants.clear', 'vox.variants.cancelAll'],
+  activate({ host }, scope) {
+    const view = scope.add(new VariantsView(host));
+    scope.add(vscode.window.registerTreeDataProvider(VARIANTS_VIEW_ID, view));
+    registerVariantCommands(host, view, scope);
+    return view;
+  },
+};

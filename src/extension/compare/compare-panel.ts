@@ -12,8 +12,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../../client/engine-client';
 import type { BranchView } from '../../protocol/commands/branches';
 import type { CommandResult } from '../../protocol/commands/index';
-import type { EngineHost } from '../engine-host';
-import { guardedCommand } from '../guarded-command';
+import type { ExtensionContribution } from '../contribution';
 import { defaultLeaves, MAX_COMPARED_BRANCHES, offeredBranches, validPick } from './leaves';
 
 export const COMPARE_COMMAND = 'vox.compareBranches';
@@ -130,22 +129,26 @@ class ComparePanels implements vscode.Disposable {
   }
 }
 
-/** Registers `vox.compareBranches` ([threadId]: from the chat; none: the palette asks for a thread). */
-export function registerCompareBranches(ctx: vscode.ExtensionContext, host: EngineHost, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const panels = new ComparePanels(ctx, log);
-  const command = guardedCommand(COMPARE_COMMAND, async (arg?: unknown) => {
-    const client = await host.client();
-    const threadId = typeof arg === 'string' ? arg : await pickThread(client);
-    if (!threadId) return undefined;
-    const tree = await client.call('getThreadTree', { threadId });
-    const leafIds = await pickLeaves(tree);
-    if (!leafIds) return undefined;
-    const data = await client.call('compareBranches', { threadId, leafIds });
-    const { thread } = await client.call('getThread', { threadId });
-    const byLeaf = new Map(tree.branches.map((b) => [b.leafId, b]));
-    const branches = data.columns.map((c) => byLeaf.get(c.leafId) ?? { branchId: c.branchId, leafId: c.leafId, forkMessageId: null, length: 0, updatedAt: 0, active: false });
-    panels.show(threadId, { type: 'compare', threadTitle: thread.title, branches, data });
-    return undefined;
-  }, { log });
-  return [command, panels];
-}
+/** `vox.compareBranches` ([threadId]: from the chat; none: the palette asks for a thread) and its tabs. */
+export const compareBranches: ExtensionContribution = {
+  name: 'branch comparison',
+  commands: [COMPARE_COMMAND],
+  activate({ ctx, host, log }, scope) {
+    const panels = new ComparePanels(ctx, log);
+    scope.command(COMPARE_COMMAND, async (arg?: unknown) => {
+      const client = await host.client();
+      const threadId = typeof arg === 'string' ? arg : await pickThread(client);
+      if (!threadId) return undefined;
+      const tree = await client.call('getThreadTree', { threadId });
+      const leafIds = await pickLeaves(tree);
+      if (!leafIds) return undefined;
+      const data = await client.call('compareBranches', { threadId, leafIds });
+      const { thread } = await client.call('getThread', { threadId });
+      const byLeaf = new Map(tree.branches.map((b) => [b.leafId, b]));
+      const branches = data.columns.map((c) => byLeaf.get(c.leafId) ?? { branchId: c.branchId, leafId: c.leafId, forkMessageId: null, length: 0, updatedAt: 0, active: false });
+      panels.show(threadId, { type: 'compare', threadTitle: thread.title, branches, data });
+      return undefined;
+    }, { log });
+    scope.add(panels);
+  },
+};

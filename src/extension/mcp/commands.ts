@@ -1,5 +1,6 @@
 /**
- * Commands of the "MCP Servers" view and the palette (issue 16 item 1), all clients of the MCP
+ * The "MCP Servers" view (./servers-view.ts) and its commands in the palette and on its rows, as
+ * one contribution (../contribution.ts). The commands are all clients of the MCP
  * protocol commands: Restart, Enable, Disable, Sign In (authenticateMcpServer), Open Config File
  * (the server's source file, or the `vox.mcp.servers` setting), Add MCP Server… (opens or creates
  * `.vscode/mcp.json` with a template), Refresh, and "Vox: Show MCP Servers". Invoked from a row
@@ -8,8 +9,8 @@
 import * as vscode from 'vscode';
 import type { McpServerView } from '../../protocol/commands/mcp';
 import type { EngineHost } from '../engine-host';
-import { guardedCommand } from '../guarded-command';
-import { MCP_SERVERS_VIEW_ID, type McpServersView } from './servers-view';
+import type { ContributionScope, ExtensionContribution } from '../contribution';
+import { MCP_SERVERS_VIEW_ID, McpServersView } from './servers-view';
 import { configFileOf, MCP_JSON_TEMPLATE, MCP_STATUS_WORDS } from './tree-model';
 
 /** The server a command acts on: the row it was invoked on, or one the user picks. */
@@ -56,36 +57,44 @@ export async function addMcpServer(): Promise<vscode.Uri> {
   return uri;
 }
 
-export function registerMcpCommands(host: EngineHost, view: McpServersView, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const cmd = (id: string, fn: (node?: unknown) => Promise<unknown>) => guardedCommand(id, (node) => fn(node), { log, after: () => void view.reload().catch(() => view.refresh()) });
+function registerMcpCommands(host: EngineHost, view: McpServersView, log: vscode.LogOutputChannel, scope: ContributionScope): void {
+  const cmd = (id: string, fn: (node?: unknown) => Promise<unknown>) => scope.command(id, (node) => fn(node), { log, after: () => void view.reload().catch(() => view.refresh()) });
   const act = (id: string, verb: string, filter: (s: McpServerView) => boolean, run: (s: McpServerView) => Promise<unknown>) =>
     cmd(id, async (node) => {
       const s = await pickServer(view, node, filter, verb);
       if (s) await run(s);
     });
-  return [
-    guardedCommand('vox.mcp.show', () => vscode.commands.executeCommand(`${MCP_SERVERS_VIEW_ID}.focus`), { log }),
-    cmd('vox.mcp.refresh', () => view.reload()),
-    act('vox.mcp.restart', 'restart', (s) => s.enabled, async (s) => {
-      const client = await host.client();
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Vox: restarting MCP server ${s.name}…` }, () => client.call('restartMcpServer', { name: s.name }));
-      if (r.status === 'failed') void vscode.window.showWarningMessage(`Vox: MCP server ${s.name} failed to start: ${r.error ?? 'no reason given'}`);
-    }),
-    act('vox.mcp.enable', 'enable', (s) => !s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: true })),
-    act('vox.mcp.disable', 'disable', (s) => s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: false })),
-    act('vox.mcp.signIn', 'sign in to', (s) => s.status === 'needsAuth', async (s) => {
-      const client = await host.client();
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: signing in to ${s.name} (finish in the browser)…`, cancellable: false }, () =>
-        client.call('authenticateMcpServer', { name: s.name }),
-      );
-      void vscode.window.showInformationMessage(`Vox: ${s.name} is ${MCP_STATUS_WORDS[r.status]}.`);
-    }),
-    cmd('vox.mcp.openConfig', async (node) => {
-      const n = node as { kind?: string; source?: string } | undefined;
-      if (n?.kind === 'configError' && typeof n.source === 'string') return openConfigFile(n.source === 'settings (vox.mcp.servers)' ? null : n.source);
-      const s = await pickServer(view, node, () => true, 'open the config of');
-      if (s) await openConfigFile(configFileOf(s));
-    }),
-    cmd('vox.mcp.add', () => addMcpServer()),
-  ];
+  scope.command('vox.mcp.show', () => vscode.commands.executeCommand(`${MCP_SERVERS_VIEW_ID}.focus`), { log });
+  cmd('vox.mcp.refresh', () => view.reload());
+  act('vox.mcp.restart', 'restart', (s) => s.enabled, async (s) => {
+    const client = await host.client();
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Vox: restarting MCP server ${s.name}…` }, () => client.call('restartMcpServer', { name: s.name }));
+    if (r.status === 'failed') void vscode.window.showWarningMessage(`Vox: MCP server ${s.name} failed to start: ${r.error ?? 'no reason given'}`);
+  });
+  act('vox.mcp.enable', 'enable', (s) => !s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: true }));
+  act('vox.mcp.disable', 'disable', (s) => s.enabled, async (s) => (await host.client()).call('setMcpServerEnabled', { name: s.name, enabled: false }));
+  act('vox.mcp.signIn', 'sign in to', (s) => s.status === 'needsAuth', async (s) => {
+    const client = await host.client();
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: signing in to ${s.name} (finish in the browser)…`, cancellable: false }, () =>
+      client.call('authenticateMcpServer', { name: s.name }),
+    );
+    void vscode.window.showInformationMessage(`Vox: ${s.name} is ${MCP_STATUS_WORDS[r.status]}.`);
+  });
+  cmd('vox.mcp.openConfig', async (node) => {
+    const n = node as { kind?: string; source?: string } | undefined;
+    if (n?.kind === 'configError' && typeof n.source === 'string') return openConfigFile(n.source === 'settings (vox.mcp.servers)' ? null : n.source);
+    const s = await pickServer(view, node, () => true, 'open the config of');
+    if (s) await openConfigFile(configFileOf(s));
+  });
+  cmd('vox.mcp.add', () => addMcpServer());
 }
+
+export const mcpServersView: ExtensionContribution<McpServersView> = {
+  name: 'MCP servers view',
+  commands: ['vox.mcp.show', 'vox.mcp.add', 'vox.mcp.refresh', 'vox.mcp.restart', 'vox.mcp.enable', 'vox.mcp.disable', 'vox.mcp.signIn', 'vox.mcp.openConfig'],
+  activate({ host, log }, scope) {
+    const view = scope.add(new McpServersView(host, log));
+    registerMcpCommands(host, view, log, scope);
+    return view;
+  },
+};

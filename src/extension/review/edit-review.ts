@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../../client/engine-client';
 import type { UpdateOf } from '../../protocol/updates';
 import type { EngineHost } from '../engine-host';
-import { guardedCommand } from '../guarded-command';
+import type { ContributionScope } from '../contribution';
 import { callOf, REVIEW_SCHEME, reviewUri, textOf, type ReviewDocuments } from './review-documents';
 
 /** Tools whose waiting calls get a diff. */
@@ -142,13 +142,11 @@ export class EditReview implements vscode.Disposable {
   }
 }
 
-export function registerEditReviewCommands(review: EditReview, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerEditReviewCommands(review: EditReview, log: vscode.LogOutputChannel, scope: ContributionScope): void {
   const callArg = (a: unknown): string | undefined => (typeof a === 'string' ? a : a instanceof vscode.Uri ? callOf(a) : undefined);
-  return [
-    guardedCommand('vox.review.acceptEdit', (a) => review.answer(callArg(a), 'approved'), { log }),
-    guardedCommand('vox.review.rejectEdit', (a) => review.answer(callArg(a), 'denied'), { log }),
-    guardedCommand('vox.review.acceptAllEdits', (a) => review.answer(callArg(a), 'approved', true), { log }),
-  ];
+  scope.command('vox.review.acceptEdit', (a) => review.answer(callArg(a), 'approved'), { log });
+  scope.command('vox.review.rejectEdit', (a) => review.answer(callArg(a), 'denied'), { log });
+  scope.command('vox.review.acceptAllEdits', (a) => review.answer(callArg(a), 'approved', true), { log });
 }
 
 export { REVIEW_SCHEME };

@@ -1,6 +1,9 @@
-/** Wires the edit review into the extension: documents, the waiting-edit diffs, the turn review, Explorer decorations. */
+/**
+ * The edit review as one contribution (../contribution.ts): `vox-review:` documents, the
+ * waiting-edit diffs, the turn review, Explorer decorations, and their commands.
+ */
 import * as vscode from 'vscode';
-import type { EngineHost } from '../engine-host';
+import type { ExtensionContribution } from '../contribution';
 import { ReviewDecorations } from './decorations';
 import { EditReview, registerEditReviewCommands } from './edit-review';
 import { REVIEW_SCHEME, ReviewDocuments } from './review-documents';
@@ -12,19 +15,23 @@ export interface ReviewApi {
   readonly decorations: ReviewDecorations;
 }
 
-export function registerReview(ctx: vscode.ExtensionContext, host: EngineHost, log: vscode.LogOutputChannel): ReviewApi {
-  const docs = new ReviewDocuments();
-  const edits = new EditReview(host, docs, log);
-  const decorations = new ReviewDecorations(host);
-  const turns = new TurnReview(host, decorations);
-  ctx.subscriptions.push(
-    docs,
-    edits,
-    decorations,
-    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, docs),
-    vscode.window.registerFileDecorationProvider(decorations),
-    ...registerEditReviewCommands(edits, log),
-    ...registerTurnReviewCommands(turns, decorations, log),
-  );
-  return { edits, turns, decorations };
-}
+export const review: ExtensionContribution<ReviewApi> = {
+  name: 'edit review',
+  commands: [
+    // A waiting edit (the diff editor's title bar, the palette).
+    'vox.review.acceptEdit', 'vox.review.rejectEdit', 'vox.review.acceptAllEdits',
+    // A turn's changes (the palette, the chat's run footer, the Explorer's decorated files).
+    'vox.review.changes', 'vox.review.keepFile', 'vox.review.undoFile', 'vox.review.undoHunk', 'vox.review.markAllReviewed',
+  ],
+  activate({ host, log }, scope) {
+    const docs = scope.add(new ReviewDocuments());
+    const edits = scope.add(new EditReview(host, docs, log));
+    const decorations = scope.add(new ReviewDecorations(host));
+    const turns = new TurnReview(host, decorations);
+    scope.add(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, docs));
+    scope.add(vscode.window.registerFileDecorationProvider(decorations));
+    registerEditReviewCommands(edits, log, scope);
+    registerTurnReviewCommands(turns, decorations, log, scope);
+    return { edits, turns, decorations };
+  },
+};

@@ -14,7 +14,7 @@ import { ClientError } from '../../client/engine-client';
 import type { ReviewFileView } from '../../protocol/commands/review';
 import { checkpointUri } from '../checkpoint-documents';
 import type { EngineHost } from '../engine-host';
-import { guardedCommand } from '../guarded-command';
+import type { ContributionScope } from '../contribution';
 import type { ReviewDecorations } from './decorations';
 
 /** Recent threads looked at for one whose last turn changed files. */
@@ -156,23 +156,21 @@ export class TurnReview {
   }
 }
 
-export function registerTurnReviewCommands(review: TurnReview, decorations: ReviewDecorations, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerTurnReviewCommands(review: TurnReview, decorations: ReviewDecorations, log: vscode.LogOutputChannel, scope: ContributionScope): void {
   const uriPath = (u: unknown): { threadId: string; path: string } | undefined => (u instanceof vscode.Uri ? decorations.ownerOf(u) : undefined);
-  return [
-    guardedCommand('vox.review.changes', (a) => review.run(a), { log }),
-    // From the Explorer (decorated files) or with {threadId, path} arguments.
-    guardedCommand('vox.review.keepFile', async (a) => {
-      const t = uriPath(a) ?? (a as { threadId: string; path: string });
-      if (t?.threadId) await review.keep({ threadId: t.threadId }, t.path);
-    }, { log }),
-    guardedCommand('vox.review.undoFile', async (a) => {
-      const t = uriPath(a) ?? (a as { threadId: string; path: string });
-      if (t?.threadId) await review.undoFile({ threadId: t.threadId }, t.path);
-    }, { log }),
-    guardedCommand('vox.review.undoHunk', async (a) => {
-      const t = a as { threadId: string; path: string; hunkIndex: number };
-      if (t?.threadId) await review.undoHunk({ threadId: t.threadId }, t.path, t.hunkIndex);
-    }, { log }),
-    guardedCommand('vox.review.markAllReviewed', () => decorations.markAllReviewed(), { log }),
-  ];
+  scope.command('vox.review.changes', (a) => review.run(a), { log });
+  // From the Explorer (decorated files) or with {threadId, path} arguments.
+  scope.command('vox.review.keepFile', async (a) => {
+    const t = uriPath(a) ?? (a as { threadId: string; path: string });
+    if (t?.threadId) await review.keep({ threadId: t.threadId }, t.path);
+  }, { log });
+  scope.command('vox.review.undoFile', async (a) => {
+    const t = uriPath(a) ?? (a as { threadId: string; path: string });
+    if (t?.threadId) await review.undoFile({ threadId: t.threadId }, t.path);
+  }, { log });
+  scope.command('vox.review.undoHunk', async (a) => {
+    const t = a as { threadId: string; path: string; hunkIndex: number };
+    if (t?.threadId) await review.undoHunk({ threadId: t.threadId }, t.path, t.hunkIndex);
+  }, { log });
+  scope.command('vox.review.markAllReviewed', () => decorations.markAllReviewed(), { log });
 }

@@ -1,0 +1,30 @@
+/**
+ * Every contribution of the extension, by area, in the order extension.ts installs them (and
+ * package.json lists their commands): the chat and its palette commands, long runs, search and
+ * import, then the Source Control views, review and comparison, rules, and MCP both ways.
+ */
+import { compareBranches } from './compare/compare-panel';
+import { chatCommands } from './commands';
+import { checkpoints } from './checkpoints-view';
+import { importSessionsCommand } from './import-sessions';
+import { mcpServersView } from './mcp/commands';
+import { mcpServer } from './mcp-server-host';
+import { review } from './review/register';
+import { rules } from './rules-view';
+import { runControlCommands } from './run-control-commands';
+import { searchThreadsCommand } from './search-threads';
+import { variants } from './variants-view';
+
+export const CONTRIBUTIONS = {
+  chat: chatCommands,
+  runControl: runControlCommands,
+  searchThreads: searchThreadsCommand,
+  importSessions: importSessionsCommand,
+  checkpoints,
+  variants,
+  compareBranches,
+  review,
+  rules,
+  mcpServersView,
+  mcpServer,
+} as const;
