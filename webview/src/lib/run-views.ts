@@ -1,7 +1,8 @@
 /**
  * The view types of one run in a thread (./thread-state.ts builds them): its items from stored
  * events, its live stream segments from chunks, its final message, wait, background work, posture
- * and handoff. Types only.
+ * and handoff; and the few reads and writes of runs that several features share (no imports but
+ * types, so any feature module may use them).
  */
 import type { ItemKind, ItemStatus, MessageStatus, PermissionInfo, RunStatus, UsageTotals } from '../../../src/protocol/events';
 import type { CommandOutputView } from '../../../src/protocol/terminal';
@@ -9,6 +10,7 @@ import type { Posture } from '../../../src/protocol/posture';
 import type { RefusalSegment } from './salvage-state';
 import type { HandoffSummary } from './handoff-note';
 import type { McpAppView } from '../../../src/protocol/mcp-apps';
+import type { ThreadState } from './thread-state';
 
 export interface ItemView {
   itemId: string;
@@ -27,7 +29,7 @@ export interface ItemView {
   isError: boolean;
   /** Tool calls: what the permission rules or mode decided (the rule that allowed or denied it). */
   permission?: PermissionInfo;
-  /** Tool calls: the MCP App the call returned (item.completed), and the state it saved (mcpApp.stateSaved; ./mcp-app-state.ts). */
+  /** Tool calls: the MCP App the call returned (item.completed), and the state it saved (mcpApp.stateSaved; ./features/mcp-apps.ts). */
   app?: McpAppView;
   appState?: string;
 }
@@ -86,3 +88,30 @@ export interface BackgroundView {
 }
 
 export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
+
+/** Puts an item in its place by ordinal (events of one run arrive in order, but a replay may overlap). */
+export function insertItem(run: RunView, item: ItemView): void {
+  const at = run.items.findIndex((i) => i.ordinal > item.ordinal);
+  if (at < 0) run.items.push(item);
+  else run.items.splice(at, 0, item);
+}
+
+/** Runs whose chunks the client should be subscribed to. */
+export function runsNeedingStream(state: ThreadState): RunView[] {
+  return Object.values(state.runs).filter((r) => r.status === 'running' && !r.streamEnded && !r.streamUnavailable);
+}
+
+/** The newest run that is still going, if any (what Stop cancels). */
+export function activeRun(state: ThreadState): RunView | null {
+  // Only the newest run on the path can be running: a thread runs one turn at a time, a prompt
+  // sent meanwhile is queued (no new run), and regenerate, retry, edit and branch switches are
+  // refused while it runs — so this looks at the last run entry only (O(1): every row's actions
+  // ask, and a scan of a long thread per row held its opening frame).
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i]!;
+    if (e.kind !== 'run') continue;
+    const run = state.runs[e.runId];
+    return run && run.status === 'running' ? run : null;
+  }
+  return null;
+}
