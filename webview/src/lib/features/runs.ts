@@ -7,7 +7,7 @@
 import type { StoredEventOf } from '../../../../src/protocol/events';
 import { activeRun, insertItem, type RunView } from '../run-views';
 import { addRun } from '../tree-state';
-import { applyChunks, applyTurnEnded, markStreamUnavailable } from '../thread-state';
+import { applyChunks, applyTurnEnded, markStreamUnavailable } from '../turn-chunks';
 import { defineFeature } from './feature';
 
 function newRun(ev: StoredEventOf<'run.started'>): RunView {
