@@ -7,7 +7,7 @@ import type { RevealRequest } from './thread-search';
 import type { EngineUpdate } from '../../../src/protocol/updates';
 import type { SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
-import type { ThreadState } from './thread-state';
+import type { ThreadState } from './thread-model';
 import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';

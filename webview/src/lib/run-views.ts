@@ -1,8 +1,8 @@
 /**
  * The view types of one run in a thread (./thread-state.ts builds them): its items from stored
  * events, its live stream segments from chunks, its final message, wait, background work, posture
- * and handoff; and the few reads and writes of runs that several features share (no imports but
- * types, so any feature module may use them).
+ * and handoff; and `insertItem`, which several features share (no imports but types, so any
+ * feature module may use it).
  */
 import type { ItemKind, ItemStatus, MessageStatus, PermissionInfo, RunStatus, UsageTotals } from '../../../src/protocol/events';
 import type { CommandOutputView } from '../../../src/protocol/terminal';
@@ -10,7 +10,6 @@ import type { Posture } from '../../../src/protocol/posture';
 import type { RefusalSegment } from './salvage-state';
 import type { HandoffSummary } from './handoff-note';
 import type { McpAppView } from '../../../src/protocol/mcp-apps';
-import type { ThreadState } from './thread-state';
 
 export interface ItemView {
   itemId: string;
@@ -94,24 +93,4 @@ export function insertItem(run: RunView, item: ItemView): void {
   const at = run.items.findIndex((i) => i.ordinal > item.ordinal);
   if (at < 0) run.items.push(item);
   else run.items.splice(at, 0, item);
-}
-
-/** Runs whose chunks the client should be subscribed to. */
-export function runsNeedingStream(state: ThreadState): RunView[] {
-  return Object.values(state.runs).filter((r) => r.status === 'running' && !r.streamEnded && !r.streamUnavailable);
-}
-
-/** The newest run that is still going, if any (what Stop cancels). */
-export function activeRun(state: ThreadState): RunView | null {
-  // Only the newest run on the path can be running: a thread runs one turn at a time, a prompt
-  // sent meanwhile is queued (no new run), and regenerate, retry, edit and branch switches are
-  // refused while it runs — so this looks at the last run entry only (O(1): every row's actions
-  // ask, and a scan of a long thread per row held its opening frame).
-  for (let i = state.entries.length - 1; i >= 0; i--) {
-    const e = state.entries[i]!;
-    if (e.kind !== 'run') continue;
-    const run = state.runs[e.runId];
-    return run && run.status === 'running' ? run : null;
-  }
-  return null;
 }

@@ -2,8 +2,9 @@
  * Thread view state: a pure, JSON-serialisable reducer that builds the view of one thread from
  * the engine's stored events and the live turn chunks of its runs (./turn-chunks.ts). No DOM, no
  * Svelte: the app wraps the state in a `$state` proxy and calls these functions, which mutate it
- * in place; tests call them on plain objects. What each event does is its feature's reducer
- * (./features/: one owner per event type), looked up in a FeatureRegistry.
+ * in place; tests call them on plain objects. The state's shape is ./thread-model.ts; what each
+ * event does is its feature's reducer (./features/: one owner per event type), looked up in a
+ * FeatureRegistry.
  *
  * Exactly-once: the state remembers the last event seq of the thread and, per run (turn), the
  * last chunk seq. Anything at or below those is a duplicate (a replay after a re-subscribe, or a
@@ -17,16 +18,13 @@
  */
 import { eventEnvelope, type StoredEvent } from '../../../src/protocol/events';
 import type { ChunkKind, ToolCallData, WireChunk } from '../../../src/protocol/chunks';
-import type { PlanFields } from './plan-state';
-import type { CompactionFields } from './compaction-state';
-import type { QueuedView } from './features/queue';
 import { DEFAULT_REGISTRY } from './features/index';
 import type { FeatureRegistry } from './features/registry';
-import { createTree, finishBatch, isTree, type Entry, type TreeFields } from './tree-state';
-import { runsNeedingStream, type RunView } from './run-views';
+import { finishBatch, isTree } from './tree-state';
+import { runsNeedingStream, type EventsResult, type ThreadState } from './thread-model';
 import type { Warn } from './turn-chunks';
 
-export type { QueuedView };
+export { activeRun, createThreadState, runsNeedingStream, type Entry, type EventsResult, type QueuedView, type ThreadState } from './thread-model';
 
 /** A decoded stored event, as `eventEnvelope` produces it. */
 export type WireEvent = StoredEvent;
@@ -34,52 +32,15 @@ export type ChunkKindName = ChunkKind;
 /** `kind` is open: chunks of kinds this build does not know are skipped (a newer engine may add some). */
 export type { WireChunk, ToolCallData };
 export { applyChunks, applyTurnEnded, markStreamUnavailable, type TurnEndStatus, type Warn } from './turn-chunks';
-export { activeRun, runsNeedingStream } from './run-views';
 
 export type { BackgroundView, FinalMessage, ItemView, RunView, StreamSegment, ToolResultView, WaitingView } from './run-views';
 
-/** One row of the open branch (derived from the tree: ./tree-state.ts). */
-export type { Entry };
-
-export interface ThreadState extends PlanFields, CompactionFields {
-  threadId: string;
-  title: string | null;
-  deleted: boolean;
-  lastEventSeq: number;
-  /** The path from the root to the head (./tree-state.ts derives it; other branches stay in `tree`). */
-  entries: Entry[];
-  runs: Record<string, RunView>;
-  /** Messages below the head (a checkpoint restore moved it back): a branch the user can open. */
-  rewoundEntries: number;
-  /** Every message of every branch, and the head (./tree-state.ts). */
-  tree: TreeFields;
-  /** Prompts waiting for the running turn, next first (./features/queue.ts). */
-  queue: QueuedView[];
-}
-
 const noWarn: Warn = () => {};
-
-export function createThreadState(threadId: string): ThreadState {
-  return { threadId, title: null, deleted: false, lastEventSeq: 0, entries: [], runs: {}, rewoundEntries: 0, queue: [], tree: createTree() };
-}
 
 function seqOf(raw: unknown): number | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const seq = (raw as { seq?: unknown }).seq;
   return typeof seq === 'number' && Number.isSafeInteger(seq) ? seq : null;
-}
-
-/** Result of applying an `events` batch: what changed, for the caller's follow-up work. */
-export interface EventsResult {
-  applied: number;
-  /** Runs that started in this batch. */
-  startedRuns: string[];
-  /** Runs that ended in this batch. */
-  endedRuns: string[];
-  /** Item ids that completed in this batch (their approvals, if any, are over). */
-  completedItems: string[];
-  /** User messages added in this batch. */
-  userMessages: string[];
 }
 
 /**

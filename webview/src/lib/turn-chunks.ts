@@ -8,7 +8,7 @@ import { applyUpdate, emptyView } from '../../../src/protocol/terminal';
 import { commandOutputData, steerData, toolCallData, toolResultData, type ChunkKind, type WireChunk } from '../../../src/protocol/chunks';
 import { applyRefusalRetryChunk, applyTextRevisedChunk } from './salvage-state';
 import type { RunView, StreamSegment, ToolResultView } from './run-views';
-import type { ThreadState } from './thread-state';
+import type { ThreadState } from './thread-model';
 
 export type TurnEndStatus = 'completed' | 'cancelled' | 'failed' | 'interrupted';
 export type Warn = (message: string) => void;

@@ -8,7 +8,7 @@
  */
 import type { ClientCommand } from '../../../../src/protocol/commands/index';
 import type { AppModel } from '../app-model';
-import { activeRun } from '../run-views';
+import { activeRun } from '../thread-model';
 import { defineFeature } from './feature';
 
 /** `/compact` as the whole prompt (`/compact from <id>` and `/compact up-to <id>` name a message). */

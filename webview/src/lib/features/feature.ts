@@ -19,7 +19,7 @@ import type { HostAction } from '../../../../src/protocol/host';
 import type { EngineUpdate, UpdateOf } from '../../../../src/protocol/updates';
 import type { AppModel, Logger } from '../app-model';
 import type { Pending } from '../requests';
-import type { EventsResult, ThreadState } from '../thread-state';
+import type { EventsResult, ThreadState } from '../thread-model';
 
 /** Applies one stored event of type `K` to the open thread's state, in place (it may note what changed in `result`). */
 export type EventReducer<K extends VoxEventType> = (state: ThreadState, ev: StoredEventOf<K>, result: EventsResult) => void;

@@ -10,7 +10,7 @@ import { MAX_PROMPT_CHARS } from '../../../../src/protocol/commands/index';
 import { splitContext } from '../../../../src/protocol/mentions';
 import { PromptRecall, type ArrowInput, type RecallStep } from '../prompt-recall';
 import { takeStoredPrompt } from '../rules-state';
-import { activeRun } from '../run-views';
+import { activeRun } from '../thread-model';
 import { compactionFeature } from './compaction';
 import { contextFeature } from './context';
 import { defineFeature } from './feature';

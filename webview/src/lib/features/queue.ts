@@ -5,18 +5,8 @@
  */
 import { MAX_PROMPT_CHARS } from '../../../../src/protocol/commands/index';
 import { insertItem } from '../run-views';
-import type { ThreadState } from '../thread-state';
+import type { QueuedView, ThreadState } from '../thread-model';
 import { defineFeature } from './feature';
-
-export interface QueuedView {
-  entryId: string;
-  prompt: string;
-  model: string | null;
-  /** Promoted: the running turn takes it at its next boundary. */
-  steer: boolean;
-  /** Queued by another process (a `vox chat` in a terminal), which starts it when its turn comes. */
-  ownerPid: number;
-}
 
 /** The waiting list (a state saved by an older build has none); events about unknown entries are ignored. */
 function queueOf(state: ThreadState): QueuedView[] {

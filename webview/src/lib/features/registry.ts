@@ -8,7 +8,7 @@
  */
 import type { CommandType } from '../../../../src/protocol/commands/index';
 import type { StoredEvent, VoxEventType } from '../../../../src/protocol/events';
-import type { EventsResult, ThreadState } from '../thread-state';
+import type { EventsResult, ThreadState } from '../thread-model';
 import type { ErrorTable, EventReducer, Feature, FeatureContext, FeatureUpdateType, Installed, ResultTable, UpdateTable } from './feature';
 
 type AnyReducer = (state: ThreadState, ev: StoredEvent, result: EventsResult) => void;

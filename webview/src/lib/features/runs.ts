@@ -5,7 +5,8 @@
  * and again for every new engine session — and Stop.
  */
 import type { StoredEventOf } from '../../../../src/protocol/events';
-import { activeRun, insertItem, type RunView } from '../run-views';
+import { insertItem, type RunView } from '../run-views';
+import { activeRun } from '../thread-model';
 import { addRun } from '../tree-state';
 import { applyChunks, applyTurnEnded, markStreamUnavailable } from '../turn-chunks';
 import { defineFeature } from './feature';
