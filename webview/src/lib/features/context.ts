@@ -1,6 +1,6 @@
 /**
- * The composer's context (SPEC: @-mentions and the meter): the mentions popup, the chips and the
- * context meter under `context` (../context-state.ts). Their answers come here
+ * The composer's context: the @-mentions popup, the chips and the context meter under `context`
+ * (../context-state.ts). Their answers come here
  * (`suggestMentions`, `estimateContext`; a failed estimate hides the meter without a notice), and
  * the meter is estimated again when another thread opens and when a run ends (the history grew).
  */

@@ -1,7 +1,7 @@
 /**
- * Plan mode (SPEC: Plan / Act): the open thread's work mode (thread.workModeSet) and its plan
- * (plan.submitted, plan.edited, plan.stepUpdated, plan.actedOn; events about an older plan are
- * ignored), and their intents: Plan / Act, the user's edit of the plan, a step's status, and
+ * Plan mode: the open thread's work mode (thread.workModeSet) and its plan (plan.submitted,
+ * plan.edited, plan.stepUpdated, plan.actedOn; events about an older plan are ignored), and
+ * their intents: Plan / Act, the user's edit of the plan, a step's status, and
  * "Act on this plan". A first prompt in Plan mode opens its thread in Plan (./prompts.ts).
  */
 import { defineFeature } from './feature';
