@@ -1,6 +1,6 @@
 /**
  * The chat's compaction note and intents (webview/src/lib/compaction-state.ts,
- * compaction-intents.ts) over thread states built by the real reducer from stored events: the
+ * features/compaction.ts) over thread states built by the real reducer from stored events: the
  * note follows the entry of the last compacted message ("Context compacted up to here"), the
  * messages above stay in the list and the in-thread find still finds them, a later compaction
  * that takes an earlier one in shows one note, a branch that does not hold the range shows none;

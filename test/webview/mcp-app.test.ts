@@ -1,5 +1,5 @@
 /**
- * MCP Apps in the webview's logic (webview/src/lib/mcp-app.ts, mcp-app-state.ts, the thread
+ * MCP Apps in the webview's logic (webview/src/lib/mcp-app.ts, features/mcp-apps.ts, the thread
  * state and blocks): the frame's document (CSP meta first, the chat's nonce on scripts and
  * styles, a doctype kept first), the bridge's reading of messages (JSON-RPC 2.0 only; unknown
  * requests vs ignored notifications; a state that is not a string), the bounded height, the host

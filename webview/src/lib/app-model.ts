@@ -1,13 +1,13 @@
 /**
  * The webview's model: everything the app renders, as one plain object the Controller
- * (./controller.ts) mutates (a Svelte `$state` proxy in the app, a plain object in tests), and
- * the pure folds of protocol answers into it.
+ * (./controller.ts) and its features mutate (a Svelte `$state` proxy in the app, a plain object
+ * in tests).
  */
 import type { RevealRequest } from './thread-search';
 import type { EngineUpdate } from '../../../src/protocol/updates';
-import type { CommandResult, SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
+import type { SettingsView, ThreadSummary } from '../../../src/protocol/commands/index';
 import type { ChildThreadView } from '../../../src/protocol/commands/threads';
-import type { ThreadState } from './thread-state';
+import type { ThreadState } from './thread-model';
 import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';
@@ -44,7 +44,7 @@ export interface AppModel {
   nextWorkMode?: 'plan' | 'act';
   /** The composer's @-mentions, chips and context meter (./context-state.ts). */
   context: ContextModel;
-  /** A `compactThread` on its way (./compaction-intents.ts). */
+  /** A `compactThread` on its way (./features/compaction.ts). */
   compacting?: { requestId: string; threadId: string } | null;
   /** The composer's MCP prompts and resources (./mcp-state.ts; created by the controller). */
   mcp?: McpModel;
@@ -68,19 +68,3 @@ export const consoleLogger: Logger = {
   warn: (m) => console.warn(`[vox] ${m}`),
   error: (m) => console.error(`[vox] ${m}`),
 };
-
-/**
- * Answers that only fold data into the model (no follow-up requests): subagent threads, waiting
- * approvals and the permission settings (the thread list's pages go to ./thread-list-loader.ts).
- * False for any other command.
- */
-export function applyModelResult(m: AppModel, req: { type: string; append?: boolean; parentId?: string; scopeWorkspace?: boolean }, value: unknown): boolean {
-  if (req.type === 'listChildThreads' && req.parentId) m.childThreads[req.parentId] = (value as CommandResult<'listChildThreads'>).threads;
-  else if (req.type === 'listApprovals') {
-    for (const a of (value as CommandResult<'listApprovals'>).approvals) {
-      if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
-    }
-  } else if (req.type === 'getPermissions' || (req.type === 'setPermissionMode' && req.scopeWorkspace)) m.permissions = value as CommandResult<'getPermissions'>;
-  else return false;
-  return true;
-}

@@ -14,6 +14,8 @@
  * long replay as several messages, ../../../src/protocol/updates.ts replayChunks).
  */
 import { applyEvents, type EventsResult, type ThreadState, type Warn } from './thread-state';
+import { DEFAULT_REGISTRY } from './features/index';
+import type { FeatureRegistry } from './features/registry';
 
 /** Events in one batch from which an empty thread is replayed into a plain copy. */
 export const BULK_REPLAY_EVENTS = 200;
@@ -59,6 +61,8 @@ export class SlicedReplay {
     private readonly onDone: (state: ThreadState, result: EventsResult) => void,
     private readonly warn: Warn,
     private readonly scheduler: ReplayScheduler = browserScheduler,
+    /** Whose reducers apply the events (the controller's features). */
+    private readonly registry: FeatureRegistry = DEFAULT_REGISTRY,
   ) {}
 
   get threadId(): string {
@@ -87,7 +91,7 @@ export class SlicedReplay {
     while (this.queue.length > 0) {
       const batch = this.queue[0]!;
       const end = Math.min(batch.length, this.at + EVENTS_PER_STEP);
-      merge(this.result, applyEvents(this.state, batch.slice(this.at, end), this.warn));
+      merge(this.result, applyEvents(this.state, batch.slice(this.at, end), this.warn, this.registry));
       this.at = end;
       if (this.at >= batch.length) {
         this.queue.shift();
@@ -114,6 +118,7 @@ export class ReplayIntake {
   constructor(
     private readonly warn: Warn,
     private readonly swapIn: (state: ThreadState, result: EventsResult) => void,
+    private readonly registry: FeatureRegistry = DEFAULT_REGISTRY,
   ) {}
 
   /** True when a replay took the batch (started now or queued behind the running one). */
@@ -128,7 +133,7 @@ export class ReplayIntake {
       if (this.replay !== replay) return;
       this.replay = null;
       this.swapIn(state, res);
-    }, this.warn);
+    }, this.warn, undefined, this.registry);
     this.replay = replay;
     replay.add(events, more);
     return true;

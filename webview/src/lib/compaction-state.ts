@@ -1,13 +1,12 @@
 /**
  * The open thread's compactions (SPEC 3.7), as the chat shows them: folded from
- * `thread.compacted` events (pure and JSON-serialisable like the rest of the thread state, which
- * calls `applyCompactionEvent`), and where each note goes — after the entry holding the last
+ * `thread.compacted` events (by ./features/compaction.ts; pure and JSON-serialisable like the
+ * rest of the thread state), and where each note goes — after the entry holding the last
  * compacted message of every compaction that applies to the open path (the path logic is
  * src/protocol/compaction.ts, shared with the engine). The messages above a note stay in the
  * list as they were: readable, and found by the in-thread find.
  */
 import { activeCompactions } from '../../../src/protocol/compaction';
-import type { StoredEvent as WireEvent } from '../../../src/protocol/events';
 import { pathIds, type Entry, type TreeFields } from './tree-state';
 
 export interface CompactionNoteView {
@@ -23,23 +22,6 @@ export interface CompactionNoteView {
 
 /** What compaction events give the thread state (optional: a state an older build saved still loads). */
 export interface CompactionFields { compactions?: CompactionNoteView[] }
-
-export type CompactionEvent = Extract<WireEvent, { type: 'thread.compacted' }>;
-
-export function isCompactionEvent(ev: WireEvent): ev is CompactionEvent {
-  return ev.type === 'thread.compacted';
-}
-
-export function applyCompactionEvent(s: CompactionFields, ev: CompactionEvent): void {
-  // Assigned, then read back: in the app `s` is a $state proxy, and a push on the raw array just assigned never reaches it.
-  if (!s.compactions) s.compactions = [];
-  const list = s.compactions;
-  if (list.some((c) => c.compactionId === ev.compactionId)) return;
-  list.push({
-    compactionId: ev.compactionId, mode: ev.mode, trigger: ev.trigger, fromMessageId: ev.fromMessageId, upToMessageId: ev.upToMessageId,
-    coveredMessages: ev.coveredMessages, summary: ev.summary, model: ev.model,
-  });
-}
 
 /** The entry key (`msg:<id>` / `run:<id>`, as thread-find.ts keys entries) each note follows, for the compactions on the open path. */
 export function compactionNotes(state: CompactionFields & { tree: TreeFields; entries: Entry[]; runs: Record<string, unknown> }): Map<string, CompactionNoteView> {

@@ -1,8 +1,11 @@
 /**
- * Controller: the webview's client of the engine. It decodes every host message through
- * `updateEnvelope` (engine updates and the extension's `hostCommand`s), folds them into an
- * AppModel, and turns UI intents into protocol commands sent through the HostBridge (the
- * one-command intents live in ./controller-intents.ts, which this class extends).
+ * Controller: the webview's client of the engine. It holds the connection — every host message
+ * decoded through `updateEnvelope`, every command sent through the HostBridge with a request id
+ * its answer comes back with — the AppModel and the open thread (its subscriptions, its first
+ * replay in slices, the saved state), and installs the features (./features/index.ts). Each
+ * feature's intents become the controller's own (`controller.sendPrompt`, `controller.tree`, …);
+ * each stored event, update and command answer goes to the one feature that owns its type (an
+ * update no feature owns — threadChanged, variants: for other views — is ignored).
  *
  * Plain TypeScript, no DOM and no Svelte: the app passes a `$state` proxy as the model (so every
  * mutation here is reactive), tests pass a plain object and a fake bridge.
@@ -13,102 +16,83 @@
  * subscribes from those seqs, and the reducer drops any overlap.
  * Saving is skipped while a run streams and done once when it ends (SPEC §5.4), and on hide.
  */
-import { SearchRequests } from './thread-search';
 import { updateEnvelope, type EngineUpdate } from '../../../src/protocol/updates';
-import { COMMANDS, MAX_PROMPT_CHARS, type ClientCommand, type CommandResult } from '../../../src/protocol/commands/index';
-import { MAX_NOTICES, applyModelResult, consoleLogger, type AppModel, type Logger } from './app-model';
+import { COMMANDS, type ClientCommand } from '../../../src/protocol/commands/index';
+import type { HostAction } from '../../../src/protocol/host';
+import { MAX_NOTICES, consoleLogger, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
-import {
-  activeRun, applyChunks, applyEvents, applyTurnEnded, createThreadState, markStreamUnavailable, runsNeedingStream, type EventsResult, type ThreadState,
-} from './thread-state';
+import { applyEvents, createThreadState, runsNeedingStream, type EventsResult, type ThreadState } from './thread-state';
 import { StateSaver } from './state-saver';
 import { ReplayIntake } from './bulk-replay';
-import { applyHostCommand } from './host-commands';
-import { ContextController } from './context-state';
-import { takeStoredPrompt } from './rules-state';
-import { splitContext } from '../../../src/protocol/mentions';
-import { PromptRecall, type ArrowInput, type RecallStep } from './prompt-recall';
-import { toSettings } from './settings-state';
-import { ControllerIntents } from './controller-intents';
-import { TreeIntents } from './tree-intents';
-import { McpAppIntents } from './mcp-app-intents';
-import { ThreadListLoader } from './thread-list-loader';
-import { CompactionIntents } from './compaction-intents';
-import { McpController, createMcpModel } from './mcp-state';
+import type { ErrorUpdate, Feature, FeatureContext } from './features/feature';
+import { DEFAULT_REGISTRY, FEATURES, type DefaultIntents } from './features/index';
+import { FeatureRegistry, installFeatures, type InstalledFeatures } from './features/registry';
 
 export { PERSIST_VERSION, MAX_PERSISTED_THREAD_CHARS, type PersistedState } from './persistence';
 export { MAX_TRACKED_REQUESTS } from './requests';
 export { MAX_NOTICES, approvalsOf, createModel, type AppModel, type ApprovalView, type Logger, type Notice, type SettingsView, type ThreadSummary } from './app-model';
+export { CONTINUE_PROMPT } from './features/prompts';
 
-/** What Continue sends after a reply that stopped at the output-token limit. */
-export const CONTINUE_PROMPT = 'Your last reply stopped at the output-token limit. Continue exactly where you stopped, without repeating what you already wrote.';
-
-export class Controller extends ControllerIntents {
+class ControllerCore {
   private readonly requests = new RequestTracker();
   private readonly subscribedTurns = new Set<string>();
   private nextNotice = 1;
-  /** ArrowUp/ArrowDown prompt recall (./prompt-recall.ts) over the engine's prompt history. */
-  readonly recall = new PromptRecall();
-  /** `searchThreads` for the search box (./thread-search.ts). */
-  readonly search = new SearchRequests((c) => this.send(c));
-  private revealSeq = 0;
-  /** The model last sent to `prepareModel`. */
-  private preparedModel: string | null = null;
+  /** Bumped whenever the open thread is left: a follow-up of its events stops once a feature left it. */
+  private openings = 0;
+  /** Whose reducers apply the open thread's events. */
+  private readonly registry: FeatureRegistry;
+  private readonly features: InstalledFeatures;
   /** When the state is saved with vscode.setState (./state-saver.ts). */
   private readonly saver: StateSaver;
   /** The open thread's first replay while it is applied in slices (./bulk-replay.ts). */
-  private readonly replay = new ReplayIntake((w) => this.log.warn(w), (state, res) => {
-    this.model.thread = state;
-    this.afterEvents(state, res, true);
-  });
+  private readonly replay: ReplayIntake;
   private stopListening: (() => void) | null = null;
-  /** @-mentions, chips and the context meter of the composer (./context-state.ts). */
-  readonly context: ContextController;
-  /** Regenerate, retry, edit, switch branch, compare (./tree-intents.ts). */
-  readonly tree: TreeIntents;
-  /** The thread list in chunks, merged by id, kept across reopening (./thread-list-loader.ts). */
-  readonly threadList: ThreadListLoader;
-  readonly compaction: CompactionIntents;
-  /** MCP prompts as slash commands, resources in the @-popup (./mcp-state.ts). */
-  readonly mcp: McpController;
-  /** MCP App states and "Fork from here" (./mcp-app-intents.ts). */
-  readonly mcpApps: McpAppIntents;
 
-  constructor(model: AppModel, bridge: HostBridge, private readonly log: Logger = consoleLogger) {
-    super(model, bridge);
-    this.threadList = ThreadListLoader.withTimers(model, (c, extra) => void this.send(c, extra));
-    this.saver = new StateSaver(model, bridge, log, this.threadList);
-    this.tree = new TreeIntents({ model, send: (c) => this.send(c), hostAction: (a, args) => this.bridge.sendHostAction(a, args) });
-    this.compaction = new CompactionIntents({ model, send: (c) => this.send(c), notify: (code, message) => this.notify(code, message) });
-    model.mcp ??= createMcpModel(); // read back below: through the $state proxy, so the slash menu is reactive
-    this.mcp = new McpController(model.mcp, { send: (c) => this.send(c), draft: () => this.model.draft, setDraft: (t) => (this.model.draft = t), notify: (code, message) => this.notify(code, message) });
-    this.mcpApps = new McpAppIntents({ send: (c) => this.send(c), openThread: (id) => { this.loadThreads(); this.openThread(id); } });
-    this.context = new ContextController(model.context, {
-      send: (c) => this.send(c),
-      threadId: () => this.model.thread?.threadId ?? null,
-      draft: () => this.model.draft,
-      setDraft: (t) => (this.model.draft = t),
-      schedule: (fn, ms) => {
-        const h = setTimeout(fn, ms);
-        return { cancel: () => clearTimeout(h) };
+  constructor(readonly model: AppModel, private readonly bridge: HostBridge, private readonly log: Logger = consoleLogger, features: readonly Feature[] = FEATURES) {
+    this.registry = features === FEATURES ? DEFAULT_REGISTRY : new FeatureRegistry(features);
+    this.replay = new ReplayIntake((w) => log.warn(w), (state, res) => {
+      this.model.thread = state;
+      this.afterEvents(state, res, true);
+    }, this.registry);
+    const ctx: FeatureContext = {
+      model, log,
+      send: (c, extra) => this.send(c, extra),
+      notify: (code, message) => this.notify(code, message),
+      hostAction: (action, args) => bridge.sendHostAction(action, args),
+      use: <I extends object>(f: Feature<I>): I => this.use(f),
+      openThread: (id) => this.openThread(id),
+      newThread: () => this.newThread(),
+      closeThread: () => {
+        this.leaveThread();
+        this.model.thread = null;
       },
-    });
+      resubscribe: () => this.resubscribe(),
+      forgetTurn: (turnId) => void this.subscribedTurns.delete(turnId),
+      persistNow: () => this.persistNow(),
+      deferSave: () => this.saver.defer(),
+      reconnected: () => this.each((f) => f.reconnected?.()),
+    };
+    this.features = installFeatures(features, ctx, this);
+    this.saver = new StateSaver(model, bridge, log, this.features.list.find((f) => f.saved)?.saved);
+  }
+
+  /** The intents `feature` installed (a feature's own, also those not known to the Controller type). */
+  use<I extends object>(feature: Feature<I>): I {
+    const intents = this.features.intents.get(feature.name);
+    if (!intents) throw new Error(`feature ${feature.name} is not installed`);
+    return intents as I;
   }
 
   start(): void {
     this.stopListening = this.bridge.onMessage((data) => this.handleMessage(data));
     this.saver.restore();
-    this.send({ type: 'getSettings' });
-    this.threadList.start();
-    this.resubscribe();
-    this.loadPromptHistory();
-    this.mcp.start();
+    this.each((f) => f.start?.());
   }
 
   dispose(): void {
     this.persistNow();
-    this.threadList.dispose();
+    this.each((f) => f.dispose?.());
     this.stopListening?.();
     this.stopListening = null;
   }
@@ -131,56 +115,18 @@ export class Controller extends ControllerIntents {
   }
 
   private onUpdate(u: EngineUpdate): void {
-    const m = this.model;
     switch (u.type) {
-      case 'hostCommand':
-        applyHostCommand(this, u);
-        return;
-      case 'settings':
-        // Unsolicited: a new engine session (its subscriptions are ours to redo), or the settings changed.
-        m.settings = toSettings(u);
-        this.prepareModel(u.model, true);
-        if (m.permissions !== undefined) this.loadPermissions(); // the permission settings may have changed too
-        this.threadList.reconnected(); // maybe a new session: the old one's list requests are lost
-        this.resubscribe();
-        this.loadPromptHistory(); // a new session may be a new engine (another window's prompts since)
-        this.mcp.start();
+      case 'events':
+        this.onEvents(u.threadId, u.events, u.more === true);
         return;
       case 'result':
         this.onResult(u.inReplyTo, u.value);
         return;
-      case 'threadChanged':
-      case 'variants':
-        return;
-      case 'mcpServers':
-        this.mcp.onServers(u);
-        return;
-      case 'events':
-        this.onEvents(u.threadId, u.events, u.more === true);
-        return;
-      case 'turnChunks':
-        if (m.thread && !applyChunks(m.thread, u.turnId, u.chunks, (w) => this.log.warn(w))) {
-          this.log.warn(`ignoring chunks of turn ${u.turnId}, which is not in the open thread`);
-        }
-        return;
-      case 'turnEnded':
-        this.subscribedTurns.delete(u.turnId);
-        // Saved once per turn, by the run.ended event (flushed on hide or dispose if it never comes).
-        if (m.thread && m.thread.runs[u.turnId]?.status === 'running' && applyTurnEnded(m.thread, u.turnId, u.status, u.error)) this.saver.defer();
-        else if (m.thread) applyTurnEnded(m.thread, u.turnId, u.status, u.error); // after run.ended: nothing a resume needs
-        return;
-      case 'approvalRequested':
-        if (!m.approvals.some((a) => a.callId === u.callId)) {
-          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
-          this.persistNow(); // a reload must not lose it (see PersistedState.approvals)
-        }
-        return;
-      case 'approvalSettled':
-        this.dropApproval(u.callId);
-        return;
       case 'error':
         this.onError(u);
         return;
+      default:
+        this.features.updates.get(u.type)?.(u as never);
     }
   }
 
@@ -188,38 +134,25 @@ export class Controller extends ControllerIntents {
     const thread = this.model.thread;
     if (!thread || threadId !== thread.threadId) return; // a thread we left; its unsubscribe is on the way
     if (this.replay.take(thread, events, more)) return; // a long thread's first replay, or behind it (./bulk-replay.ts)
-    this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w)), false);
+    this.afterEvents(thread, applyEvents(thread, events, (w) => this.log.warn(w), this.registry), false);
   }
 
   /** Follow-up of applied events; `replayed`: `thread` is the plain state a replay just swapped in. */
   private afterEvents(thread: ThreadState, res: EventsResult, replayed: boolean): void {
-    for (const id of res.completedItems) this.dropApproval(id);
-    const sending = this.model.sending;
-    if (sending && res.userMessages.length > 0) {
-      const contents = thread.entries.flatMap((e) => (e.kind === 'message' && res.userMessages.includes(e.messageId) ? [splitContext(e.content).prompt] : []));
-      if (contents.includes(sending.prompt)) this.model.sending = null;
-    }
-    if (thread.deleted) {
-      this.leaveThread();
-      this.model.thread = null;
-      this.loadThreads();
-      this.persistNow();
-      return;
-    }
+    const opening = this.openings;
+    this.each((f) => f.eventsApplied?.(thread, res));
+    if (this.openings !== opening) return; // a feature left the thread (it was deleted)
     this.ensureTurnSubscriptions();
-    if (res.endedRuns.length > 0) {
-      this.context.refresh(); // the history grew: the meter counts it
-      this.loadThreads(); // updatedAt moved
-    }
+    if (res.endedRuns.length > 0) this.each((f) => f.runsEnded?.(thread, res.endedRuns));
     if (replayed) this.saver.soon(thread); // not in the frame that shows the thread
     else if (res.endedRuns.length > 0) this.persistNow();
     else if (res.applied > 0) this.saver.schedule();
   }
 
-  /** A command's answer, decoded by its result validator; unknown or forgotten requests are ignored. */
+  /** A command's answer, decoded by its result validator, for the feature that handles it; unknown or forgotten requests are ignored. */
   private onResult(inReplyTo: string | undefined, raw: unknown): void {
-    this.compaction.settled(inReplyTo);
-    const req = this.take(inReplyTo);
+    this.each((f) => f.replied?.(inReplyTo));
+    const req = this.requests.take(inReplyTo);
     if (!req) return;
     let value: unknown;
     try {
@@ -228,69 +161,25 @@ export class Controller extends ControllerIntents {
       this.log.warn(`ignoring a broken answer to ${req.type}: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
-    if (this.context.onResult(inReplyTo, req.type, value)) return;
-    if (this.mcp.onResult(inReplyTo, req.type, value)) return;
-    if (this.mcpApps.onResult(inReplyTo, req.type, value)) return;
-    if (req.type === 'listThreads') return this.threadList.onPage(req.walk, value as CommandResult<'listThreads'>);
-    if (req.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
-    if (this.search.onResult(inReplyTo, req.type, value)) return;
-    const m = this.model;
-    if (applyModelResult(m, req, value)) return;
-    if (req.type === 'getSettings' || req.type === 'setModel' || req.type === 'setUiPreference') {
-      const st = toSettings(value as CommandResult<'getSettings'>);
-      m.settings = st;
-      this.prepareModel(st.model, false);
-    } else if (req.type === 'sendPrompt') {
-      const started = value as CommandResult<'sendPrompt'>;
-      this.context.noteSent(started.rules, started.warnings);
-      // Rule tokens stripped: the message being sent gives way to the stored one (maybe already here).
-      if (started.prompt !== undefined && m.sending?.requestId === inReplyTo) takeStoredPrompt(m, started.prompt);
-      this.loadThreads();
-      if (!m.thread) this.openThread(started.threadId);
-      else if (m.thread.threadId !== started.threadId) m.sending = null;
-      // Queued: it shows in the queue strip (from its event), not as a message being sent.
-      if (started.queued && m.sending?.prompt === req.prompt) m.sending = null;
-    } else if (req.type === 'listPromptHistory') {
-      this.recall.setHistory((value as CommandResult<'listPromptHistory'>).prompts.map((p) => p.prompt));
-    } else if (req.type === 'respondToApproval' && req.callId) {
-      this.dropApproval(req.callId);
-    } else if (req.type === 'renameThread' || req.type === 'deleteThread') {
-      this.loadThreads();
-    }
+    this.features.results.get(req.type)?.(value as never, req as never, inReplyTo as never);
   }
 
-  private onError(u: Extract<EngineUpdate, { type: 'error' }>): void {
-    this.compaction.settled(u.inReplyTo);
-    const req = this.take(u.inReplyTo);
-    if (req && this.context.onError(u.inReplyTo, req.type)) return; // the meter hides; no notice for a background estimate
-    if (req && this.mcp.onError(u.inReplyTo, req.type, u.message)) return;
-    if (req?.type === 'listThreads') this.threadList.onError(req.walk);
-    if (req?.type === 'listChildThreads' && req.parentId) this.threadList.childrenSettled(req.parentId);
-    if (req && this.search.onError(u.inReplyTo, req.type, u.message)) return; // shown in the search box
-    if (req && this.mcpApps.onError(u.inReplyTo, req.type, u.message)) return; // the app's frame gets it
-    const thread = this.model.thread;
-    if (req?.type === 'subscribeTurn' && req.turnId) {
-      // The turn left the engine's memory (or never streamed): its events still tell the story.
-      this.subscribedTurns.delete(req.turnId);
-      if (thread) markStreamUnavailable(thread, req.turnId);
-      this.log.warn(`turn ${req.turnId} cannot stream (${u.code}: ${u.message}); showing its events`);
-      return;
-    }
-    if (req?.type === 'subscribeThread' && thread && req.threadId === thread.threadId) {
-      this.leaveThread();
-      this.model.thread = null;
-      this.persistNow();
-    }
-    if (req?.type === 'sendPrompt' && this.model.sending?.requestId === u.inReplyTo) {
-      if (this.model.draft.length === 0 && req.prompt) this.model.draft = req.prompt; // give the text back
-      this.context.restoreAfterFailedSend(); // and its mentions
-      this.model.sending = null;
-    }
-    if (req?.type === 'respondToApproval' && req.callId) this.dropApproval(req.callId);
+  /** A command's error: its feature's to handle, shown as a notice unless the feature says it is handled. */
+  private onError(u: ErrorUpdate): void {
+    this.each((f) => f.replied?.(u.inReplyTo));
+    const req = this.requests.take(u.inReplyTo);
+    if (req?.type === 'subscribeThread') {
+      const thread = this.model.thread;
+      if (thread && req.threadId === thread.threadId) {
+        this.leaveThread();
+        this.model.thread = null;
+        this.persistNow();
+      }
+    } else if (req && this.features.errors.get(req.type)?.(u as never, req as never) === true) return;
     this.notify(u.code, u.message);
   }
 
-  // ---- intents from the UI --------------------------------------------------------------------
+  // ---- the open thread ------------------------------------------------------------------------
 
   openThread(threadId: string): void {
     if (this.model.thread?.threadId === threadId) return;
@@ -300,12 +189,7 @@ export class Controller extends ControllerIntents {
     this.model.thread = state;
     this.resubscribe();
     this.persistNow();
-    this.context.refresh();
-  }
-
-  /** Asks the thread's list to scroll to `messageId` and highlight it once it is loaded (../components/MessageReveal.svelte). */
-  requestReveal(threadId: string, messageId: string): void {
-    this.model.reveal = { threadId, messageId, n: ++this.revealSeq };
+    this.each((f) => f.threadChanged?.());
   }
 
   newThread(): void {
@@ -313,75 +197,15 @@ export class Controller extends ControllerIntents {
     this.model.thread = null;
     this.model.focusRequests++;
     this.persistNow();
-    this.context.refresh();
-  }
-
-  /** Reloads the first page of the thread list (the rows beyond it stay; ./thread-list-loader.ts). */
-  loadThreads(): void {
-    this.threadList.refresh();
-  }
-
-  /** Loads the subagent threads under `threadId` (the thread list shows them nested), unless that load is on its way. */
-  loadChildThreads(threadId: string): void {
-    this.threadList.loadChildren(threadId);
-  }
-
-  /** Loads the next chunk of the thread list now, if there is one. */
-  loadMoreThreads(): boolean {
-    return this.threadList.more();
-  }
-
-  /**
-   * Sends the draft as a prompt. While the thread runs it is queued for after the turn — or, with
-   * `steer`, handed to the running turn at its next step (SPEC 2.4). False when there is nothing
-   * to send or a send is still on its way.
-   */
-  sendPrompt(opts: { steer?: boolean; /** Send although the meter says it does not fit (the user confirmed). */ force?: boolean } = {}): boolean {
-    const prompt = this.model.draft;
-    if (prompt.trim().length === 0 || this.model.sending) return false;
-    if (this.compaction.slash(prompt)) return true; // `/compact` runs the command instead of being sent
-    if (prompt.length > MAX_PROMPT_CHARS) {
-      this.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
-      return false;
-    }
-    if (!opts.force && !this.context.checkFits()) return false; // the composer asks to confirm
-    let threadId = this.model.thread?.threadId ?? null;
-    const running = !!this.model.thread && !!activeRun(this.model.thread);
-    const mentions = this.context.mentions();
-    if (threadId === null && this.model.nextWorkMode === 'plan') threadId = this.createPlanThread(prompt);
-    const requestId = this.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions } : {}) }, { prompt });
-    this.model.sending = { requestId, prompt };
-    this.model.draft = '';
-    this.context.clearAfterSend();
-    this.recall.sent(prompt);
-    return true;
-  }
-
-  /** Continue after a reply that stopped at the output-token limit: a prompt asking the model to go on. */
-  continueReply(): boolean {
-    const thread = this.model.thread;
-    if (!thread || this.model.sending) return false;
-    const prompt = CONTINUE_PROMPT;
-    const requestId = this.send({ type: 'sendPrompt', threadId: thread.threadId, prompt, ifBusy: 'queue', history: false }, { prompt });
-    this.model.sending = { requestId, prompt };
-    return true;
-  }
-
-  /** ArrowUp/ArrowDown in the composer (./prompt-recall.ts): the new draft and caret, or null when the key is the text box's. */
-  recallPrompt(direction: 'up' | 'down', input: ArrowInput): RecallStep | null {
-    const step = this.recall.key(direction, input);
-    if (step) this.model.draft = step.draft;
-    return step;
-  }
-
-  /** Asks the engine for the prompt history (at start and when a new engine session connects). */
-  loadPromptHistory(): void {
-    this.recall.requested();
-    this.send({ type: 'listPromptHistory' });
+    this.each((f) => f.threadChanged?.());
   }
 
   dismissNotice(id: number): void {
     this.model.notices = this.model.notices.filter((n) => n.id !== id);
+  }
+
+  hostAction(action: HostAction): void {
+    this.bridge.sendHostAction(action);
   }
 
   /** The webview was hidden or shown (document `visibilitychange`). */
@@ -389,8 +213,6 @@ export class Controller extends ControllerIntents {
     if (visible) this.resubscribe();
     else this.persistNow();
   }
-
-  // ---- subscriptions and persistence ----------------------------------------------------------
 
   /** Subscribes the open thread (and its streaming turns) from the last seqs the state has seen. */
   resubscribe(): void {
@@ -412,6 +234,7 @@ export class Controller extends ControllerIntents {
   }
 
   private leaveThread(): void {
+    this.openings++;
     this.replay.cancel();
     const thread = this.model.thread;
     if (!thread) return;
@@ -431,36 +254,25 @@ export class Controller extends ControllerIntents {
     return this.saver.unsaved;
   }
 
-  /**
-   * Asks the engine to load `model` ahead of the first prompt (a local model takes seconds to
-   * load, a prompt after that milliseconds). Sent when an engine session appears (`fresh`) and when
-   * the model changes; its answer needs nothing from us (a failure shows on the first prompt).
-   */
-  private prepareModel(model: string, fresh: boolean): void {
-    if (!fresh && model === this.preparedModel) return;
-    this.preparedModel = model;
-    this.send({ type: 'prepareModel', model });
-  }
-
   // ---- plumbing -------------------------------------------------------------------------------
 
-  protected send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
+  private send(command: ClientCommand, extra: Omit<Pending, 'type'> = {}): string {
     const requestId = this.requests.track(command.type, extra);
     this.bridge.send({ ...command, requestId });
     return requestId;
-  }
-
-  private take(requestId: string | undefined): Pending | undefined {
-    return this.requests.take(requestId);
-  }
-
-  private dropApproval(callId: string): void {
-    const i = this.model.approvals.findIndex((a) => a.callId === callId);
-    if (i >= 0) this.model.approvals.splice(i, 1);
   }
 
   private notify(code: string, message: string): void {
     this.model.notices.push({ id: this.nextNotice++, code, message });
     if (this.model.notices.length > MAX_NOTICES) this.model.notices.splice(0, this.model.notices.length - MAX_NOTICES);
   }
+
+  /** Runs `hook` for every installed feature, in order. */
+  private each(hook: (f: InstalledFeatures['list'][number]) => void): void {
+    for (const f of this.features.list) hook(f);
+  }
 }
+
+/** The controller with the intents of the chat's features (./features/index.ts), which it installs unless given others. */
+export type Controller = ControllerCore & DefaultIntents;
+export const Controller = ControllerCore as new (model: AppModel, bridge: HostBridge, log?: Logger, features?: readonly Feature[]) => Controller;

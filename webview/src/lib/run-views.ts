@@ -1,7 +1,8 @@
 /**
  * The view types of one run in a thread (./thread-state.ts builds them): its items from stored
  * events, its live stream segments from chunks, its final message, wait, background work, posture
- * and handoff. Types only.
+ * and handoff; and `insertItem`, which several features share (no imports but types, so any
+ * feature module may use it).
  */
 import type { ItemKind, ItemStatus, MessageStatus, PermissionInfo, RunStatus, UsageTotals } from '../../../src/protocol/events';
 import type { CommandOutputView } from '../../../src/protocol/terminal';
@@ -27,7 +28,7 @@ export interface ItemView {
   isError: boolean;
   /** Tool calls: what the permission rules or mode decided (the rule that allowed or denied it). */
   permission?: PermissionInfo;
-  /** Tool calls: the MCP App the call returned (item.completed), and the state it saved (mcpApp.stateSaved; ./mcp-app-state.ts). */
+  /** Tool calls: the MCP App the call returned (item.completed), and the state it saved (mcpApp.stateSaved; ./features/mcp-apps.ts). */
   app?: McpAppView;
   appState?: string;
 }
@@ -86,3 +87,10 @@ export interface BackgroundView {
 }
 
 export interface WaitingView { resetAtMs: number; autoResume: boolean; snoozedUntilMs: number | null; attempt: number; source: 'provider' | 'backoff'; message: string }
+
+/** Puts an item in its place by ordinal (events of one run arrive in order, but a replay may overlap). */
+export function insertItem(run: RunView, item: ItemView): void {
+  const at = run.items.findIndex((i) => i.ordinal > item.ordinal);
+  if (at < 0) run.items.push(item);
+  else run.items.splice(at, 0, item);
+}

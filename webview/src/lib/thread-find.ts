@@ -19,7 +19,8 @@
 import { splitContext } from '../../../src/protocol/mentions';
 import { styledSpans } from '../../../src/protocol/terminal';
 import { runBlocks, type ToolView } from './blocks';
-import type { Entry, RunView, ThreadState } from './thread-state';
+import type { RunView } from './run-views';
+import type { Entry, ThreadState } from './thread-model';
 
 /** Longest query searched (longer input is cut): a find query is a phrase, not a document. */
 export const MAX_QUERY_CHARS = 200;

@@ -6,7 +6,7 @@
  * DOM, no Svelte; ../components/ThreadSearch.svelte and MessageReveal.svelte use it.
  */
 import type { ClientCommand, CommandResult } from '../../../src/protocol/commands/index';
-import type { Entry, ThreadState } from './thread-state';
+import type { Entry, ThreadState } from './thread-model';
 
 export type SearchResult = CommandResult<'searchThreads'>;
 

@@ -9,7 +9,8 @@
 import { MAX_PROMPT_CHARS, type ClientCommand } from '../../../src/protocol/commands/index';
 import type { HostAction } from '../../../src/protocol/host';
 import type { AppModel } from './app-model';
-import { activeRun, type RunView } from './thread-state';
+import type { RunView } from './run-views';
+import { activeRun } from './thread-model';
 import { branchBelowHead, siblingsIn, type Siblings } from './tree-state';
 import { splitContext } from '../../../src/protocol/mentions';
 

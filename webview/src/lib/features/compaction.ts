@@ -1,13 +1,15 @@
 /**
- * The compaction intents of the webview (SPEC 3.7): the Compact button and `/compact` typed as
- * the whole prompt compact the open thread; a message's "Compact up to here" / "Compact from
- * here" compact part of it. Each sends one `compactThread` command; the note comes back as the
- * thread's `thread.compacted` event (./compaction-state.ts) and a refusal (the thread runs, the
- * model's answer was not a summary) as an error notice. Not while the thread runs.
+ * Compaction (SPEC 3.7): the open thread's compactions (thread.compacted; ../compaction-state.ts
+ * places their notes) and the intents under `compaction` — the Compact button and `/compact`
+ * typed as the whole prompt compact the open thread; a message's "Compact up to here" /
+ * "Compact from here" compact part of it. Each sends one `compactThread` command; the note comes
+ * back as the thread's event and a refusal (the thread runs, the model's answer was not a
+ * summary) as an error notice. Not while the thread runs.
  */
-import type { ClientCommand } from '../../../src/protocol/commands/index';
-import type { AppModel } from './app-model';
-import { activeRun } from './thread-state';
+import type { ClientCommand } from '../../../../src/protocol/commands/index';
+import type { AppModel } from '../app-model';
+import { activeRun } from '../thread-model';
+import { defineFeature } from './feature';
 
 /** `/compact` as the whole prompt (`/compact from <id>` and `/compact up-to <id>` name a message). */
 export const COMPACT_SLASH = /^\/compact(?:\s+(up-to|from)\s+(\S+))?\s*$/;
@@ -52,3 +54,26 @@ export class CompactionIntents {
     if (requestId !== undefined && this.deps.model.compacting?.requestId === requestId) this.deps.model.compacting = null;
   }
 }
+
+export const compactionFeature = defineFeature({
+  name: 'compaction',
+  events: {
+    'thread.compacted'(s, ev) {
+      // Assigned, then read back: in the app `s` is a $state proxy, and a push on the raw array just assigned never reaches it.
+      if (!s.compactions) s.compactions = [];
+      const list = s.compactions;
+      if (list.some((c) => c.compactionId === ev.compactionId)) return;
+      list.push({
+        compactionId: ev.compactionId, mode: ev.mode, trigger: ev.trigger, fromMessageId: ev.fromMessageId, upToMessageId: ev.upToMessageId,
+        coveredMessages: ev.coveredMessages, summary: ev.summary, model: ev.model,
+      });
+    },
+  },
+  install(ctx) {
+    const compaction = new CompactionIntents({ model: ctx.model, send: (c) => ctx.send(c), notify: (code, message) => ctx.notify(code, message) });
+    return {
+      intents: { compaction },
+      replied: (inReplyTo) => compaction.settled(inReplyTo),
+    };
+  },
+});

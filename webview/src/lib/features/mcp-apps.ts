@@ -1,10 +1,27 @@
 /**
- * The webview's MCP App and fork intents: an app's state saved through `setMcpAppState` (the
+ * MCP Apps and forks (SPEC 5.3). The app a tool call returned rides on its item
+ * (`item.completed {app}`, ./runs.ts) and its live stream segment (`toolResult {app}`); the state
+ * the app saved (mcpApp.stateSaved) goes on its item here, so the frame gets it back when the
+ * thread replays. Intents under `mcpApps`: an app's state saved through `setMcpAppState` (the
  * frame awaits the answer: the bytes kept, or the engine's refusal in words), and "Fork from
- * here" on an answer through `forkThread` (the new thread opens). One command each; answers come
- * back through the controller's result / error dispatch.
+ * here" on an answer through `forkThread` (the new thread opens).
  */
-import type { ClientCommand, CommandResult, CommandType } from '../../../src/protocol/commands/index';
+import type { ClientCommand, CommandResult, CommandType } from '../../../../src/protocol/commands/index';
+import type { RunView } from '../run-views';
+import { defineFeature } from './feature';
+import { threadsFeature } from './threads';
+
+/** Sets the saved state of the app item `itemId` (an unknown item — not replayed yet, or another thread's — is ignored). */
+export function applyAppStateSaved(runs: Record<string, RunView>, itemId: string, saved: string): boolean {
+  for (const run of Object.values(runs)) {
+    const item = run.items.find((i) => i.itemId === itemId);
+    if (item) {
+      item.appState = saved;
+      return true;
+    }
+  }
+  return false;
+}
 
 export interface McpAppIntentDeps {
   send(command: ClientCommand): string;
@@ -62,3 +79,32 @@ export class McpAppIntents {
     return false;
   }
 }
+
+export const mcpAppsFeature = defineFeature({
+  name: 'mcpApps',
+  events: {
+    'mcpApp.stateSaved'(state, ev) {
+      applyAppStateSaved(state.runs, ev.itemId, ev.state);
+    },
+  },
+  install(ctx) {
+    const mcpApps = new McpAppIntents({
+      send: (c) => ctx.send(c),
+      openThread: (id) => {
+        ctx.use(threadsFeature).loadThreads();
+        ctx.openThread(id);
+      },
+    });
+    return {
+      intents: { mcpApps },
+      results: {
+        setMcpAppState: (value, _req, inReplyTo) => void mcpApps.onResult(inReplyTo, 'setMcpAppState', value),
+        forkThread: (value, _req, inReplyTo) => void mcpApps.onResult(inReplyTo, 'forkThread', value),
+      },
+      errors: {
+        setMcpAppState: (u) => mcpApps.onError(u.inReplyTo, 'setMcpAppState', u.message), // the app's frame gets it
+        forkThread: (u) => mcpApps.onError(u.inReplyTo, 'forkThread', u.message),
+      },
+    };
+  },
+});

@@ -1,0 +1,55 @@
+/**
+ * Approvals: tool calls waiting for the user, of every thread (`approvalRequested` /
+ * `approvalSettled` updates, `listApprovals` answers; saved with the webview state so a reload
+ * keeps them), Approve / Deny, and their end — settled, answered, or the item completed.
+ */
+import type { AppModel } from '../app-model';
+import { defineFeature } from './feature';
+
+function dropApproval(m: AppModel, callId: string): void {
+  const i = m.approvals.findIndex((a) => a.callId === callId);
+  if (i >= 0) m.approvals.splice(i, 1);
+}
+
+export const approvalsFeature = defineFeature({
+  name: 'approvals',
+  install(ctx) {
+    const m = ctx.model;
+    return {
+      intents: {
+        respondToApproval(callId: string, decision: 'approved' | 'denied'): void {
+          const approval = m.approvals.find((a) => a.callId === callId);
+          if (!approval || approval.responding) return;
+          approval.responding = true;
+          ctx.send({ type: 'respondToApproval', callId, decision }, { callId });
+        },
+      },
+      updates: {
+        approvalRequested(u) {
+          if (m.approvals.some((a) => a.callId === u.callId)) return;
+          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
+          ctx.persistNow(); // a reload must not lose it (see PersistedState.approvals)
+        },
+        approvalSettled: (u) => dropApproval(m, u.callId),
+      },
+      results: {
+        listApprovals(value) {
+          for (const a of value.approvals) {
+            if (!m.approvals.some((x) => x.callId === a.callId)) m.approvals.push({ ...a, responding: false });
+          }
+        },
+        respondToApproval(_value, req) {
+          if (req.callId) dropApproval(m, req.callId);
+        },
+      },
+      errors: {
+        respondToApproval(_u, req) {
+          if (req.callId) dropApproval(m, req.callId); // and the notice says why
+        },
+      },
+      eventsApplied(_thread, res) {
+        for (const id of res.completedItems) dropApproval(m, id);
+      },
+    };
+  },
+});
