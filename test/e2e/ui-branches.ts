@@ -18,11 +18,12 @@
  */
 import type { Frame } from 'playwright-core';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
-import { EDITOR, SIDEBAR } from './ui-chat-context';
+import { textTurn } from '../support/fake-openai-server';
+import { EDITOR } from './ui-chat-context';
 import { runState, watch } from './ui-chat-stream';
-import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, readmePicture, VOX_WEBVIEW } from './ui-session';
 import { sendInNewThread, setApiKey, widenSideBar } from './ui-workbench';
+import { defineUiSet } from './ui-set';
 
 export const BRANCH_CHECKS = {
   view: 'branches UI: the chat opens on the demo model; the OpenAI key through "Vox: Set API Key"',
@@ -59,153 +60,128 @@ async function waitBranch(view: Frame, what: string, ok: (s: Awaited<ReturnType<
   return last!;
 }
 
-export async function runBranchChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'branches');
-  const state = { view: false, regenerated: false, edited: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let fake: FakeServer | undefined;
-  let session: UiSession | undefined;
-  /** The demo model's answer, as shown before the regenerate. */
-  let demoAnswer = '';
-  try {
-    try {
-      fake = await startFakeOpenAI({ responses: [] });
-      h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, {
-        label: 'branches UI',
-        dirs,
-        settings: { 'vox.model': 'local:demo', 'vox.models': [OPENAI_MODEL], 'vox.openaiBaseUrl': fake.baseUrl },
-      });
-    } catch (e) {
-      const why = `the branches UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(BRANCH_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const fk = fake;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+export const runBranchChecks = defineUiSet({
+  name: 'branches UI',
+  dir: 'branches',
+  checks: BRANCH_CHECKS,
+  state: { view: false, regenerated: false, edited: false },
+  fake: { responses: [] },
+  settings: ({ fake }) => ({ 'vox.model': 'local:demo', 'vox.models': [OPENAI_MODEL], 'vox.openaiBaseUrl': fake.baseUrl }),
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state, fake: fk }) => {
+    /** The demo model's answer, as shown before the regenerate. */
+    let demoAnswer = '';
 
     // ---- 1. The view; the key
-    await o.check(BRANCH_CHECKS.view, () =>
-      timed(BRANCH_CHECKS.view, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        const view = await sidebar();
-        const picked = await view.locator('.model-row select').inputValue({ timeout: 20_000 });
-        assert(picked === 'local:demo', `the picker shows ${picked}, expected local:demo`);
-        await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
-        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-        state.view = true;
-      }), p);
+    await check(BRANCH_CHECKS.view, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      const view = await sidebar();
+      const picked = await view.locator('.model-row select').inputValue({ timeout: 20_000 });
+      assert(picked === 'local:demo', `the picker shows ${picked}, expected local:demo`);
+      await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      state.view = true;
+    });
 
     // ---- 2. The demo answers; regenerate with gpt-e2e from the dropdown
-    await o.check(BRANCH_CHECKS.regenerate, () =>
-      timed(BRANCH_CHECKS.regenerate, async () => {
-        requireState('view');
-        const view = await sidebar();
-        await sendInNewThread(view, PROMPT);
-        const done = await watch(view, 'the demo answer', 120_000, (s) => s.runs === 1 && s.status !== null && s.status !== 'running', 100);
-        const first = done[done.length - 1]!;
-        assert(first.status === 'completed' && first.text.trim().length > 0, `the demo run ended ${first.status} with ${JSON.stringify(first.text.slice(0, 80))}`);
-        demoAnswer = first.text;
-        const before = fk.requests.length;
-        fk.push(textTurn(SCRIPTED.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`)), { eventDelayMs: 10 }));
-        const select = view.locator('article.run').last().locator('select.rerun-model');
-        await select.selectOption(OPENAI_MODEL, { timeout: 10_000 });
-        const s = await waitBranch(view, 'the regenerated answer under 2/2', (b) => b.text === SCRIPTED && b.status === 'completed' && b.position === '2/2', 60_000);
-        assert(!s.edited, 'a fresh answer says "edited"');
-        const reqs = fk.requests.slice(before).filter((r) => r.method === 'POST');
-        assert(reqs.length === 1, `expected one model request, got ${reqs.length}`);
-        assert(reqs[0]!.body?.model === 'gpt-e2e', `the regenerate asked for ${JSON.stringify(reqs[0]!.body?.model)}`);
-        assert(reqs[0]!.headers.authorization === `Bearer ${API_KEY}`, 'the regenerate did not carry the key set through the palette');
-        const msgs = (reqs[0]!.body?.messages ?? []) as { role: string; content: unknown }[];
-        const users = msgs.filter((m) => m.role === 'user').map((m) => String(m.content));
-        assert(users.length === 1 && users[0] === PROMPT, `the regenerated request's prompts: ${JSON.stringify(users)}`);
-        assert(!msgs.some((m) => m.role === 'assistant'), 'the old answer went along with the regenerate');
-        const shown = await view.locator('.message.user .plain').allInnerTexts();
-        assert(shown.length === 1 && shown[0] === PROMPT, `the open branch shows prompts ${JSON.stringify(shown)}`);
-        state.regenerated = true;
-      }), p);
+    await check(BRANCH_CHECKS.regenerate, async () => {
+      requireState('view');
+      const view = await sidebar();
+      await sendInNewThread(view, PROMPT);
+      const done = await watch(view, 'the demo answer', 120_000, (s) => s.runs === 1 && s.status !== null && s.status !== 'running', 100);
+      const first = done[done.length - 1]!;
+      assert(first.status === 'completed' && first.text.trim().length > 0, `the demo run ended ${first.status} with ${JSON.stringify(first.text.slice(0, 80))}`);
+      demoAnswer = first.text;
+      const before = fk.requests.length;
+      fk.push(textTurn(SCRIPTED.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`)), { eventDelayMs: 10 }));
+      const select = view.locator('article.run').last().locator('select.rerun-model');
+      await select.selectOption(OPENAI_MODEL, { timeout: 10_000 });
+      const s = await waitBranch(view, 'the regenerated answer under 2/2', (b) => b.text === SCRIPTED && b.status === 'completed' && b.position === '2/2', 60_000);
+      assert(!s.edited, 'a fresh answer says "edited"');
+      const reqs = fk.requests.slice(before).filter((r) => r.method === 'POST');
+      assert(reqs.length === 1, `expected one model request, got ${reqs.length}`);
+      assert(reqs[0]!.body?.model === 'gpt-e2e', `the regenerate asked for ${JSON.stringify(reqs[0]!.body?.model)}`);
+      assert(reqs[0]!.headers.authorization === `Bearer ${API_KEY}`, 'the regenerate did not carry the key set through the palette');
+      const msgs = (reqs[0]!.body?.messages ?? []) as { role: string; content: unknown }[];
+      const users = msgs.filter((m) => m.role === 'user').map((m) => String(m.content));
+      assert(users.length === 1 && users[0] === PROMPT, `the regenerated request's prompts: ${JSON.stringify(users)}`);
+      assert(!msgs.some((m) => m.role === 'assistant'), 'the old answer went along with the regenerate');
+      const shown = await view.locator('.message.user .plain').allInnerTexts();
+      assert(shown.length === 1 && shown[0] === PROMPT, `the open branch shows prompts ${JSON.stringify(shown)}`);
+      state.regenerated = true;
+    });
 
     // ---- 3. ‹ and ›
-    await o.check(BRANCH_CHECKS.switch, () =>
-      timed(BRANCH_CHECKS.switch, async () => {
-        requireState('regenerated');
-        const view = await sidebar();
-        await view.locator('.prompt-actions .prev').click({ timeout: 10_000 });
-        await waitBranch(view, 'the demo answer under 1/2', (b) => b.text === demoAnswer && b.position === '1/2');
-        await shot('e2e-branches-first');
-        await view.locator('.prompt-actions .next').click({ timeout: 10_000 });
-        await waitBranch(view, 'the regenerated answer under 2/2', (b) => b.text === SCRIPTED && b.position === '2/2');
-      }), p);
+    await check(BRANCH_CHECKS.switch, async () => {
+      requireState('regenerated');
+      const view = await sidebar();
+      await view.locator('.prompt-actions .prev').click({ timeout: 10_000 });
+      await waitBranch(view, 'the demo answer under 1/2', (b) => b.text === demoAnswer && b.position === '1/2');
+      await shot('e2e-branches-first');
+      await view.locator('.prompt-actions .next').click({ timeout: 10_000 });
+      await waitBranch(view, 'the regenerated answer under 2/2', (b) => b.text === SCRIPTED && b.position === '2/2');
+    });
 
     // ---- 4. The compare tab
-    await o.check(BRANCH_CHECKS.compare, () =>
-      timed(BRANCH_CHECKS.compare, async () => {
-        requireState('regenerated');
-        const view = await sidebar();
-        await view.locator('.prompt-actions .compare').click({ timeout: 10_000 });
-        await p.locator('.part.editor .tab', { hasText: 'Compare:' }).first().waitFor({ timeout: 20_000 });
-        const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
-        await tab.locator('.columns .column').nth(1).waitFor({ timeout: 20_000 });
-        const columns = await tab.locator('.columns .column').count();
-        assert(columns === 2, `the compare tab shows ${columns} columns`);
-        const texts = await tab.locator('.column .cmp-message.assistant .markdown').allInnerTexts();
-        assert(texts.some((t) => t.trim() === SCRIPTED), `the columns' answers: ${JSON.stringify(texts)}`);
-        const heads = await tab.locator('.column h2').allInnerTexts();
-        assert(heads.some((x) => /\(open\)$/.test(x)), `no column is marked open: ${JSON.stringify(heads)}`);
-        // The open branch is the first column; the other's final answer is diffed against it.
-        const changed = await tab.locator('.diff-text .add, .diff-text .del').allInnerTexts();
-        assert(changed.some((l) => l.includes('Teal')), `the final answers' diff changes ${JSON.stringify(changed)}`);
-        await shot('e2e-compare');
-        await shot(README_COMPARE.shot);
-        await h.runCommand(p, 'View: Close All Editors').catch(() => {});
-        // The same from the palette: pick the thread, the tab opens again.
-        await h.runCommand(p, 'Vox: Compare Branches', 30_000, { opensQuickInput: true });
-        await p.locator('.quick-input-widget .quick-input-list .label-name', { hasText: PROMPT }).first().waitFor({ timeout: 15_000 });
-        await h.answerQuickInput(p, PROMPT);
-        const again = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
-        await again.locator('.columns .column').nth(1).waitFor({ timeout: 20_000 });
-        await h.runCommand(p, 'View: Close All Editors').catch(() => {});
-      }), p);
+    await check(BRANCH_CHECKS.compare, async () => {
+      requireState('regenerated');
+      const view = await sidebar();
+      await view.locator('.prompt-actions .compare').click({ timeout: 10_000 });
+      await p.locator('.part.editor .tab', { hasText: 'Compare:' }).first().waitFor({ timeout: 20_000 });
+      const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
+      await tab.locator('.columns .column').nth(1).waitFor({ timeout: 20_000 });
+      const columns = await tab.locator('.columns .column').count();
+      assert(columns === 2, `the compare tab shows ${columns} columns`);
+      const texts = await tab.locator('.column .cmp-message.assistant .markdown').allInnerTexts();
+      assert(texts.some((t) => t.trim() === SCRIPTED), `the columns' answers: ${JSON.stringify(texts)}`);
+      const heads = await tab.locator('.column h2').allInnerTexts();
+      assert(heads.some((x) => /\(open\)$/.test(x)), `no column is marked open: ${JSON.stringify(heads)}`);
+      // The open branch is the first column; the other's final answer is diffed against it.
+      const changed = await tab.locator('.diff-text .add, .diff-text .del').allInnerTexts();
+      assert(changed.some((l) => l.includes('Teal')), `the final answers' diff changes ${JSON.stringify(changed)}`);
+      await shot('e2e-compare');
+      await shot(README_COMPARE.shot);
+      await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+      // The same from the palette: pick the thread, the tab opens again.
+      await h.runCommand(p, 'Vox: Compare Branches', 30_000, { opensQuickInput: true });
+      await p.locator('.quick-input-widget .quick-input-list .label-name', { hasText: PROMPT }).first().waitFor({ timeout: 15_000 });
+      await h.answerQuickInput(p, PROMPT);
+      const again = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
+      await again.locator('.columns .column').nth(1).waitFor({ timeout: 20_000 });
+      await h.runCommand(p, 'View: Close All Editors').catch(() => {});
+    });
 
     // ---- 5. Edit the answer in place; still edited after a reload
-    await o.check(BRANCH_CHECKS.edit, () =>
-      timed(BRANCH_CHECKS.edit, async () => {
-        requireState('regenerated');
-        let view = await sidebar();
-        await waitBranch(view, 'the regenerated answer', (b) => b.text === SCRIPTED);
-        const run = view.locator('article.run').last();
-        await run.locator('.message-actions .edit-answer').click({ timeout: 10_000 });
-        const area = view.locator('.message-editor[data-mode="save"] vscode-textarea textarea');
-        await area.fill(EDITED, { timeout: 10_000 });
-        await area.press('Control+Enter');
-        await waitBranch(view, 'the edited answer marked "edited"', (b) => b.text === EDITED && b.edited && b.position === '2/2');
-        state.edited = true;
-        await shot('e2e-branches-edited');
-        await shot(README_BRANCHES.shot);
-        await p.evaluate('window.__voxBeforeReload = true');
-        await h.runCommand(p, 'Developer: Reload Window');
-        await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
-        await h.waitForWorkbench(p);
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        view = await sidebar();
-        // The view restores its open thread; if it starts on the thread list, open the thread.
-        const opened = await waitBranch(view, 'the thread back after the reload', (b) => b.text.length > 0, 20_000).catch(() => null);
-        if (!opened) await view.locator('ul.threads button.open').first().click({ timeout: 20_000 });
-        await waitBranch(view, 'the edited answer still "edited" after the reload', (b) => b.text === EDITED && b.edited && b.position === '2/2', 30_000);
-        await shot('e2e-branches-after-reload');
-      }), p);
+    await check(BRANCH_CHECKS.edit, async () => {
+      requireState('regenerated');
+      let view = await sidebar();
+      await waitBranch(view, 'the regenerated answer', (b) => b.text === SCRIPTED);
+      const run = view.locator('article.run').last();
+      await run.locator('.message-actions .edit-answer').click({ timeout: 10_000 });
+      const area = view.locator('.message-editor[data-mode="save"] vscode-textarea textarea');
+      await area.fill(EDITED, { timeout: 10_000 });
+      await area.press('Control+Enter');
+      await waitBranch(view, 'the edited answer marked "edited"', (b) => b.text === EDITED && b.edited && b.position === '2/2');
+      state.edited = true;
+      await shot('e2e-branches-edited');
+      await shot(README_BRANCHES.shot);
+      await p.evaluate('window.__voxBeforeReload = true');
+      await h.runCommand(p, 'Developer: Reload Window');
+      await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
+      await h.waitForWorkbench(p);
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      view = await sidebar();
+      // The view restores its open thread; if it starts on the thread list, open the thread.
+      const opened = await waitBranch(view, 'the thread back after the reload', (b) => b.text.length > 0, 20_000).catch(() => null);
+      if (!opened) await view.locator('ul.threads button.open').first().click({ timeout: 20_000 });
+      await waitBranch(view, 'the edited answer still "edited" after the reload', (b) => b.text === EDITED && b.edited && b.position === '2/2', 30_000);
+      await shot('e2e-branches-after-reload');
+    });
 
     await o.check(BRANCH_CHECKS.screenshots, async () => {
       checkScreenshots(o, shots, ['e2e-branches-first', 'e2e-compare', 'e2e-branches-edited', 'e2e-branches-after-reload'], [README_BRANCHES, README_COMPARE]);
     }, p);
-  } finally {
-    if (session) await session.close();
-    if (fake) await fake.close().catch(() => {});
-  }
-}
+  },
+});
 

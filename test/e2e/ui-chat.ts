@@ -45,8 +45,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
-import { chatContext, EDITOR, type ChatContext } from './ui-chat-context';
+import { textTurn, toolCallTurn } from '../support/fake-openai-server';
+import { chatContext, EDITOR } from './ui-chat-context';
 import { runMidStreamChecks } from './ui-chat-midstream';
 import { RUN_CONTROL_CHECKS, runRunControlChecks } from './ui-run-control';
 import { COMMAND_OUTPUT_CHECKS, runCommandOutputCheck } from './ui-command-output';
@@ -59,13 +59,8 @@ import {
   checkScreenshots,
   EXTENSION_ID,
   readmePicture,
-  startUiSession,
-  stateGuard,
-  timedOf,
-  uiDirs,
   VOX_WEBVIEW,
   type UiCheckOptions,
-  type UiSession,
 } from './ui-session';
 import {
   setApiKey,
@@ -81,6 +76,7 @@ import {
   watch,
   type RunSample,
 } from './ui-chat-stream';
+import { defineUiSet } from './ui-set';
 
 const OPENAI_MODEL = 'openai:gpt-e2e';
 const API_KEY = 'sk-e2e-ui-0123456789';
@@ -135,47 +131,31 @@ export const DOCS_SCREENSHOT = README.docsFile;
 // ---------------------------------------------------------------------------------------------
 // The checks
 
-export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'chat');
-  const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
-  const state = { view: false, model: false, demo: false };
-  const requireState = stateGuard(state, (k) => CHAT_CHECKS[k], '; ');
-  /** The demo thread as the side bar showed it at the end of the demo check. */
-  let demoShown: RunSample | undefined;
-  let fake: FakeServer | undefined;
-  let session: UiSession | undefined;
-  let c: ChatContext | undefined;
-
-  try {
-    // ---- Session: fake server, settings, code-server, browser context
-    try {
-      fake = await startFakeOpenAI({ responses: [] });
-      h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, {
-        label: 'chat UI',
-        dirs,
-        settings: {
-          'vox.model': 'local:demo',
-          'vox.models': [OPENAI_MODEL],
-          'vox.openaiBaseUrl': fake.baseUrl,
-          'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
-        },
-      });
-    } catch (e) {
-      // Every check fails with the reason rather than the run losing count of them.
-      const why = `the chat UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(CHAT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
+export const runChatUiChecks = defineUiSet({
+  name: 'chat UI',
+  dir: 'chat',
+  checks: CHAT_CHECKS,
+  state: { view: false, model: false, demo: false },
+  describeState: (k) => CHAT_CHECKS[k],
+  stateSep: '; ',
+  fake: { responses: [] },
+  settings: ({ fake }) => ({
+    'vox.model': 'local:demo',
+    'vox.models': [OPENAI_MODEL],
+    'vox.openaiBaseUrl': fake.baseUrl,
+    'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
+  }),
+  run: async ({ o, timed, page: p, shots, openWorkbench, check, requireState, state, dirs, session, fake }) => {
+    const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+    /** The demo thread as the side bar showed it at the end of the demo check. */
+    let demoShown: RunSample | undefined;
     const fk = fake;
-    c = chatContext({ o, timed, session, fake, dbFile, requireState });
+    const c = chatContext({ o, timed, session, fake, dbFile, requireState });
     const { sidebar, scripted, send, sendInThread, shot } = c;
+    try {
 
-    // ---- 1. The view, the demo banner
-    await o.check(CHAT_CHECKS.view, () =>
-      timed(CHAT_CHECKS.view, async () => {
+      // ---- 1. The view, the demo banner
+      await check(CHAT_CHECKS.view, async () => {
         const since = await openWorkbench();
         await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
         const view = await sidebar();
@@ -191,11 +171,10 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         const picked = await view.locator('.model-row select').inputValue({ timeout: 10_000 });
         assert(picked === 'local:demo', `model picker shows ${picked}, expected local:demo`);
         state.view = true;
-      }), p);
+      });
 
-    // ---- 2. The demo model streams
-    await o.check(CHAT_CHECKS.demo, () =>
-      timed(CHAT_CHECKS.demo, async () => {
+      // ---- 2. The demo model streams
+      await check(CHAT_CHECKS.demo, async () => {
         requireState('view');
         const before = fk.requests.length;
         const view = await sidebar();
@@ -234,11 +213,10 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         await shot('e2e-demo-reply');
         demoShown = (await watch(view, 'the demo thread at rest', 10_000, (s) => s.status === 'completed')).pop();
         state.demo = true;
-      }), p);
+      });
 
-    // ---- 3. API key through the palette, model through the webview's picker
-    await o.check(CHAT_CHECKS.model, () =>
-      timed(CHAT_CHECKS.model, async () => {
+      // ---- 3. API key through the palette, model through the webview's picker
+      await check(CHAT_CHECKS.model, async () => {
         requireState('view');
         // The provider pick lists every provider (anthropic first), then asks for openai's key.
         await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
@@ -256,75 +234,74 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         assert(settings['vox.model'] === OPENAI_MODEL, `settings.json has vox.model = ${JSON.stringify(settings['vox.model'])}`);
         assert(!fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8').includes(API_KEY), 'the API key ended up in settings.json');
         state.model = true;
-      }), p);
+      });
 
-    // ---- 4. A write_file call: approval card, Approve, the file on disk, the answer
-    await o.check(CHAT_CHECKS.tool, () =>
-      timed(CHAT_CHECKS.tool, () => {
-        requireState('view', 'model');
-        const answer = ['Wrote ', OUT_FILE, ' as asked.'];
-        return scripted(
-          [
-            toolCallTurn([{ name: 'write_file', args: { path: OUT_FILE, content: OUT_CONTENT } }], { eventDelayMs: 20, usage: { inputTokens: 120, outputTokens: 30 } }),
-            textTurn(answer, { eventDelayMs: 20, usage: { inputTokens: 150, outputTokens: 12 } }),
-          ],
-          async () => {
-            const before = fk.requests.length;
-            const outPath = path.join(dirs.workspace, OUT_FILE);
-            const view = await sidebar();
-            await send(view, `Create ${OUT_FILE} please`);
-            const card = view.locator('section.tool[data-status="approval"]');
-            await card.waitFor({ timeout: 30_000 });
-            assert((await card.locator('.name').innerText()).trim() === 'write_file', 'the approval card is not for write_file');
-            assert((await card.innerText()).includes(OUT_FILE), `the approval card does not show the path ${OUT_FILE}`);
-            assert(!fs.existsSync(outPath), `${OUT_FILE} exists before it was approved`);
-            await shot('e2e-tool-approval');
-            await card.locator('vscode-button.approve').click({ timeout: 10_000 });
-            await h.waitFor(`${OUT_FILE} in the workspace`, 15_000, async () => fs.existsSync(outPath));
-            assertSameBytes(`${OUT_FILE} on disk`, fs.readFileSync(outPath, 'utf8'), OUT_CONTENT);
-            const samples = await watch(view, 'the tool run to end', 30_000, (s) => s.status !== null && s.status !== 'running');
-            const last = samples[samples.length - 1]!;
-            assert(last.status === 'completed', `the run ended ${last.status}`);
-            assertSameBytes('final answer', last.text, rendered(answer));
-            await view.locator('section.tool[data-status="completed"]').waitFor({ timeout: 10_000 });
-            const footer = await view.locator('footer.run-status').last().innerText();
-            assert(footer.includes('270 in / 42 out tokens'), `the run's footer says ${JSON.stringify(footer)}, expected the usage of both requests (270 in / 42 out)`);
-            const reqs = fk.requests.slice(before);
-            assert(reqs.length === 2, `expected 2 model requests (tool call, then answer), got ${reqs.length}`);
-            for (const r of reqs) {
-              assert(r.headers.authorization === `Bearer ${API_KEY}`, `request carried authorization ${JSON.stringify(r.headers.authorization)}`);
-              assert(r.body?.model === 'gpt-e2e', `request asked for model ${JSON.stringify(r.body?.model)}`);
-            }
-            const toolMsg = (reqs[1]!.body?.messages as { role: string; content: unknown }[] | undefined)?.find((m) => m.role === 'tool');
-            assert(toolMsg && String(toolMsg.content).includes(OUT_FILE), 'the second request does not carry the write_file result');
-            await shot('e2e-tool-approved');
-          },
-        );
-      }), p);
+      // ---- 4. A write_file call: approval card, Approve, the file on disk, the answer
+      await o.check(CHAT_CHECKS.tool, () =>
+        timed(CHAT_CHECKS.tool, () => {
+          requireState('view', 'model');
+          const answer = ['Wrote ', OUT_FILE, ' as asked.'];
+          return scripted(
+            [
+              toolCallTurn([{ name: 'write_file', args: { path: OUT_FILE, content: OUT_CONTENT } }], { eventDelayMs: 20, usage: { inputTokens: 120, outputTokens: 30 } }),
+              textTurn(answer, { eventDelayMs: 20, usage: { inputTokens: 150, outputTokens: 12 } }),
+            ],
+            async () => {
+              const before = fk.requests.length;
+              const outPath = path.join(dirs.workspace, OUT_FILE);
+              const view = await sidebar();
+              await send(view, `Create ${OUT_FILE} please`);
+              const card = view.locator('section.tool[data-status="approval"]');
+              await card.waitFor({ timeout: 30_000 });
+              assert((await card.locator('.name').innerText()).trim() === 'write_file', 'the approval card is not for write_file');
+              assert((await card.innerText()).includes(OUT_FILE), `the approval card does not show the path ${OUT_FILE}`);
+              assert(!fs.existsSync(outPath), `${OUT_FILE} exists before it was approved`);
+              await shot('e2e-tool-approval');
+              await card.locator('vscode-button.approve').click({ timeout: 10_000 });
+              await h.waitFor(`${OUT_FILE} in the workspace`, 15_000, async () => fs.existsSync(outPath));
+              assertSameBytes(`${OUT_FILE} on disk`, fs.readFileSync(outPath, 'utf8'), OUT_CONTENT);
+              const samples = await watch(view, 'the tool run to end', 30_000, (s) => s.status !== null && s.status !== 'running');
+              const last = samples[samples.length - 1]!;
+              assert(last.status === 'completed', `the run ended ${last.status}`);
+              assertSameBytes('final answer', last.text, rendered(answer));
+              await view.locator('section.tool[data-status="completed"]').waitFor({ timeout: 10_000 });
+              const footer = await view.locator('footer.run-status').last().innerText();
+              assert(footer.includes('270 in / 42 out tokens'), `the run's footer says ${JSON.stringify(footer)}, expected the usage of both requests (270 in / 42 out)`);
+              const reqs = fk.requests.slice(before);
+              assert(reqs.length === 2, `expected 2 model requests (tool call, then answer), got ${reqs.length}`);
+              for (const r of reqs) {
+                assert(r.headers.authorization === `Bearer ${API_KEY}`, `request carried authorization ${JSON.stringify(r.headers.authorization)}`);
+                assert(r.body?.model === 'gpt-e2e', `request asked for model ${JSON.stringify(r.body?.model)}`);
+              }
+              const toolMsg = (reqs[1]!.body?.messages as { role: string; content: unknown }[] | undefined)?.find((m) => m.role === 'tool');
+              assert(toolMsg && String(toolMsg.content).includes(OUT_FILE), 'the second request does not carry the write_file result');
+              await shot('e2e-tool-approved');
+            },
+          );
+        }), p);
 
-    // ---- 5.–7. Stop, editor tab and hide/show, mid-stream
-    await runMidStreamChecks(c, { stop: CHAT_CHECKS.stop, editor: CHAT_CHECKS.editor, hideShow: CHAT_CHECKS.hideShow }, README.shot);
+      // ---- 5.–7. Stop, editor tab and hide/show, mid-stream
+      await runMidStreamChecks(c, { stop: CHAT_CHECKS.stop, editor: CHAT_CHECKS.editor, hideShow: CHAT_CHECKS.hideShow }, README.shot);
 
-    // ---- 8. Run control: queue, reorder, steer; the rate-limit countdown
-    await runRunControlChecks(c, session);
+      // ---- 8. Run control: queue, reorder, steer; the rate-limit countdown
+      await runRunControlChecks(c, session);
 
-    // ---- 8b. A command's progress bar, live in its tool call
-    await runCommandOutputCheck(c);
+      // ---- 8b. A command's progress bar, live in its tool call
+      await runCommandOutputCheck(c);
 
-    // ---- 8c. @-mentions: a workspace file from the popup becomes a chip and goes with the prompt
-    await runMentionsCheck(c, session);
-    // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
-    await runAttentionCheck(c, session);
+      // ---- 8c. @-mentions: a workspace file from the popup becomes a chip and goes with the prompt
+      await runMentionsCheck(c, session);
+      // ---- 8c. Notifications while the chat is hidden; ArrowUp recalls the prompt
+      await runAttentionCheck(c, session);
 
-    // ---- 8d. Edit review: a waiting edit's diff, Accept in its title bar; a hunk undone after the turn
-    await runReviewChecks(c);
+      // ---- 8d. Edit review: a waiting edit's diff, Accept in its title bar; a hunk undone after the turn
+      await runReviewChecks(c);
 
-    // ---- 8c. Plan mode: a plan checklist, then Act on it (test/e2e/ui-plan.ts)
-    await runPlanCheck(c, dirs.workspace);
+      // ---- 8c. Plan mode: a plan checklist, then Act on it (test/e2e/ui-plan.ts)
+      await runPlanCheck(c, dirs.workspace);
 
-    // ---- 9. Reload the window; the demo thread comes back from the store
-    await o.check(CHAT_CHECKS.reload, () =>
-      timed(CHAT_CHECKS.reload, async () => {
+      // ---- 9. Reload the window; the demo thread comes back from the store
+      await check(CHAT_CHECKS.reload, async () => {
         requireState('view', 'demo');
         const before = demoShown!;
         const stored = readStoredAnswer(dbFile, DEMO_PROMPT);
@@ -347,16 +324,15 @@ export async function runChatUiChecks(o: ChatUiOptions): Promise<void> {
         assertSameBytes('the demo reply reopened after the reload vs the one shown before it', after.text, before.text);
         await shot('e2e-after-reload');
         await h.runCommand(p, 'View: Close All Editors').catch(() => {});
-      }), p);
+      });
 
-    // ---- 10. Screenshots: artifacts + the README picture
-    await o.check(CHAT_CHECKS.screenshots, async () => {
-      const taken = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
-      checkScreenshots(o, shots, taken, README);
-    }, p);
-  } finally {
-    c?.releaseAll();
-    if (session) await session.close();
-    if (fake) await fake.close().catch(() => {});
-  }
-}
+      // ---- 10. Screenshots: artifacts + the README picture
+      await o.check(CHAT_CHECKS.screenshots, async () => {
+        const taken = ['e2e-demo-reply', 'e2e-tool-approval', 'e2e-tool-approved', 'e2e-streaming', 'e2e-stopped', 'e2e-editor-tab', 'e2e-after-show', 'e2e-hide-show-final'];
+        checkScreenshots(o, shots, taken, README);
+      }, p);
+    } finally {
+      c.releaseAll();
+    }
+  },
+});

@@ -12,11 +12,11 @@
  */
 import type { Frame } from 'playwright-core';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
-import { SIDEBAR } from './ui-chat-context';
+import { textTurn } from '../support/fake-openai-server';
 import { watch } from './ui-chat-stream';
-import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { collapsePane, sendInNewThread, setApiKey, widenSideBar } from './ui-workbench';
+import { defineUiSet } from './ui-set';
 
 export const COMPACT_CHECKS = {
   view: 'compact UI: the chat opens on the scripted model; the OpenAI key through "Vox: Set API Key"',
@@ -37,27 +37,14 @@ const README = readmePicture('screenshot-compact', 250 * 1024);
 
 const words = (s: string) => s.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
 
-export async function runCompactChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'compact');
-  const state = { view: false, compacted: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let fake: FakeServer | undefined;
-  let session: UiSession | undefined;
-  try {
-    try {
-      fake = await startFakeOpenAI({ responses: [] });
-      h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, { label: 'compact UI', dirs, settings: { 'vox.model': OPENAI_MODEL, 'vox.models': [OPENAI_MODEL], 'vox.openaiBaseUrl': fake.baseUrl } });
-    } catch (e) {
-      const why = `the compact UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(COMPACT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const fk = fake;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+export const runCompactChecks = defineUiSet({
+  name: 'compact UI',
+  dir: 'compact',
+  checks: COMPACT_CHECKS,
+  state: { view: false, compacted: false },
+  fake: { responses: [] },
+  settings: ({ fake }) => ({ 'vox.model': OPENAI_MODEL, 'vox.models': [OPENAI_MODEL], 'vox.openaiBaseUrl': fake.baseUrl }),
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state, fake: fk }) => {
     const posts = () => fk.requests.filter((r) => r.method === 'POST');
     const type = async (view: Frame, text: string) => {
       const area = view.locator('vscode-textarea textarea');
@@ -65,80 +52,74 @@ export async function runCompactChecks(o: UiCheckOptions): Promise<void> {
       await area.press('Enter');
     };
 
-    await o.check(COMPACT_CHECKS.view, () =>
-      timed(COMPACT_CHECKS.view, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
-        const view = await sidebar();
-        await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
-        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-        const picked = await view.locator('.model-row select').inputValue({ timeout: 20_000 });
-        assert(picked === OPENAI_MODEL, `the picker shows ${picked}, expected ${OPENAI_MODEL}`);
-        state.view = true;
-      }), p);
+    await check(COMPACT_CHECKS.view, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
+      const view = await sidebar();
+      await setApiKey(p, 'openai', API_KEY, { listed: 'anthropic' });
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      const picked = await view.locator('.model-row select').inputValue({ timeout: 20_000 });
+      assert(picked === OPENAI_MODEL, `the picker shows ${picked}, expected ${OPENAI_MODEL}`);
+      state.view = true;
+    });
 
-    await o.check(COMPACT_CHECKS.compact, () =>
-      timed(COMPACT_CHECKS.compact, async () => {
-        requireState('view');
-        const view = await sidebar();
-        fk.push(textTurn(words(ANSWERS[0]!), { eventDelayMs: 5 }));
-        await sendInNewThread(view, PROMPTS[0]!);
-        await watch(view, 'the first answer', 60_000, (s) => s.runs === 1 && s.status === 'completed' && s.text === ANSWERS[0], 100);
-        fk.push(textTurn(words(ANSWERS[1]!), { eventDelayMs: 5 }));
-        await type(view, PROMPTS[1]!);
-        await watch(view, 'the second answer', 60_000, (s) => s.runs === 2 && s.status === 'completed' && s.text === ANSWERS[1], 100);
-        const before = posts().length;
-        fk.push(textTurn(words(SUMMARY)));
-        await type(view, '/compact');
-        const note = view.locator('details.compaction-note');
-        await note.waitFor({ timeout: 30_000 });
-        const label = await note.locator('summary').innerText();
-        assert(label.startsWith('Context compacted up to here'), `the note says ${JSON.stringify(label)}`);
-        assert(/4 messages/.test(label), `the note does not count the four messages: ${JSON.stringify(label)}`);
-        const asked = posts().slice(before);
-        assert(asked.length === 1, `expected one summary request, got ${asked.length}`);
-        const body = JSON.stringify(asked[0]!.body?.messages ?? []);
-        assert(PROMPTS.slice(0, 2).every((x) => body.includes(x)) && body.includes('## Open items'), 'the summary request does not carry the transcript and the shape');
-        assert(asked[0]!.body?.tools === undefined, 'the summary request offered tools');
-        const shown = await view.locator('.message.user .plain').allInnerTexts();
-        assert(PROMPTS.slice(0, 2).every((x) => shown.includes(x)), `the prompts above the note: ${JSON.stringify(shown)}`);
-        const draft = await view.locator('vscode-textarea textarea').inputValue();
-        assert(draft === '', `"/compact" stayed in the composer: ${JSON.stringify(draft)}`);
-        state.compacted = true;
-        await shot('e2e-compact');
-        await shot(README.shot);
-        await note.locator('summary').click();
-        await note.locator('.summary-text').waitFor({ timeout: 5_000 });
-        const text = await note.locator('.summary-text').innerText();
-        assert(text.includes('## Decisions') && text.includes('src/lexer.ts'), `the opened note shows ${JSON.stringify(text.slice(0, 120))}`);
-        await shot('e2e-compact-summary');
-        await note.locator('summary').click();
-      }), p);
+    await check(COMPACT_CHECKS.compact, async () => {
+      requireState('view');
+      const view = await sidebar();
+      fk.push(textTurn(words(ANSWERS[0]!), { eventDelayMs: 5 }));
+      await sendInNewThread(view, PROMPTS[0]!);
+      await watch(view, 'the first answer', 60_000, (s) => s.runs === 1 && s.status === 'completed' && s.text === ANSWERS[0], 100);
+      fk.push(textTurn(words(ANSWERS[1]!), { eventDelayMs: 5 }));
+      await type(view, PROMPTS[1]!);
+      await watch(view, 'the second answer', 60_000, (s) => s.runs === 2 && s.status === 'completed' && s.text === ANSWERS[1], 100);
+      const before = posts().length;
+      fk.push(textTurn(words(SUMMARY)));
+      await type(view, '/compact');
+      const note = view.locator('details.compaction-note');
+      await note.waitFor({ timeout: 30_000 });
+      const label = await note.locator('summary').innerText();
+      assert(label.startsWith('Context compacted up to here'), `the note says ${JSON.stringify(label)}`);
+      assert(/4 messages/.test(label), `the note does not count the four messages: ${JSON.stringify(label)}`);
+      const asked = posts().slice(before);
+      assert(asked.length === 1, `expected one summary request, got ${asked.length}`);
+      const body = JSON.stringify(asked[0]!.body?.messages ?? []);
+      assert(PROMPTS.slice(0, 2).every((x) => body.includes(x)) && body.includes('## Open items'), 'the summary request does not carry the transcript and the shape');
+      assert(asked[0]!.body?.tools === undefined, 'the summary request offered tools');
+      const shown = await view.locator('.message.user .plain').allInnerTexts();
+      assert(PROMPTS.slice(0, 2).every((x) => shown.includes(x)), `the prompts above the note: ${JSON.stringify(shown)}`);
+      const draft = await view.locator('vscode-textarea textarea').inputValue();
+      assert(draft === '', `"/compact" stayed in the composer: ${JSON.stringify(draft)}`);
+      state.compacted = true;
+      await shot('e2e-compact');
+      await shot(README.shot);
+      await note.locator('summary').click();
+      await note.locator('.summary-text').waitFor({ timeout: 5_000 });
+      const text = await note.locator('.summary-text').innerText();
+      assert(text.includes('## Decisions') && text.includes('src/lexer.ts'), `the opened note shows ${JSON.stringify(text.slice(0, 120))}`);
+      await shot('e2e-compact-summary');
+      await note.locator('summary').click();
+    });
 
-    await o.check(COMPACT_CHECKS.next, () =>
-      timed(COMPACT_CHECKS.next, async () => {
-        requireState('compacted');
-        const view = await sidebar();
-        const before = posts().length;
-        fk.push(textTurn(words(ANSWERS[2]!), { eventDelayMs: 5 }));
-        await type(view, PROMPTS[2]!);
-        await watch(view, 'the third answer', 60_000, (s) => s.runs === 3 && s.status === 'completed' && s.text === ANSWERS[2], 100);
-        const req = posts().slice(before)[0];
-        const msgs = ((req?.body?.messages ?? []) as { role: string; content: unknown }[]).map((m) => ({ role: m.role, content: String(m.content) }));
-        assert(msgs.length === 3, `the request has ${msgs.length} messages: ${JSON.stringify(msgs.map((m) => m.role))}`);
-        assert(msgs[1]!.role === 'user' && msgs[1]!.content.startsWith('<compacted_context messages="4">') && msgs[1]!.content.includes(SUMMARY), 'the summary is not the second message');
-        assert(msgs[2]!.content === PROMPTS[2], `the prompt is ${JSON.stringify(msgs[2]!.content)}`);
-        assert(!msgs.some((m) => m.content.includes(ANSWERS[0]!)), 'an earlier answer went along');
-        await shot('e2e-compact-next');
-      }), p);
+    await check(COMPACT_CHECKS.next, async () => {
+      requireState('compacted');
+      const view = await sidebar();
+      const before = posts().length;
+      fk.push(textTurn(words(ANSWERS[2]!), { eventDelayMs: 5 }));
+      await type(view, PROMPTS[2]!);
+      await watch(view, 'the third answer', 60_000, (s) => s.runs === 3 && s.status === 'completed' && s.text === ANSWERS[2], 100);
+      const req = posts().slice(before)[0];
+      const msgs = ((req?.body?.messages ?? []) as { role: string; content: unknown }[]).map((m) => ({ role: m.role, content: String(m.content) }));
+      assert(msgs.length === 3, `the request has ${msgs.length} messages: ${JSON.stringify(msgs.map((m) => m.role))}`);
+      assert(msgs[1]!.role === 'user' && msgs[1]!.content.startsWith('<compacted_context messages="4">') && msgs[1]!.content.includes(SUMMARY), 'the summary is not the second message');
+      assert(msgs[2]!.content === PROMPTS[2], `the prompt is ${JSON.stringify(msgs[2]!.content)}`);
+      assert(!msgs.some((m) => m.content.includes(ANSWERS[0]!)), 'an earlier answer went along');
+      await shot('e2e-compact-next');
+    });
 
     await o.check(COMPACT_CHECKS.screenshots, async () => {
       checkScreenshots(o, shots, ['e2e-compact', 'e2e-compact-summary', 'e2e-compact-next'], [README]);
     }, p);
-  } finally {
-    if (session) await session.close();
-    if (fake) await fake.close().catch(() => {});
-  }
-}
+  },
+});

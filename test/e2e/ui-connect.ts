@@ -20,12 +20,12 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
-import { SIDEBAR } from './ui-chat-context';
-import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { textTurn } from '../support/fake-openai-server';
+import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { exactly, toast, widenSideBar } from './ui-workbench';
+import { defineUiSet } from './ui-set';
 
 export const CONNECT_CHECKS = {
   banner: 'connect UI: the demo banner is one line with "Connect a model" and a dismiss button',
@@ -62,136 +62,115 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-export async function runConnectChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'connect');
-  const state = { banner: false, connected: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let fake: FakeServer | undefined;
-  let session: UiSession | undefined;
-  try {
-    try {
-      fake = await startFakeOpenAI({ responses: [], models: MODELS.map((id) => ({ id })) });
-      h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, { label: 'connect UI', dirs, settings: { 'vox.model': 'local:demo' } });
-    } catch (e) {
-      const why = `the connect UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(CONNECT_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const fk = fake;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+export const runConnectChecks = defineUiSet({
+  name: 'connect UI',
+  dir: 'connect',
+  checks: CONNECT_CHECKS,
+  state: { banner: false, connected: false },
+  fake: { responses: [], models: MODELS.map((id) => ({ id })) },
+  settings: { 'vox.model': 'local:demo' },
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state, dirs, fake: fk }) => {
     const settingsJson = () => fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8');
 
     // ---- 1. One line
-    await o.check(CONNECT_CHECKS.banner, () =>
-      timed(CONNECT_CHECKS.banner, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        const view = await sidebar();
-        const banner = view.locator('.demo-banner');
-        await banner.waitFor({ state: 'visible', timeout: 30_000 });
-        const box = await banner.boundingBox();
-        assert(box && box.height <= 32, `the demo banner is ${box?.height} px high, not one line`);
-        await banner.locator('button[data-action="connectModel"]', { hasText: 'Connect a model' }).waitFor({ timeout: 5_000 });
-        await banner.locator('button.dismiss').waitFor({ timeout: 5_000 });
-        await shot('e2e-connect-banner');
-        state.banner = true;
-      }), p);
+    await check(CONNECT_CHECKS.banner, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      const view = await sidebar();
+      const banner = view.locator('.demo-banner');
+      await banner.waitFor({ state: 'visible', timeout: 30_000 });
+      const box = await banner.boundingBox();
+      assert(box && box.height <= 32, `the demo banner is ${box?.height} px high, not one line`);
+      await banner.locator('button[data-action="connectModel"]', { hasText: 'Connect a model' }).waitFor({ timeout: 5_000 });
+      await banner.locator('button.dismiss').waitFor({ timeout: 5_000 });
+      await shot('e2e-connect-banner');
+      state.banner = true;
+    });
 
     // ---- 2. The banner's button; a failure named exactly
-    await o.check(CONNECT_CHECKS.failure, () =>
-      timed(CONNECT_CHECKS.failure, async () => {
-        requireState('banner');
-        const port = await closedPort();
-        const view = await sidebar();
-        await view.locator('.demo-banner button[data-action="connectModel"]').click({ timeout: 10_000 });
-        await pickRow(p, 'OpenAI', false);
-        for (const other of ['Anthropic', 'OpenRouter', 'LM Studio', 'OpenAI-compatible URL…', 'GGUF file…', 'VS Code language models']) await pickRow(p, other, false);
-        await pickRow(p, 'Ollama');
-        await answerInput(p, 'base URL', `http://127.0.0.1:${port}/v1`);
-        const t = toast(p, `Ollama at 127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
-        await t.waitFor({ state: 'visible', timeout: 30_000 });
-        await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
-        await shot('e2e-connect-failure');
-        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-      }), p);
+    await check(CONNECT_CHECKS.failure, async () => {
+      requireState('banner');
+      const port = await closedPort();
+      const view = await sidebar();
+      await view.locator('.demo-banner button[data-action="connectModel"]').click({ timeout: 10_000 });
+      await pickRow(p, 'OpenAI', false);
+      for (const other of ['Anthropic', 'OpenRouter', 'LM Studio', 'OpenAI-compatible URL…', 'GGUF file…', 'VS Code language models']) await pickRow(p, other, false);
+      await pickRow(p, 'Ollama');
+      await answerInput(p, 'base URL', `http://127.0.0.1:${port}/v1`);
+      const t = toast(p, `Ollama at 127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
+      await t.waitFor({ state: 'visible', timeout: 30_000 });
+      await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
+      await shot('e2e-connect-failure');
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+    });
 
     // ---- 2b. VS Code language models: listed, or a clear "none"
-    await o.check(CONNECT_CHECKS.vscodeLm, () =>
-      timed(CONNECT_CHECKS.vscodeLm, async () => {
-        requireState('banner');
-        await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
-        await pickRow(p, 'VS Code language models');
-        const t = toast(p, 'Vox: no VS Code language models are available');
-        await t.waitFor({ state: 'visible', timeout: 20_000 });
-        await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
-        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-      }), p);
+    await check(CONNECT_CHECKS.vscodeLm, async () => {
+      requireState('banner');
+      await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
+      await pickRow(p, 'VS Code language models');
+      const t = toast(p, 'Vox: no VS Code language models are available');
+      await t.waitFor({ state: 'visible', timeout: 20_000 });
+      await t.locator('.monaco-button', { hasText: 'Retry' }).first().waitFor({ timeout: 5_000 });
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+    });
 
     // ---- 3. List from the API, test, use
-    await o.check(CONNECT_CHECKS.connect, () =>
-      timed(CONNECT_CHECKS.connect, async () => {
-        requireState('banner');
-        const before = fk.requests.length;
-        fk.push(textTurn('OK'));
-        await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
-        await pickRow(p, 'OpenAI-compatible URL…');
-        await answerInput(p, 'base URL', fk.baseUrl);
-        await answerInput(p, 'API key', '');
-        for (const m of MODELS) await pickRow(p, m, false);
-        const placeholder = await widget(p).locator('.quick-input-box input').getAttribute('placeholder');
-        assert(placeholder?.includes(`2 models at ${new URL(fk.baseUrl).host}`), `the model pick says ${JSON.stringify(placeholder)}`);
-        await shot(README.shot);
-        await shot('e2e-connect-models');
-        await h.answerQuickInput(p, PICKED);
-        await toast(p, `Vox: connected — now using compat:${PICKED}`).waitFor({ state: 'visible', timeout: 30_000 });
-        const reqs = fk.requests.slice(before);
-        assert(reqs.some((r) => r.method === 'GET' && r.path === '/v1/models'), `no GET /v1/models reached the server (${reqs.map((r) => `${r.method} ${r.path}`).join(', ')})`);
-        const test = reqs.find((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
-        assert(test?.body?.model === PICKED && test.body.max_tokens === 16, `the connection test sent ${JSON.stringify(test?.body)}`);
-        const view = await sidebar();
-        await h.waitFor('the picker to show the connected model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === `compat:${PICKED}`);
-        const groups = await view.locator('.model-row select optgroup').evaluateAll((els) => els.map((g) => g.getAttribute('label')));
-        assert(groups.includes('OpenAI-compatible server'), `the picker's groups are ${JSON.stringify(groups)}`);
-        await view.locator('.demo-banner').waitFor({ state: 'detached', timeout: 10_000 });
-        const settings = JSON.parse(settingsJson()) as Record<string, unknown>;
-        assert(settings['vox.compatBaseUrl'] === fk.baseUrl && settings['vox.model'] === `compat:${PICKED}`, `settings.json: ${settingsJson()}`);
-        await shot('e2e-connect-connected');
-        await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
-        state.connected = true;
-      }), p);
+    await check(CONNECT_CHECKS.connect, async () => {
+      requireState('banner');
+      const before = fk.requests.length;
+      fk.push(textTurn('OK'));
+      await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
+      await pickRow(p, 'OpenAI-compatible URL…');
+      await answerInput(p, 'base URL', fk.baseUrl);
+      await answerInput(p, 'API key', '');
+      for (const m of MODELS) await pickRow(p, m, false);
+      const placeholder = await widget(p).locator('.quick-input-box input').getAttribute('placeholder');
+      assert(placeholder?.includes(`2 models at ${new URL(fk.baseUrl).host}`), `the model pick says ${JSON.stringify(placeholder)}`);
+      await shot(README.shot);
+      await shot('e2e-connect-models');
+      await h.answerQuickInput(p, PICKED);
+      await toast(p, `Vox: connected — now using compat:${PICKED}`).waitFor({ state: 'visible', timeout: 30_000 });
+      const reqs = fk.requests.slice(before);
+      assert(reqs.some((r) => r.method === 'GET' && r.path === '/v1/models'), `no GET /v1/models reached the server (${reqs.map((r) => `${r.method} ${r.path}`).join(', ')})`);
+      const test = reqs.find((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+      assert(test?.body?.model === PICKED && test.body.max_tokens === 16, `the connection test sent ${JSON.stringify(test?.body)}`);
+      const view = await sidebar();
+      await h.waitFor('the picker to show the connected model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === `compat:${PICKED}`);
+      const groups = await view.locator('.model-row select optgroup').evaluateAll((els) => els.map((g) => g.getAttribute('label')));
+      assert(groups.includes('OpenAI-compatible server'), `the picker's groups are ${JSON.stringify(groups)}`);
+      await view.locator('.demo-banner').waitFor({ state: 'detached', timeout: 10_000 });
+      const settings = JSON.parse(settingsJson()) as Record<string, unknown>;
+      assert(settings['vox.compatBaseUrl'] === fk.baseUrl && settings['vox.model'] === `compat:${PICKED}`, `settings.json: ${settingsJson()}`);
+      await shot('e2e-connect-connected');
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+      state.connected = true;
+    });
 
     // ---- 4. Dismissed stays dismissed
-    await o.check(CONNECT_CHECKS.dismissed, () =>
-      timed(CONNECT_CHECKS.dismissed, async () => {
-        requireState('banner');
-        let view = await sidebar();
-        if ((await view.locator('.model-row select').inputValue()) !== 'local:demo') await view.locator('.model-row select').selectOption('local:demo', { timeout: 10_000 });
-        const banner = view.locator('.demo-banner');
-        await banner.waitFor({ state: 'visible', timeout: 15_000 });
-        await banner.locator('button.dismiss').click({ timeout: 10_000 });
-        await banner.waitFor({ state: 'detached', timeout: 10_000 });
-        await p.evaluate('window.__voxBeforeReload = true');
-        await h.runCommand(p, 'Developer: Reload Window');
-        await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
-        await h.waitForWorkbench(p);
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        view = await sidebar();
-        await h.waitFor('the reloaded view to show the demo model', 30_000, async () => (await view.locator('.model-row select').inputValue().catch(() => '')) === 'local:demo');
-        // The settings (with the kept choice) arrive with the picker: a banner would be there now.
-        assert((await view.locator('.demo-banner').count()) === 0, 'the dismissed demo banner is back after the reload');
-        await shot('e2e-connect-dismissed-after-reload');
-      }), p);
+    await check(CONNECT_CHECKS.dismissed, async () => {
+      requireState('banner');
+      let view = await sidebar();
+      if ((await view.locator('.model-row select').inputValue()) !== 'local:demo') await view.locator('.model-row select').selectOption('local:demo', { timeout: 10_000 });
+      const banner = view.locator('.demo-banner');
+      await banner.waitFor({ state: 'visible', timeout: 15_000 });
+      await banner.locator('button.dismiss').click({ timeout: 10_000 });
+      await banner.waitFor({ state: 'detached', timeout: 10_000 });
+      await p.evaluate('window.__voxBeforeReload = true');
+      await h.runCommand(p, 'Developer: Reload Window');
+      await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
+      await h.waitForWorkbench(p);
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      view = await sidebar();
+      await h.waitFor('the reloaded view to show the demo model', 30_000, async () => (await view.locator('.model-row select').inputValue().catch(() => '')) === 'local:demo');
+      // The settings (with the kept choice) arrive with the picker: a banner would be there now.
+      assert((await view.locator('.demo-banner').count()) === 0, 'the dismissed demo banner is back after the reload');
+      await shot('e2e-connect-dismissed-after-reload');
+    });
 
     await o.check(CONNECT_CHECKS.screenshots, async () => {
       checkScreenshots(o, shots, ['e2e-connect-banner', 'e2e-connect-failure', 'e2e-connect-models', 'e2e-connect-connected', 'e2e-connect-dismissed-after-reload'], README);
     }, p);
-  } finally {
-    if (session) await session.close();
-    if (fake) await fake.close().catch(() => {});
-  }
-}
+  },
+});

@@ -18,7 +18,8 @@ import * as h from './harness';
 import { VoxStore } from '../../src/engine/store/store';
 
 import { CURSOR_CONVERSATION, CursorWriter } from '../support/cursor-store';
-import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
+import { defineUiSet } from './ui-set';
 
 export const IMPORTER_CHECKS = {
   scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported',
@@ -42,26 +43,18 @@ function plantHistory(home: string): { cursorDb: Database.Database } {
   return { cursorDb: db };
 }
 
-export async function runImporterChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'importers');
-  const state = { scanned: false, imported: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let session: UiSession | undefined;
-  let cursorDb: Database.Database | undefined;
-  try {
-    try {
-      h.createSampleWorkspace(dirs.workspace);
-      fs.mkdirSync(dirs.home, { recursive: true });
-      cursorDb = plantHistory(dirs.home).cursorDb;
-      session = await startUiSession(o, { label: 'importers UI', dirs, settings: {} });
-    } catch (e) {
-      const why = `the importers UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(IMPORTER_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const shot = (name: string) => session!.shot(name);
+export const runImporterChecks = defineUiSet({
+  name: 'importers UI',
+  dir: 'importers',
+  checks: IMPORTER_CHECKS,
+  state: { scanned: false, imported: false },
+  prepare: ({ dirs, onClose }) => {
+    fs.mkdirSync(dirs.home, { recursive: true });
+    const { cursorDb } = plantHistory(dirs.home);
+    onClose(() => cursorDb.close());
+  },
+  settings: {},
+  run: async ({ o, page: p, shots, shot, openWorkbench, check, requireState, state, dirs }) => {
     const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     const rowText = async (): Promise<string[]> => (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     const openPicker = async (): Promise<string[]> => {
@@ -70,72 +63,66 @@ export async function runImporterChecks(o: UiCheckOptions): Promise<void> {
       return rowText();
     };
 
-    await o.check(IMPORTER_CHECKS.scan, () =>
-      timed(IMPORTER_CHECKS.scan, async () => {
-        await openWorkbench();
-        const texts = await openPicker();
-        const find = (re: RegExp) => texts.find((t) => re.test(t));
-        const claude = find(/FIXTURE-START: look at hello\.txt.*Claude Code/);
-        const codex = find(/FIXTURE-START: look at hello\.txt.*Codex/);
-        const cursor = find(/Why does the build fail\?.*Cursor · \/home\/dev\/shop/);
-        assert(claude && codex && cursor, `the picker rows read ${JSON.stringify(texts)}`);
-        assert([claude, codex, cursor].every((t) => /not imported/.test(t)), `a row is not "not imported": ${JSON.stringify(texts)}`);
-        await shot(README.shot);
-        await shot('e2e-import-picker');
-        state.scanned = true;
-      }), p);
+    await check(IMPORTER_CHECKS.scan, async () => {
+      await openWorkbench();
+      const texts = await openPicker();
+      const find = (re: RegExp) => texts.find((t) => re.test(t));
+      const claude = find(/FIXTURE-START: look at hello\.txt.*Claude Code/);
+      const codex = find(/FIXTURE-START: look at hello\.txt.*Codex/);
+      const cursor = find(/Why does the build fail\?.*Cursor · \/home\/dev\/shop/);
+      assert(claude && codex && cursor, `the picker rows read ${JSON.stringify(texts)}`);
+      assert([claude, codex, cursor].every((t) => /not imported/.test(t)), `a row is not "not imported": ${JSON.stringify(texts)}`);
+      await shot(README.shot);
+      await shot('e2e-import-picker');
+      state.scanned = true;
+    });
 
-    await o.check(IMPORTER_CHECKS.import, () =>
-      timed(IMPORTER_CHECKS.import, async () => {
-        requireState('scanned');
-        await p.locator('.quick-input-widget .quick-input-box input').focus();
-        await p.keyboard.press('Enter'); // accept the preselected (not yet imported) sessions
-        await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
-        // The store says what was imported (the extension's own database, read-only).
-        const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
-        const imported = (): { source: string; n: number }[] => {
-          if (!fs.existsSync(dbFile)) return [];
-          const s = VoxStore.open(dbFile, { readonly: true });
-          try {
-            return s.db.prepare('SELECT source, COUNT(*) AS n FROM threads WHERE source IS NOT NULL GROUP BY source ORDER BY source').all() as { source: string; n: number }[];
-          } finally {
-            s.close();
-          }
-        };
-        const toasts = () => p.locator('.notifications-toasts .notification-toast').allInnerTexts();
-        let seen: string[] = [];
-        await h.waitFor('the import to finish', 60_000, async () => {
-          seen = [...new Set([...seen, ...(await toasts()).map((t) => t.replace(/\s+/g, ' '))])];
-          return seen.some((t) => t.includes('Vox imported 3 of 3 sessions'));
-        }, 100).catch(async (e: Error) => {
-          await h.runCommand(p, 'Notifications: Show Notifications', 10_000).catch(() => {});
-          const center = await p.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
-          throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; notification center: ${JSON.stringify(center)}; imported threads: ${JSON.stringify(imported())}`);
-        });
-        assert(!seen.some((t) => /Vox finished/.test(t)), `imported runs were announced as finished: ${JSON.stringify(seen)}`);
-        await shot('e2e-import-done');
-        const text = seen.find((t) => t.includes('Vox imported 3 of 3 sessions'))!;
-        assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
-        const rows = imported();
-        assert(JSON.stringify(rows) === JSON.stringify([{ source: 'claude-code', n: 2 }, { source: 'codex', n: 1 }, { source: 'cursor', n: 1 }]), `the store holds ${JSON.stringify(rows)}`);
-        state.imported = true;
-      }), p);
+    await check(IMPORTER_CHECKS.import, async () => {
+      requireState('scanned');
+      await p.locator('.quick-input-widget .quick-input-box input').focus();
+      await p.keyboard.press('Enter'); // accept the preselected (not yet imported) sessions
+      await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+      // The store says what was imported (the extension's own database, read-only).
+      const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+      const imported = (): { source: string; n: number }[] => {
+        if (!fs.existsSync(dbFile)) return [];
+        const s = VoxStore.open(dbFile, { readonly: true });
+        try {
+          return s.db.prepare('SELECT source, COUNT(*) AS n FROM threads WHERE source IS NOT NULL GROUP BY source ORDER BY source').all() as { source: string; n: number }[];
+        } finally {
+          s.close();
+        }
+      };
+      const toasts = () => p.locator('.notifications-toasts .notification-toast').allInnerTexts();
+      let seen: string[] = [];
+      await h.waitFor('the import to finish', 60_000, async () => {
+        seen = [...new Set([...seen, ...(await toasts()).map((t) => t.replace(/\s+/g, ' '))])];
+        return seen.some((t) => t.includes('Vox imported 3 of 3 sessions'));
+      }, 100).catch(async (e: Error) => {
+        await h.runCommand(p, 'Notifications: Show Notifications', 10_000).catch(() => {});
+        const center = await p.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
+        throw new Error(`${e.message}; toasts seen: ${JSON.stringify(seen)}; notification center: ${JSON.stringify(center)}; imported threads: ${JSON.stringify(imported())}`);
+      });
+      assert(!seen.some((t) => /Vox finished/.test(t)), `imported runs were announced as finished: ${JSON.stringify(seen)}`);
+      await shot('e2e-import-done');
+      const text = seen.find((t) => t.includes('Vox imported 3 of 3 sessions'))!;
+      assert(/Claude Code: 2 threads/.test(text) && /Codex: 1 threads/.test(text) && /Cursor: 1 threads, 2 messages, 2 tool calls/.test(text), `the notification reads ${JSON.stringify(text)}`);
+      const rows = imported();
+      assert(JSON.stringify(rows) === JSON.stringify([{ source: 'claude-code', n: 2 }, { source: 'codex', n: 1 }, { source: 'cursor', n: 1 }]), `the store holds ${JSON.stringify(rows)}`);
+      state.imported = true;
+    });
 
-    await o.check(IMPORTER_CHECKS.again, () =>
-      timed(IMPORTER_CHECKS.again, async () => {
-        requireState('imported');
-        const texts = await openPicker();
-        assert(texts.length === 3 && texts.every((t) => /· imported/.test(t) && !/not imported/.test(t)), `after the import the rows read ${JSON.stringify(texts)}`);
-        await shot('e2e-import-again');
-        await p.keyboard.press('Escape');
-      }), p);
+    await check(IMPORTER_CHECKS.again, async () => {
+      requireState('imported');
+      const texts = await openPicker();
+      assert(texts.length === 3 && texts.every((t) => /· imported/.test(t) && !/not imported/.test(t)), `after the import the rows read ${JSON.stringify(texts)}`);
+      await shot('e2e-import-again');
+      await p.keyboard.press('Escape');
+    });
 
     await o.check(IMPORTER_CHECKS.screenshots, async () => {
       requireState('imported');
       checkScreenshots(o, shots, ['e2e-import-picker', 'e2e-import-done', 'e2e-import-again'], README);
     }, p);
-  } finally {
-    if (session) await session.close();
-    cursorDb?.close();
-  }
-}
+  },
+});

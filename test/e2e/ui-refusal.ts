@@ -10,12 +10,11 @@
  *   2. expand: the note opens on click and shows the discarded reply;
  *   3. screenshots (the expanded note: docs/screenshot-refusal-workbench.png with --update-screenshot).
  */
-import type { Frame } from 'playwright-core';
 import * as h from './harness';
-import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
-import { SIDEBAR } from './ui-chat-context';
-import { assert, checkScreenshots, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { textTurn, toolCallTurn } from '../support/fake-openai-server';
+import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { widenSideBar } from './ui-workbench';
+import { defineUiSet } from './ui-set';
 
 export const REFUSAL_CHECKS = {
   retry: 'refusal UI: a false refusal is discarded and retried once with the tools named; the tool runs; the chat shows a collapsed "Retried after a refusal" note and the answer without the refusal',
@@ -28,86 +27,64 @@ const PROMPT = 'What does src/math.js export?';
 const REFUSAL = "I'm sorry, but I can't read files in your workspace.";
 const ANSWER = 'It exports add and mean.';
 
-export async function runRefusalChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'refusal');
-  const state = { retried: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let fake: FakeServer | undefined;
-  let session: UiSession | undefined;
-  try {
-    try {
-      fake = await startFakeOpenAI({ responses: [] });
-      h.createSampleWorkspace(dirs.workspace);
-      session = await startUiSession(o, {
-        label: 'refusal UI', dirs,
-        settings: { 'vox.model': 'compat:refusal-e2e', 'vox.compatBaseUrl': fake.baseUrl, 'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' } },
-      });
-    } catch (e) {
-      const why = `the refusal UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(REFUSAL_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const fk = fake;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
-
+export const runRefusalChecks = defineUiSet({
+  name: 'refusal UI',
+  dir: 'refusal',
+  checks: REFUSAL_CHECKS,
+  state: { retried: false },
+  fake: { responses: [] },
+  settings: ({ fake }) => ({ 'vox.model': 'compat:refusal-e2e', 'vox.compatBaseUrl': fake.baseUrl, 'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' } }),
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state, fake: fk }) => {
     // ---- 1. Refusal, retry, tool, answer
-    await o.check(REFUSAL_CHECKS.retry, () =>
-      timed(REFUSAL_CHECKS.retry, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        const view = await sidebar();
-        const area = view.locator('vscode-textarea textarea');
-        await area.waitFor({ timeout: 30_000 });
-        const before = fk.requests.length;
-        fk.push(textTurn(['I\'m sorry, but I can\'t ', 'read files in your workspace.']), toolCallTurn([{ name: 'read_file', args: { path: 'src/math.js' } }]), textTurn(ANSWER));
-        await area.click();
-        await area.fill(PROMPT);
-        await view.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
-        await h.waitFor('the three model calls', 60_000, async () => fk.requests.length >= before + 3, 200);
-        const second = (fk.requests[before + 1]!.body?.messages ?? []) as { role: string; content: string | null }[];
-        assert(!second.some((m) => (m.content ?? '').includes("can't read files")), 'the retry request still carries the refusal');
-        const reminder = second.at(-1);
-        assert(reminder?.role === 'user' && (reminder.content ?? '').includes('read_file'), `the retry's last message is ${JSON.stringify(reminder).slice(0, 200)}`);
-        const third = (fk.requests[before + 2]!.body?.messages ?? []) as { role: string; content: string | null }[];
-        assert(third.some((m) => m.role === 'tool' && (m.content ?? '').includes('export')), 'read_file did not run (no tool result in the third request)');
-        const run = view.locator('article.run').last();
-        await h.waitFor('the answer', 30_000, async () => (await run.locator('[data-role="assistant"]').last().innerText().catch(() => '')).includes(ANSWER), 200);
-        const note = run.locator('details.refusal-note');
-        await note.waitFor({ timeout: 15_000 });
-        assert((await note.locator('summary').innerText()).trim() === 'Retried after a refusal', 'the note\'s summary');
-        assert((await note.getAttribute('open')) === null, 'the note is not collapsed');
-        await run.locator('section.tool', { hasText: 'read_file' }).first().waitFor({ timeout: 10_000 });
-        const answer = (await run.locator('[data-role="assistant"]').allInnerTexts()).join('\n');
-        assert(!answer.includes("can't read files"), `the answer shows the refusal: ${JSON.stringify(answer.slice(0, 200))}`);
-        await note.scrollIntoViewIfNeeded();
-        await shot('e2e-refusal');
-        state.retried = true;
-      }), p);
+    await check(REFUSAL_CHECKS.retry, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      const view = await sidebar();
+      const area = view.locator('vscode-textarea textarea');
+      await area.waitFor({ timeout: 30_000 });
+      const before = fk.requests.length;
+      fk.push(textTurn(['I\'m sorry, but I can\'t ', 'read files in your workspace.']), toolCallTurn([{ name: 'read_file', args: { path: 'src/math.js' } }]), textTurn(ANSWER));
+      await area.click();
+      await area.fill(PROMPT);
+      await view.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+      await h.waitFor('the three model calls', 60_000, async () => fk.requests.length >= before + 3, 200);
+      const second = (fk.requests[before + 1]!.body?.messages ?? []) as { role: string; content: string | null }[];
+      assert(!second.some((m) => (m.content ?? '').includes("can't read files")), 'the retry request still carries the refusal');
+      const reminder = second.at(-1);
+      assert(reminder?.role === 'user' && (reminder.content ?? '').includes('read_file'), `the retry's last message is ${JSON.stringify(reminder).slice(0, 200)}`);
+      const third = (fk.requests[before + 2]!.body?.messages ?? []) as { role: string; content: string | null }[];
+      assert(third.some((m) => m.role === 'tool' && (m.content ?? '').includes('export')), 'read_file did not run (no tool result in the third request)');
+      const run = view.locator('article.run').last();
+      await h.waitFor('the answer', 30_000, async () => (await run.locator('[data-role="assistant"]').last().innerText().catch(() => '')).includes(ANSWER), 200);
+      const note = run.locator('details.refusal-note');
+      await note.waitFor({ timeout: 15_000 });
+      assert((await note.locator('summary').innerText()).trim() === 'Retried after a refusal', 'the note\'s summary');
+      assert((await note.getAttribute('open')) === null, 'the note is not collapsed');
+      await run.locator('section.tool', { hasText: 'read_file' }).first().waitFor({ timeout: 10_000 });
+      const answer = (await run.locator('[data-role="assistant"]').allInnerTexts()).join('\n');
+      assert(!answer.includes("can't read files"), `the answer shows the refusal: ${JSON.stringify(answer.slice(0, 200))}`);
+      await note.scrollIntoViewIfNeeded();
+      await shot('e2e-refusal');
+      state.retried = true;
+    });
 
     // ---- 2. Expanded
-    await o.check(REFUSAL_CHECKS.expand, () =>
-      timed(REFUSAL_CHECKS.expand, async () => {
-        requireState('retried');
-        const view = await sidebar();
-        const note = view.locator('article.run').last().locator('details.refusal-note');
-        await note.locator('summary').click({ timeout: 10_000 });
-        await h.waitFor('the note to open', 10_000, async () => (await note.getAttribute('open')) !== null, 100);
-        const discarded = (await note.locator('.discarded').innerText()).trim();
-        assert(discarded === REFUSAL, `the note shows ${JSON.stringify(discarded)}`);
-        await note.scrollIntoViewIfNeeded();
-        await shot(README.shot);
-      }), p);
+    await check(REFUSAL_CHECKS.expand, async () => {
+      requireState('retried');
+      const view = await sidebar();
+      const note = view.locator('article.run').last().locator('details.refusal-note');
+      await note.locator('summary').click({ timeout: 10_000 });
+      await h.waitFor('the note to open', 10_000, async () => (await note.getAttribute('open')) !== null, 100);
+      const discarded = (await note.locator('.discarded').innerText()).trim();
+      assert(discarded === REFUSAL, `the note shows ${JSON.stringify(discarded)}`);
+      await note.scrollIntoViewIfNeeded();
+      await shot(README.shot);
+    });
 
     await o.check(REFUSAL_CHECKS.screenshots, async () => {
       requireState('retried');
       checkScreenshots(o, shots, ['e2e-refusal'], README);
     }, p);
-  } finally {
-    if (session) await session.close();
-    if (fake) await fake.close().catch(() => {});
-  }
-}
+  },
+});

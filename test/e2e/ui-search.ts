@@ -19,9 +19,9 @@ import * as h from './harness';
 import { VoxStore } from '../../src/engine/store/store';
 import type { VoxEvent } from '../../src/protocol/events';
 import { longThreadEvents } from '../webview/support/long-thread';
-import { SIDEBAR } from './ui-chat-context';
-import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
 import { widenSideBar } from './ui-workbench';
+import { defineUiSet } from './ui-set';
 
 export const SEARCH_CHECKS = {
   quickPick: 'search UI: "Vox: Search Threads" lists a message by its text (with snippet) and a thread by its title as you type',
@@ -58,25 +58,16 @@ function seed(dbFile: string): void {
   }
 }
 
-export async function runSearchChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'search');
-  const state = { picked: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let session: UiSession | undefined;
-  try {
-    try {
-      h.createSampleWorkspace(dirs.workspace);
-      seed(path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db'));
-      session = await startUiSession(o, { label: 'search UI', dirs, settings: { 'vox.model': 'local:demo' } });
-    } catch (e) {
-      const why = `the search UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(SEARCH_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
+export const runSearchChecks = defineUiSet({
+  name: 'search UI',
+  dir: 'search',
+  checks: SEARCH_CHECKS,
+  state: { picked: false },
+  prepare: ({ dirs }) => {
+    seed(path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db'));
+  },
+  settings: { 'vox.model': 'local:demo' },
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state }) => {
     const row = (label: RegExp) => widget(p).locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
     const revealedInView = async (view: Frame, key: string) => view.evaluate((k) => {
       const el = document.querySelector(`.vrow.vox-revealed[data-vkey="${k}"]`);
@@ -88,67 +79,62 @@ export async function runSearchChecks(o: UiCheckOptions): Promise<void> {
     }, key);
 
     // ---- 1. The QuickPick, live as you type
-    await o.check(SEARCH_CHECKS.quickPick, () =>
-      timed(SEARCH_CHECKS.quickPick, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        await sidebar();
-        await h.runCommand(p, 'Vox: Search Threads', 30_000, { opensQuickInput: true });
-        const input = widget(p).locator('.quick-input-box input');
-        // The palette's widget is reused: type only once it is the search's own (its placeholder).
-        await h.waitFor('the search QuickPick', 20_000, async () => (await input.getAttribute('placeholder').catch(() => null))?.startsWith('Search thread titles') === true);
-        await input.pressSequentially('release', { delay: 20 });
-        await row(/Release checklist/).waitFor({ timeout: 20_000 });
-        assert((await row(/Release checklist/).innerText()).includes('thread title'), 'the title row says "thread title"');
-        await input.fill('');
-        await input.pressSequentially('question 37:', { delay: 20 });
-        const hit = row(/Question 37:/);
-        await hit.waitFor({ timeout: 20_000 });
-        const text = await hit.innerText();
-        assert(text.includes('Parser refactor (long)'), `the message row names its thread: ${JSON.stringify(text)}`);
-        assert((await widget(p).locator('.quick-input-list .monaco-list-row', { hasText: /Question 370/ }).count()) === 0, 'a literal match: "37:" is not "370:"');
-        await shot(README.shot);
-        await shot('e2e-search-quickpick');
-        await hit.click();
-        state.picked = true;
-      }), p);
+    await check(SEARCH_CHECKS.quickPick, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      await sidebar();
+      await h.runCommand(p, 'Vox: Search Threads', 30_000, { opensQuickInput: true });
+      const input = widget(p).locator('.quick-input-box input');
+      // The palette's widget is reused: type only once it is the search's own (its placeholder).
+      await h.waitFor('the search QuickPick', 20_000, async () => (await input.getAttribute('placeholder').catch(() => null))?.startsWith('Search thread titles') === true);
+      await input.pressSequentially('release', { delay: 20 });
+      await row(/Release checklist/).waitFor({ timeout: 20_000 });
+      assert((await row(/Release checklist/).innerText()).includes('thread title'), 'the title row says "thread title"');
+      await input.fill('');
+      await input.pressSequentially('question 37:', { delay: 20 });
+      const hit = row(/Question 37:/);
+      await hit.waitFor({ timeout: 20_000 });
+      const text = await hit.innerText();
+      assert(text.includes('Parser refactor (long)'), `the message row names its thread: ${JSON.stringify(text)}`);
+      assert((await widget(p).locator('.quick-input-list .monaco-list-row', { hasText: /Question 370/ }).count()) === 0, 'a literal match: "37:" is not "370:"');
+      await shot(README.shot);
+      await shot('e2e-search-quickpick');
+      await hit.click();
+      state.picked = true;
+    });
 
     // ---- 2. The message revealed
-    await o.check(SEARCH_CHECKS.reveal, () =>
-      timed(SEARCH_CHECKS.reveal, async () => {
-        requireState('picked');
-        const view = await sidebar();
-        await view.locator('h1.title', { hasText: 'Parser refactor (long)' }).waitFor({ timeout: 30_000 });
-        const key = `msg:${TARGET}`;
-        await view.locator(`.vrow.vox-revealed[data-vkey="${key}"]`).waitFor({ timeout: 30_000 });
-        await h.waitFor('the revealed message in the viewport', 15_000, () => revealedInView(view, key));
-        assert((await view.locator(`.vrow[data-vkey="run:run:${MESSAGES / 2 - 1}"]`).count()) === 0, 'the end of the thread is not rendered: the list moved to the message');
-        await shot('e2e-search-revealed');
-      }), p);
+    await check(SEARCH_CHECKS.reveal, async () => {
+      requireState('picked');
+      const view = await sidebar();
+      await view.locator('h1.title', { hasText: 'Parser refactor (long)' }).waitFor({ timeout: 30_000 });
+      const key = `msg:${TARGET}`;
+      await view.locator(`.vrow.vox-revealed[data-vkey="${key}"]`).waitFor({ timeout: 30_000 });
+      await h.waitFor('the revealed message in the viewport', 15_000, () => revealedInView(view, key));
+      assert((await view.locator(`.vrow[data-vkey="run:run:${MESSAGES / 2 - 1}"]`).count()) === 0, 'the end of the thread is not rendered: the list moved to the message');
+      await shot('e2e-search-revealed');
+    });
 
     // ---- 3. The search box above the thread list
-    await o.check(SEARCH_CHECKS.box, () =>
-      timed(SEARCH_CHECKS.box, async () => {
-        requireState('picked');
-        const view = await sidebar();
-        await view.locator('button.threads-toggle').click({ timeout: 10_000 });
-        const box = view.locator('#vox-thread-panel input.search-input');
-        await box.waitFor({ timeout: 10_000 });
-        await box.pressSequentially('question 12:', { delay: 20 });
-        const hit = view.locator('#vox-thread-panel .search-results button.result[data-message-id="m:u12"]');
-        await hit.waitFor({ timeout: 20_000 });
-        assert((await hit.locator('mark').first().innerText()).toLowerCase().startsWith('question'), 'the match is marked');
-        await shot('e2e-search-box');
-        await hit.click();
-        await view.locator('.vrow.vox-revealed[data-vkey="msg:m:u12"]').waitFor({ timeout: 30_000 });
-        await h.waitFor('the message found from the box in the viewport', 15_000, () => revealedInView(view, 'msg:m:u12'));
-      }), p);
+    await check(SEARCH_CHECKS.box, async () => {
+      requireState('picked');
+      const view = await sidebar();
+      await view.locator('button.threads-toggle').click({ timeout: 10_000 });
+      const box = view.locator('#vox-thread-panel input.search-input');
+      await box.waitFor({ timeout: 10_000 });
+      await box.pressSequentially('question 12:', { delay: 20 });
+      const hit = view.locator('#vox-thread-panel .search-results button.result[data-message-id="m:u12"]');
+      await hit.waitFor({ timeout: 20_000 });
+      assert((await hit.locator('mark').first().innerText()).toLowerCase().startsWith('question'), 'the match is marked');
+      await shot('e2e-search-box');
+      await hit.click();
+      await view.locator('.vrow.vox-revealed[data-vkey="msg:m:u12"]').waitFor({ timeout: 30_000 });
+      await h.waitFor('the message found from the box in the viewport', 15_000, () => revealedInView(view, 'msg:m:u12'));
+    });
 
     await o.check(SEARCH_CHECKS.screenshots, async () => {
       checkScreenshots(o, shots, ['e2e-search-quickpick', 'e2e-search-revealed', 'e2e-search-box'], README);
     }, p);
-  } finally {
-    if (session) await session.close();
-  }
-}
+  },
+});

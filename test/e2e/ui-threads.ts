@@ -20,10 +20,11 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import * as h from './harness';
 import { SIDEBAR } from './ui-chat-context';
-import { assert, checkScreenshots, EXTENSION_ID, readmePicture, startUiSession, stateGuard, timedOf, uiDirs, VOX_WEBVIEW, type UiCheckOptions, type UiSession } from './ui-session';
+import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
 import { collapsePane, widenSideBar } from './ui-workbench';
 import { startTestEngine } from '../support/test-engine';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, countEvents } from '../../src/engine/bundles/format';
+import { defineUiSet } from './ui-set';
 
 export const THREAD_CHECKS = {
   list: 'threads UI: the thread list fills in chunks with every imported thread; the DOM holds a bounded number of rows',
@@ -100,110 +101,95 @@ const SCROLL_END_FN = `() => { const s = document.querySelector('.thread-scroll'
 const listState = (view: Frame) => view.evaluate(`(${LIST_STATE_FN})()`) as Promise<{ threads: number; loading: string | null; rows: number }>;
 const currentHighlight = (view: Frame) => view.evaluate(`(${CURRENT_HIGHLIGHT_FN})()`) as Promise<string | null>;
 
-export async function runThreadChecks(o: UiCheckOptions): Promise<void> {
-  const timed = timedOf(o);
-  const dirs = uiDirs(o, 'threads');
-  const state = { list: false, found: false };
-  const requireState = stateGuard(state, (k) => String(k));
-  let session: UiSession | undefined;
-  try {
-    try {
-      h.createSampleWorkspace(dirs.workspace);
-      const scratch = path.join(o.rootDir, 'threads-scratch');
-      fs.mkdirSync(scratch, { recursive: true });
-      const added = await seed(dirs.userData, dirs.workspace, scratch);
-      assert(added === THREADS, `the bundle import added ${added} threads, expected ${THREADS}`);
-      session = await startUiSession(o, { label: 'threads UI', dirs, settings: { 'vox.model': 'local:demo' } });
-    } catch (e) {
-      const why = `the threads UI session did not start: ${(e as Error).message}`;
-      for (const name of Object.values(THREAD_CHECKS)) await o.check(name, () => Promise.reject(new Error(why)));
-      return;
-    }
-    const { page: p, shots, openWorkbench } = session;
-    const shot = (name: string) => session!.shot(name);
-    const sidebar = async (): Promise<Frame> => (await h.waitForWebview(p, VOX_WEBVIEW, { within: SIDEBAR, timeoutMs: 20_000, retries: 2 })).content;
-
+export const runThreadChecks = defineUiSet({
+  name: 'threads UI',
+  dir: 'threads',
+  checks: THREAD_CHECKS,
+  state: { list: false, found: false },
+  prepare: async ({ o, dirs }) => {
+    const scratch = path.join(o.rootDir, 'threads-scratch');
+    fs.mkdirSync(scratch, { recursive: true });
+    const added = await seed(dirs.userData, dirs.workspace, scratch);
+    assert(added === THREADS, `the bundle import added ${added} threads, expected ${THREADS}`);
+  },
+  settings: { 'vox.model': 'local:demo' },
+  run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state }) => {
     // ---- 1. The list fills in chunks, virtualised
-    await o.check(THREAD_CHECKS.list, () =>
-      timed(THREAD_CHECKS.list, async () => {
-        await openWorkbench();
-        await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
-        await widenSideBar(p, 520);
-        await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
-        const view = await sidebar();
-        await view.locator('ul.threads button.open').first().waitFor({ timeout: 30_000 });
-        const seen: number[] = [];
-        let last = await listState(view);
-        await h.waitFor(`${THREADS} threads in the list`, 60_000, async () => {
-          last = await listState(view);
-          if (seen[seen.length - 1] !== last.threads) seen.push(last.threads);
-          assert(last.rows <= MAX_ROWS_IN_DOM, `${last.rows} rows in the DOM`);
-          return last.threads === THREADS && last.loading === 'done';
-        }, 20);
-        assert(last.rows <= MAX_ROWS_IN_DOM && last.rows > 0, `${last.rows} rows in the DOM for ${THREADS} threads`);
-        // (How the pages come — 16, then 200 every 50 ms, one at a time — is proven in
-        // test/webview/thread-list-loader.test.ts and thread-list-browser.test.ts; here it may be
-        // done before the first look, so no timing is asserted.)
-        void seen;
-        await view.evaluate(`(${SHOW_LIST_FN})()`);
-        await shot('e2e-threads');
-        await shot(README_THREADS.shot);
-        state.list = true;
-      }), p);
+    await check(THREAD_CHECKS.list, async () => {
+      await openWorkbench();
+      await h.runCommand(p, 'Vox: Focus on Chat View', 45_000);
+      await widenSideBar(p, 520);
+      await collapsePane(p, 'Vox Rules').catch(() => {}); // cosmetic: the chat gets the side bar's height
+      const view = await sidebar();
+      await view.locator('ul.threads button.open').first().waitFor({ timeout: 30_000 });
+      const seen: number[] = [];
+      let last = await listState(view);
+      await h.waitFor(`${THREADS} threads in the list`, 60_000, async () => {
+        last = await listState(view);
+        if (seen[seen.length - 1] !== last.threads) seen.push(last.threads);
+        assert(last.rows <= MAX_ROWS_IN_DOM, `${last.rows} rows in the DOM`);
+        return last.threads === THREADS && last.loading === 'done';
+      }, 20);
+      assert(last.rows <= MAX_ROWS_IN_DOM && last.rows > 0, `${last.rows} rows in the DOM for ${THREADS} threads`);
+      // (How the pages come — 16, then 200 every 50 ms, one at a time — is proven in
+      // test/webview/thread-list-loader.test.ts and thread-list-browser.test.ts; here it may be
+      // done before the first look, so no timing is asserted.)
+      void seen;
+      await view.evaluate(`(${SHOW_LIST_FN})()`);
+      await shot('e2e-threads');
+      await shot(README_THREADS.shot);
+      state.list = true;
+    });
 
     // ---- 2. The oldest thread from the end of the list; find in its tool output and plan
-    await o.check(THREAD_CHECKS.find, () =>
-      timed(THREAD_CHECKS.find, async () => {
-        requireState('list');
-        const view = await sidebar();
-        const oldest = view.locator('ul.threads button.open', { hasText: 'The oldest thread' });
-        await h.waitFor('the oldest thread rendered at the end of the list', 20_000, async () => {
-          await view.evaluate(`(${SCROLL_END_FN})()`);
-          return (await oldest.count()) === 1;
-        }, 100);
-        await oldest.click({ timeout: 10_000 });
-        await view.locator('section.tool', { hasText: 'read_file' }).waitFor({ timeout: 20_000 });
-        await view.locator('section.plan').waitFor({ timeout: 20_000 });
-        assert((await view.locator('details.result[open]').count()) === 0, 'the tool result starts closed');
-        await view.locator('vscode-textarea').click({ timeout: 10_000 }); // focus inside the webview, as a user would
-        await p.keyboard.press('Control+f');
-        const input = view.locator('.find-bar input');
-        await input.waitFor({ timeout: 10_000 });
-        await input.fill(TOOL_WORD);
-        await h.waitFor('1/1 for the tool word', 10_000, async () => (await view.locator('.find-count').innerText()) === '1/1', 50);
-        await h.waitFor('the result opened and the word highlighted', 10_000, async () => {
-          const hl = await currentHighlight(view);
-          return hl?.toLowerCase() === TOOL_WORD && (await view.locator('details.result[open]').count()) === 1;
-        }, 50);
-        await shot('e2e-find-tools');
-        await shot(README_FIND.shot);
-        await input.fill(PLAN_WORD);
-        await h.waitFor('1/1 for the plan word', 10_000, async () => (await view.locator('.find-count').innerText()) === '1/1', 50);
-        await h.waitFor('the plan word highlighted', 10_000, async () =>
-          (await currentHighlight(view))?.toLowerCase() === PLAN_WORD, 50);
-        await input.press('Escape');
-        state.found = true;
-      }), p);
+    await check(THREAD_CHECKS.find, async () => {
+      requireState('list');
+      const view = await sidebar();
+      const oldest = view.locator('ul.threads button.open', { hasText: 'The oldest thread' });
+      await h.waitFor('the oldest thread rendered at the end of the list', 20_000, async () => {
+        await view.evaluate(`(${SCROLL_END_FN})()`);
+        return (await oldest.count()) === 1;
+      }, 100);
+      await oldest.click({ timeout: 10_000 });
+      await view.locator('section.tool', { hasText: 'read_file' }).waitFor({ timeout: 20_000 });
+      await view.locator('section.plan').waitFor({ timeout: 20_000 });
+      assert((await view.locator('details.result[open]').count()) === 0, 'the tool result starts closed');
+      await view.locator('vscode-textarea').click({ timeout: 10_000 }); // focus inside the webview, as a user would
+      await p.keyboard.press('Control+f');
+      const input = view.locator('.find-bar input');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(TOOL_WORD);
+      await h.waitFor('1/1 for the tool word', 10_000, async () => (await view.locator('.find-count').innerText()) === '1/1', 50);
+      await h.waitFor('the result opened and the word highlighted', 10_000, async () => {
+        const hl = await currentHighlight(view);
+        return hl?.toLowerCase() === TOOL_WORD && (await view.locator('details.result[open]').count()) === 1;
+      }, 50);
+      await shot('e2e-find-tools');
+      await shot(README_FIND.shot);
+      await input.fill(PLAN_WORD);
+      await h.waitFor('1/1 for the plan word', 10_000, async () => (await view.locator('.find-count').innerText()) === '1/1', 50);
+      await h.waitFor('the plan word highlighted', 10_000, async () =>
+        (await currentHighlight(view))?.toLowerCase() === PLAN_WORD, 50);
+      await input.press('Escape');
+      state.found = true;
+    });
 
     // ---- 3. Hidden and shown again: the whole list at once
-    await o.check(THREAD_CHECKS.reopen, () =>
-      timed(THREAD_CHECKS.reopen, async () => {
-        requireState('list');
-        await h.runCommand(p, 'View: Close Primary Side Bar');
-        await h.waitFor('the chat view gone', 10_000, async () => (await p.locator(`${SIDEBAR} iframe.webview`).count()) === 0 || !(await p.locator(SIDEBAR).isVisible().catch(() => false)), 100);
-        await h.runCommand(p, 'Vox: Focus on Chat View', 30_000);
-        const view = await sidebar();
-        const toggle = view.locator('button.threads-toggle');
-        if (await toggle.count()) await toggle.click({ timeout: 10_000 }); // a thread is open: show the list
-        await view.locator('.thread-scroll').first().waitFor({ timeout: 20_000 });
-        const first = await listState(view);
-        assert(first.threads === THREADS, `the list held ${first.threads} threads when first looked at, expected all ${THREADS}`);
-      }), p);
+    await check(THREAD_CHECKS.reopen, async () => {
+      requireState('list');
+      await h.runCommand(p, 'View: Close Primary Side Bar');
+      await h.waitFor('the chat view gone', 10_000, async () => (await p.locator(`${SIDEBAR} iframe.webview`).count()) === 0 || !(await p.locator(SIDEBAR).isVisible().catch(() => false)), 100);
+      await h.runCommand(p, 'Vox: Focus on Chat View', 30_000);
+      const view = await sidebar();
+      const toggle = view.locator('button.threads-toggle');
+      if (await toggle.count()) await toggle.click({ timeout: 10_000 }); // a thread is open: show the list
+      await view.locator('.thread-scroll').first().waitFor({ timeout: 20_000 });
+      const first = await listState(view);
+      assert(first.threads === THREADS, `the list held ${first.threads} threads when first looked at, expected all ${THREADS}`);
+    });
 
     await o.check(THREAD_CHECKS.screenshots, async () => {
       checkScreenshots(o, shots, ['e2e-threads', 'e2e-find-tools'], [README_THREADS, README_FIND]);
     });
-  } finally {
-    if (session) await session.close();
-  }
-}
+  },
+});

@@ -13,10 +13,7 @@ import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../sup
 import { openaiHost } from '../support/scripted';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-/** Polls a condition of the engine (20 ms apart, 20 s at most). */
-const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
+import { until } from '../support/wait';
 
 describe('approvals carry their thread and run', function () {
   this.timeout(30_000);
@@ -48,9 +45,9 @@ describe('approvals carry their thread and run', function () {
     const pending: UpdateOf<'approvalRequested'>[] = [];
     c.on('approvalRequested', (u) => pending.push(u));
     const a = await c.call('sendPrompt', { threadId: null, prompt: 'write a' });
-    await until(() => pending.length === 1);
+    await until(() => pending.length === 1, { what: 'the engine to get there' });
     const b = await c.call('sendPrompt', { threadId: null, prompt: 'write b' });
-    await until(() => pending.length === 2);
+    await until(() => pending.length === 2, { what: 'the engine to get there' });
     assert.deepEqual(pending.map((p) => [p.threadId, p.runId, p.toolName]), [[a.threadId, a.runId, 'write_file'], [b.threadId, b.runId, 'write_file']]);
     assert.deepEqual((await c.call('listApprovals', { threadId: a.threadId })).approvals.map((p) => p.callId), [pending[0]!.callId]);
     assert.equal((await c.call('listApprovals', {})).approvals.length, 2);
@@ -72,12 +69,12 @@ describe('approvals carry their thread and run', function () {
     const settled: UpdateOf<'approvalSettled'>[] = [];
     c.on('approvalSettled', (u) => settled.push(u));
     await c.call('respondToApproval', { callId: pending[0]!.callId, decision: 'approved' });
-    await until(() => fs.existsSync(path.join(dir, 'a.txt')));
+    await until(() => fs.existsSync(path.join(dir, 'a.txt')), { what: 'the engine to get there' });
     assert.equal(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'), 'from A\n');
     assert.equal(fs.existsSync(path.join(dir, 'b.txt')), false, "B's call still waits");
     assert.deepEqual(settled.map((s) => [s.threadId, s.runId, s.decision]), [[a.threadId, a.runId, 'approved']]);
     await c.call('respondToApproval', { callId: pending[1]!.callId, decision: 'denied' });
-    await until(async () => (await c.call('listRuns', {})).runs.length === 0);
+    await until(async () => (await c.call('listRuns', {})).runs.length === 0, { what: 'the engine to get there' });
     assert.equal(fs.existsSync(path.join(dir, 'b.txt')), false);
   });
 });

@@ -19,9 +19,7 @@ import { openaiHost, heldGate } from '../support/scripted';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { CLI_ENTRY, REPO_ROOT } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-const until = (what: string, cond: () => boolean | Promise<boolean>) => waitFor(what, 20_000, cond, 20);
+import { until } from '../support/wait';
 
 /** The first user message of a request (which agent is asking). */
 function firstPrompt(req: RecordedRequest): string {
@@ -37,7 +35,6 @@ function byAgent(scripts: Record<string, FakeResponse[]>): (req: RecordedRequest
     return undefined;
   };
 }
-
 
 const requestsOf = (server: FakeServer, marker: string) => server.requests.filter((r) => firstPrompt(r).includes(marker));
 const contents = (req: RecordedRequest) => (req.body.messages as { role: string; content: unknown }[]).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
@@ -83,7 +80,7 @@ describe('subagents and background work', function () {
       CHILD: [textTurn(['There are ', '3 files.'], { holds: [{ afterEvents: 1, release: g.held }] })],
     });
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: how many files?' });
-    await until('the parent settles', () => eventTypes(te, threadId).includes('run.settling'));
+    await until(() => eventTypes(te, threadId).includes('run.settling'), { what: 'the parent settles' });
     assert.equal(await runStatus(c, threadId), 'running', 'the turn waits for its awaited child');
     const [child] = (await c.call('listChildThreads', { threadId })).threads;
     assert.ok(child);
@@ -91,7 +88,7 @@ describe('subagents and background work', function () {
     const top = (await c.call('listThreads', {})).threads;
     assert.deepEqual(top.map((x) => [x.id, x.childCount]), [[threadId, 1]], 'the child thread is not at the top level');
     g.release();
-    await until('the parent completed', async () => (await runStatus(c, threadId)) === 'completed');
+    await until(async () => (await runStatus(c, threadId)) === 'completed', { what: 'the parent completed' });
     assert.equal((await c.call('listChildThreads', { threadId })).threads[0]!.status, 'completed');
     const last = requestsOf(server, 'PARENT').at(-1)!;
     const report = contents(last).at(-1)!;
@@ -113,13 +110,13 @@ describe('subagents and background work', function () {
       CHILD: [textTurn(['audit: ', 'no findings'], { holds: [{ afterEvents: 1, release: g.held }] })],
     });
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: audit it' });
-    await until('the parent completed', async () => (await runStatus(c, threadId)) === 'completed');
+    await until(async () => (await runStatus(c, threadId)) === 'completed', { what: 'the parent completed' });
     const child = (await c.call('listChildThreads', { threadId })).threads[0]!;
     assert.equal(child.status, 'running', 'the child keeps running after the turn');
     g.release();
-    await until('the child completed', async () => (await c.call('listChildThreads', { threadId })).threads[0]!.status === 'completed');
+    await until(async () => (await c.call('listChildThreads', { threadId })).threads[0]!.status === 'completed', { what: 'the child completed' });
     const next = await c.call('sendPrompt', { threadId, prompt: 'any news?' });
-    await until('the next turn', async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status === 'completed');
+    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status === 'completed', { what: 'the next turn' });
     const req = contents(requestsOf(server, 'PARENT').at(-1)!);
     assert.match(req.at(-2)!, /^user: \[Background work finished\][\s\S]*audit: no findings/);
     assert.equal(req.at(-1), 'user: any news?');
@@ -131,11 +128,11 @@ describe('subagents and background work', function () {
       CHILD: [textTurn(['never ', 'ends'], { holds: [{ afterEvents: 1, release: new Promise(() => undefined) }] })],
     });
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: go' });
-    await until('the child runs', async () => (await c.call('listChildThreads', { threadId })).threads[0]?.status === 'running');
+    await until(async () => (await c.call('listChildThreads', { threadId })).threads[0]?.status === 'running', { what: 'the child runs' });
     await c.call('cancelRun', { runId: runId! });
-    await until('both stopped', async () => (await runStatus(c, threadId)) === 'cancelled' && (await c.call('listChildThreads', { threadId })).threads[0]!.status === 'cancelled');
+    await until(async () => (await runStatus(c, threadId)) === 'cancelled' && (await c.call('listChildThreads', { threadId })).threads[0]!.status === 'cancelled', { what: 'both stopped' });
     // A run leaves the registry just after its run.ended is stored: wait for that, bounded.
-    await until('no run is listed any more', async () => (await c.call('listRuns', {})).runs.length === 0);
+    await until(async () => (await c.call('listRuns', {})).runs.length === 0, { what: 'no run is listed any more' });
   });
 
   it('limits and bad input: an unknown handle is a tool error; subagents nest at most MAX_SUBAGENT_DEPTH deep', async () => {
@@ -146,7 +143,7 @@ describe('subagents and background work', function () {
       LEVEL2: [spawnTurn('LEVEL3: too deep'), textTurn('level 2 could not go deeper')],
     });
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: nest' });
-    await until('the parent completed', async () => (await runStatus(c, threadId)) === 'completed');
+    await until(async () => (await runStatus(c, threadId)) === 'completed', { what: 'the parent completed' });
     const parentReqs = requestsOf(server, 'PARENT');
     assert.match(contents(parentReqs[1]!).at(-1)!, /^tool: Error \(notFound\): no background work bg:nope in this thread/);
     const level2 = requestsOf(server, 'LEVEL2');
@@ -168,15 +165,15 @@ describe('subagents and background work', function () {
     // The model learns the handle from the first tool result; the script fills it in before the second call.
     const route = server as unknown as { requests: RecordedRequest[] };
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: build in the background' });
-    await until('the background command started', () => eventTypes(te, threadId).includes('background.started'));
+    await until(() => eventTypes(te, threadId).includes('background.started'), { what: 'the background command started' });
     const started = route.requests.length;
     assert.ok(started >= 1);
-    await until('the parent settles on the awaited command', () => eventTypes(te, threadId).includes('run.settling'));
+    await until(() => eventTypes(te, threadId).includes('run.settling'), { what: 'the parent settles on the awaited command' });
     const statusReq = requestsOf(server, 'PARENT')[2]!;
     assert.match(contents(statusReq).at(-1)!, /^tool: (Error \(notFound\)|bg:)/);
     assert.equal(await runStatus(c, threadId), 'running');
     fs.writeFileSync(marker, '');
-    await until('the parent completed', async () => (await runStatus(c, threadId)) === 'completed');
+    await until(async () => (await runStatus(c, threadId)) === 'completed', { what: 'the parent completed' });
     const report = contents(requestsOf(server, 'PARENT').at(-1)!).at(-1)!;
     assert.match(report, /Background command bg:[^\n]+\nStatus: completed\nstarted\nfinished\n\[exit code 0\]/);
   });
@@ -190,7 +187,7 @@ describe('subagents and background work', function () {
     });
     c.on('approvalRequested', (u) => void c.call('respondToApproval', { callId: u.callId, decision: 'approved' }));
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: serve' });
-    await until('the parent completed (not awaited)', async () => (await runStatus(c, threadId)) === 'completed');
+    await until(async () => (await runStatus(c, threadId)) === 'completed', { what: 'the parent completed (not awaited)' });
     const s = VoxStore.open(te.dbPath, { readonly: true });
     const started = s.eventsAfter(0, { threadId }).find((e) => e.type === 'background.started');
     s.close();
@@ -198,20 +195,20 @@ describe('subagents and background work', function () {
     // The next turn kills it by handle.
     server.push(toolCallTurn([{ name: 'command_kill', args: { handle: started.handle } }]), textTurn('stopped it'));
     const next = await c.call('sendPrompt', { threadId, prompt: 'stop the server' });
-    await until('the next turn', async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status !== 'running');
+    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status !== 'running', { what: 'the next turn' });
     assert.equal((await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.error, null);
     const killResult = contents(server.requests.at(-1)!).filter((m) => m.startsWith('tool:')).at(-1) ?? '';
     assert.match(killResult, /Status: cancelled[\s\S]*child=(\d+)[\s\S]*stopped by command_kill/);
     const pid = Number(/child=(\d+)/.exec(killResult)?.[1]);
     assert.ok(pid > 0);
-    await until('the sleep is gone', () => {
+    await until(() => {
       try {
         process.kill(pid, 0);
         return false;
       } catch {
         return true;
       }
-    });
+    }, { what: 'the sleep is gone' });
   });
 
   it('a subagent left running by a killed process is interrupted when the next engine opens the database', async () => {
@@ -225,7 +222,7 @@ describe('subagents and background work', function () {
     });
     const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
     const cli = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'chat', '--model', 'openai:gpt-test', '--cwd', dir, 'PARENT: start the child'], { cwd: REPO_ROOT, env, stdio: 'ignore' });
-    await until('the child is running', () => requestsOf(server, 'CHILD').length === 1 && fs.existsSync(path.join(home, 'vox.db')));
+    await until(() => requestsOf(server, 'CHILD').length === 1 && fs.existsSync(path.join(home, 'vox.db')), { what: 'the child is running' });
     cli.kill('SIGKILL');
     await new Promise((r) => cli.once('exit', r));
     const host = openaiHost(server);

@@ -27,6 +27,7 @@ import { captureWorktree, prepareWarmState } from '../../src/engine/checkpoints/
 import { disposeSnapshot, snapshotRepo } from '../../src/engine/checkpoints/capture/snapshot';
 import { commitSnapshot, gitBuf, gitOut, initRepo, treeSnapshot } from '../support/git-fixtures';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { assertRejectsCode } from '../support/assert-code';
 
 const T = 'thread:stages-test';
 /** Untracked size cap used here (bytes). */
@@ -57,10 +58,6 @@ function execIndex(dir: string, indexFile: string, args: string[]): Buffer {
 
 function header(ordinal: number): CheckpointHeader {
   return { ref: checkpointRef(T, ordinal), threadId: T, ordinal, trigger: { kind: 'manual' }, timeMs: 1_700_000_000_000 };
-}
-
-async function rejectsWithCode(p: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(p, (err: unknown) => err instanceof CheckpointError && err.code === code);
 }
 
 describe('checkpoint capture stages (real git)', function () {
@@ -258,10 +255,10 @@ describe('checkpoint capture stages (real git)', function () {
       const ref = header(1).ref;
       await moveRef(repo, ref, head, true);
       const other = gitOut(dir, ['commit-tree', '-m', 'other', 'HEAD^{tree}']);
-      await rejectsWithCode(moveRef(repo, ref, other, true), 'checkpointExists');
+      await assertRejectsCode(moveRef(repo, ref, other, true), 'checkpoint/checkpointExists', CheckpointError);
       assert.equal(gitOut(dir, ['rev-parse', ref]), head, 'left where it was');
       // The outer ref exists: the nested one is still set (first), the outer one is refused.
-      await rejectsWithCode(moveCheckpointRefs({ repo, commit: head, children: [{ repo: sub, commit: subHead, children: [] }] }, ref, true), 'checkpointExists');
+      await assertRejectsCode(moveCheckpointRefs({ repo, commit: head, children: [{ repo: sub, commit: subHead, children: [] }] }, ref, true), 'checkpoint/checkpointExists', CheckpointError);
       assert.equal(gitOut(sub.root, ['rev-parse', ref]), subHead);
     });
 

@@ -15,20 +15,10 @@ import { bytesPath, initRepo, snapshotDiff, treeSnapshot } from '../support/git-
 import { gitBuf, gitOut } from '../support/git';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { userRepoState } from '../support/user-repo';
+import { assertRejectsCode } from '../support/assert-code';
 
 const T = 'thread:5b0c1d2e-test';
 const NON_UTF8 = Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74]); // "bad\xff\xfe.txt"
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<CheckpointError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof CheckpointError, `expected CheckpointError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
-}
 
 function lsTree(dir: string, rev: string): string[] {
   return gitBuf(dir, ['ls-tree', '-r', '-z', '--name-only', rev])
@@ -411,7 +401,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       fs.writeFileSync(path.join(repo, 'a.txt'), 'x\n');
       const w = await store.diffCheckpoints(repo, c2.ref, 'working');
       assert.deepEqual(w.map((e) => [e.path, e.additions, e.deletions]), [['a.txt', 1, 4]]);
-      await rejectsWith(store.diffCheckpoints(repo, 'refs/vox/checkpoints/nope/1', 'working'), 'unknownCheckpoint');
+      await assertRejectsCode(store.diffCheckpoints(repo, 'refs/vox/checkpoints/nope/1', 'working'), 'checkpoint/unknownCheckpoint', CheckpointError);
     });
 
     it('reads files at a checkpoint, including inside nested repositories; typed errors for unknown refs and paths', async () => {
@@ -423,8 +413,8 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
       assert.equal((await store.readFileAtCheckpoint(repo, c.ref, 'a.txt')).toString(), 'a\n');
       assert.equal((await store.readFileAtCheckpoint(repo, c.ref, 'sub/s.txt')).toString(), 'nested\n');
       assert.equal((await store.readFileAtCheckpoint(repo, c.commit, 'ln')).toString(), 'a.txt');
-      await rejectsWith(store.readFileAtCheckpoint(repo, c.ref, 'missing.txt'), 'pathNotFound');
-      await rejectsWith(store.readFileAtCheckpoint(repo, checkpointRef(T, 99), 'a.txt'), 'unknownCheckpoint');
+      await assertRejectsCode(store.readFileAtCheckpoint(repo, c.ref, 'missing.txt'), 'checkpoint/pathNotFound', CheckpointError);
+      await assertRejectsCode(store.readFileAtCheckpoint(repo, checkpointRef(T, 99), 'a.txt'), 'checkpoint/unknownCheckpoint', CheckpointError);
     });
 
     it('prunes old checkpoints: refs (and nested refs) deleted, kept history detached, reclaimable bytes reported', async () => {
@@ -436,7 +426,7 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
         await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       }
       await store.captureCheckpoint({ worktree: repo, threadId: 'thread:other', trigger: { kind: 'manual' } });
-      await rejectsWith(store.pruneCheckpoints(repo, {}), 'badArgument');
+      await assertRejectsCode(store.pruneCheckpoints(repo, {}), 'checkpoint/badArgument', CheckpointError);
       const res = await store.pruneCheckpoints(repo, { threadId: T, keepLast: 2 });
       assert.deepEqual(res.deletedRefs.sort(), [checkpointRef(T, 1), checkpointRef(T, 2)]);
       assert.deepEqual((await store.listCheckpoints(repo, T)).map((c) => c.ordinal), [3, 4]);
@@ -477,16 +467,16 @@ describe('GitPlumbingCheckpointStore (real git)', function () {
     it('throws typed errors: not a repository, bad thread id, unknown checkpoint, existing ordinal, bad mode', async () => {
       const notRepo = path.join(tmp, 'plain');
       fs.mkdirSync(notRepo);
-      await rejectsWith(store.captureCheckpoint({ worktree: notRepo, threadId: T, trigger: { kind: 'manual' } }), 'notARepository');
-      await rejectsWith(store.captureCheckpoint({ worktree: path.join(tmp, 'missing'), threadId: T, trigger: { kind: 'manual' } }), 'notARepository');
+      await assertRejectsCode(store.captureCheckpoint({ worktree: notRepo, threadId: T, trigger: { kind: 'manual' } }), 'checkpoint/notARepository', CheckpointError);
+      await assertRejectsCode(store.captureCheckpoint({ worktree: path.join(tmp, 'missing'), threadId: T, trigger: { kind: 'manual' } }), 'checkpoint/notARepository', CheckpointError);
       const repo = initRepo(path.join(tmp, 'e'), { 'a.txt': 'a\n' });
-      await rejectsWith(store.captureCheckpoint({ worktree: repo, threadId: '', trigger: { kind: 'manual' } }), 'badThreadId');
-      await rejectsWith(store.captureCheckpoint({ worktree: repo, threadId: 'a\nb', trigger: { kind: 'manual' } }), 'badThreadId');
-      await rejectsWith(store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 3, mode: 'files' }), 'unknownCheckpoint');
-      await rejectsWith(store.undoRestore({ worktree: repo, restorePoint: 'refs/vox/restore-points/20990101T000000000Z-0-abc' }), 'unknownCheckpoint');
+      await assertRejectsCode(store.captureCheckpoint({ worktree: repo, threadId: '', trigger: { kind: 'manual' } }), 'checkpoint/badThreadId', CheckpointError);
+      await assertRejectsCode(store.captureCheckpoint({ worktree: repo, threadId: 'a\nb', trigger: { kind: 'manual' } }), 'checkpoint/badThreadId', CheckpointError);
+      await assertRejectsCode(store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 3, mode: 'files' }), 'checkpoint/unknownCheckpoint', CheckpointError);
+      await assertRejectsCode(store.undoRestore({ worktree: repo, restorePoint: 'refs/vox/restore-points/20990101T000000000Z-0-abc' }), 'checkpoint/unknownCheckpoint', CheckpointError);
       await store.captureCheckpoint({ worktree: repo, threadId: T, ordinal: 5, trigger: { kind: 'manual' } });
-      await rejectsWith(store.captureCheckpoint({ worktree: repo, threadId: T, ordinal: 5, trigger: { kind: 'manual' } }), 'checkpointExists');
-      await rejectsWith(store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 5, mode: 'both' as 'files' }), 'badArgument');
+      await assertRejectsCode(store.captureCheckpoint({ worktree: repo, threadId: T, ordinal: 5, trigger: { kind: 'manual' } }), 'checkpoint/checkpointExists', CheckpointError);
+      await assertRejectsCode(store.restoreCheckpoint({ worktree: repo, threadId: T, ordinal: 5, mode: 'both' as 'files' }), 'checkpoint/badArgument', CheckpointError);
       const r = await store.captureCheckpoint({ worktree: repo, threadId: T, trigger: { kind: 'manual' } });
       assert.equal(r.ordinal, 6, 'next ordinal after the highest');
     });

@@ -11,6 +11,7 @@ import { VoxStore } from '../../src/engine/store/store';
 import { startFakeOpenAI, stallAfter, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { driverEnv, forEachDriver } from '../support/drivers';
+import { until } from '../support/wait';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')];
@@ -36,9 +37,8 @@ forEachDriver('vox CLI crash safety', () => {
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const dbFile = path.join(dir, 'vox.db');
-    const deadline = Date.now() + STREAM_WAIT_MS;
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 100));
+    await until(() => {
+      if (child.exitCode !== null) assert.fail(`the child exited before it streamed: ${err}`);
       let n = 0;
       try {
         const db = new Database(dbFile, { readonly: true, fileMustExist: true });
@@ -47,9 +47,8 @@ forEachDriver('vox CLI crash safety', () => {
       } catch {
         /* not created yet */
       }
-      if (n >= 2) break;
-      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`child did not stream: ${err}`);
-    }
+      return n >= 2;
+    }, { what: 'the child to stream two text chunks', timeoutMs: STREAM_WAIT_MS, everyMs: 100, failFast: true, detail: () => `stderr: ${err}` });
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;

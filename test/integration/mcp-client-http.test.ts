@@ -10,7 +10,8 @@ import { ClientError } from '../../src/client/engine-client';
 import { textTurn, toolCallTurn } from '../support/fake-openai-server';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp/http-server';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server';
-import { mcpRig, STDIO_SERVER, toolMessage, until, type McpRig } from '../support/mcp/rig';
+import { mcpRig, STDIO_SERVER, toolMessage, type McpRig } from '../support/mcp/rig';
+import { until } from '../support/wait';
 
 describe('MCP client: HTTP servers and the config files', function () {
   this.timeout(60_000);
@@ -33,7 +34,7 @@ describe('MCP client: HTTP servers and the config files', function () {
     assert.deepEqual([v.transport, v.status, v.target], ['http', 'connected', http.url]);
     assert.ok(v.tools.some((t) => t.qualifiedName === 'mcp__web__echo'));
     await rig.client.call('sendPrompt', { threadId: null, prompt: 'echo' });
-    await until('the run to end', async () => (await rig!.client.call('listRuns', {})).runs.length === 0);
+    await until(async () => (await rig!.client.call('listRuns', {})).runs.length === 0, { what: 'the run to end', timeoutMs: 25_000 });
     assert.equal(toolMessage(rig.model.requests[1], 'mcp__web__echo'), 'echo: over http');
     assert.ok(!http.requests.some((r) => r.startsWith('GET /messages')), 'no SSE fallback was needed');
   });
@@ -49,7 +50,7 @@ describe('MCP client: HTTP servers and the config files', function () {
     assert.equal(r.isError, true);
     assert.match(r.content, /^Error \(protocolError\): MCP server web failed the call of echo/);
     assert.equal(rig.services.mcp.list().servers[0]!.status, 'restarting');
-    await until('it to give up', () => rig!.services.mcp.list().servers[0]!.status === 'failed');
+    await until(() => rig!.services.mcp.list().servers[0]!.status === 'failed', { what: 'it to give up', timeoutMs: 25_000 });
     assert.ok(!rig.services.tools.list().some((t) => t.origin?.kind === 'mcp'), 'its tools left the agent');
   });
 

@@ -13,10 +13,11 @@ import { ClientError, type EngineClient } from '../../src/client/engine-client';
 import type { UpdateOf } from '../../src/protocol/updates';
 import { textTurn, toolCallTurn } from '../support/fake-openai-server';
 import { makeTmpDir } from '../support/tmp';
-import { STDIO_SERVER, mcpRig, offeredNames, toolMessage, until, type McpRig } from '../support/mcp/rig';
+import { STDIO_SERVER, mcpRig, offeredNames, toolMessage, type McpRig } from '../support/mcp/rig';
+import { until } from '../support/wait';
 
 async function runEnded(c: EngineClient): Promise<void> {
-  await until('the runs to end', async () => (await c.call('listRuns', {})).runs.length === 0);
+  await until(async () => (await c.call('listRuns', {})).runs.length === 0, { what: 'the runs to end', timeoutMs: 25_000 });
 }
 
 describe('MCP client: a stdio server in the agent loop', function () {
@@ -57,7 +58,7 @@ describe('MCP client: a stdio server in the agent loop', function () {
     const asked: UpdateOf<'approvalRequested'>[] = [];
     rig.client.on('approvalRequested', (u) => asked.push(u));
     await rig.client.call('sendPrompt', { threadId: null, prompt: 'write it' });
-    await until('the approval request', () => asked.length === 1);
+    await until(() => asked.length === 1, { what: 'the approval request', timeoutMs: 25_000 });
     assert.deepEqual([asked[0]!.toolName, asked[0]!.toolClass], ['mcp__t__write_note', 'execute']);
     assert.equal(rig.model.requests.length, 1, 'the tool has not run: the model was not called again');
     await rig.client.call('respondToApproval', { callId: asked[0]!.callId, decision: 'approved' });
@@ -95,10 +96,10 @@ describe('MCP client: a stdio server in the agent loop', function () {
     rig.client.on('turnEnded', (u) => ended.push(u.status));
     const { runId } = await rig.client.call('sendPrompt', { threadId: null, prompt: 'hang' });
     await rig.client.call('subscribeTurn', { turnId: runId!, afterSeq: 0 });
-    await until('the call to be under way', () => chunks.includes('toolCall'));
+    await until(() => chunks.includes('toolCall'), { what: 'the call to be under way', timeoutMs: 25_000 });
     await rig.client.call('cancelRun', { runId: runId! });
     await runEnded(rig.client);
-    await until('the turn to end', () => ended.length === 1);
+    await until(() => ended.length === 1, { what: 'the turn to end', timeoutMs: 25_000 });
     assert.equal(ended[0], 'cancelled');
     assert.equal(rig.model.requests.length, 1, 'the turn ended without another model call');
     assert.equal((await rig.client.call('listMcpServers', {})).servers[0]!.status, 'connected');
@@ -116,7 +117,7 @@ describe('MCP client: a stdio server in the agent loop', function () {
     const { threadId } = await rig.client.call('sendPrompt', { threadId: null, prompt: 'crash' });
     await runEnded(rig.client);
     assert.match(toolMessage(rig.model.requests[1], 'mcp__t__crash') ?? '', /^Error \(crashed\): MCP server t stopped during the call of crash/);
-    await until('the restart', async () => (await rig.client.call('listMcpServers', {})).servers[0]!.status === 'connected' && fs.readFileSync(startLog, 'utf8').trim().split('\n').length === 2);
+    await until(async () => (await rig.client.call('listMcpServers', {})).servers[0]!.status === 'connected' && fs.readFileSync(startLog, 'utf8').trim().split('\n').length === 2, { what: 'the restart', timeoutMs: 25_000 });
     const view = (await rig.client.call('listMcpServers', {})).servers[0]!;
     assert.equal(view.restarts, 1);
     assert.ok(statuses.includes('restarting'), `statuses seen: ${statuses.join(', ')}`);
@@ -128,7 +129,7 @@ describe('MCP client: a stdio server in the agent loop', function () {
   it('a server that keeps failing to start ends as failed after the capped attempts; restart by hand resets it', async () => {
     rig = await mcpRig({ serverEnv: { VOX_TEST_FAIL_START: '1' } });
     await rig.client.call('watchMcpServers', {});
-    await until('failed', async () => (await rig.client.call('listMcpServers', {})).servers[0]!.status === 'failed');
+    await until(async () => (await rig.client.call('listMcpServers', {})).servers[0]!.status === 'failed', { what: 'failed', timeoutMs: 25_000 });
     const v = (await rig.client.call('listMcpServers', {})).servers[0]!;
     assert.equal(v.restarts, 3);
     assert.match(v.error ?? '', /Gave up after 3 restart attempt\(s\)/);
@@ -150,12 +151,12 @@ describe('MCP client: a stdio server in the agent loop', function () {
   it('a config file saved in the editor is read again: a server added to .vscode/mcp.json starts without a restart', async () => {
     rig = await mcpRig();
     await rig.client.call('watchMcpServers', {});
-    await until('t connected', async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 't' && x.status === 'connected'));
+    await until(async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 't' && x.status === 'connected'), { what: 't connected', timeoutMs: 25_000 });
     rig.host.fireExternalChange(); // a save of some other file changes nothing
     fs.mkdirSync(path.join(rig.dir, '.vscode'), { recursive: true });
     fs.writeFileSync(path.join(rig.dir, '.vscode/mcp.json'), JSON.stringify({ servers: { second: { type: 'stdio', command: process.execPath, args: [STDIO_SERVER] } } }));
     rig.host.fireExternalChange();
-    await until('second connected', async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 'second' && x.status === 'connected'));
+    await until(async () => (await rig.client.call('listMcpServers', {})).servers.some((x) => x.name === 'second' && x.status === 'connected'), { what: 'second connected', timeoutMs: 25_000 });
     assert.ok(rig.services.tools.list().some((x) => x.spec.name === 'mcp__second__echo'));
   });
 
@@ -270,7 +271,7 @@ describe('MCP client: a stdio server in the agent loop', function () {
     assert.ok(!rig.services.tools.list().some((x) => x.spec.name === 'mcp__t__added'));
     const add = rig.services.tools.lookup('mcp__t__add_tool');
     await add.run({}, { workspaceRoot: rig.dir, signal: new AbortController().signal });
-    await until('the new tool', () => rig.services.tools.list().some((x) => x.spec.name === 'mcp__t__added'));
+    await until(() => rig.services.tools.list().some((x) => x.spec.name === 'mcp__t__added'), { what: 'the new tool', timeoutMs: 25_000 });
   });
 
   it('@-mentions of MCP resources: suggested once connected, attached to the prompt the model gets', async () => {

@@ -15,7 +15,8 @@ import type { ClientCommand } from '../../src/protocol/commands/index';
 import type { McpServerListView } from '../../src/protocol/commands/mcp';
 import { buildMcpTree, type McpTreeNode } from '../../src/extension/mcp/tree-model';
 import { McpController, createMcpModel } from '../../webview/src/lib/mcp-state';
-import { mcpRig, until, type McpRig } from '../support/mcp/rig';
+import { mcpRig, type McpRig } from '../support/mcp/rig';
+import { until } from '../support/wait';
 
 const FIXTURE = path.resolve(__dirname, '../e2e/fixtures/mcp-notes-server.mjs');
 const serverNode = (nodes: McpTreeNode[], name: string) => nodes.find((n): n is Extract<McpTreeNode, { kind: 'server' }> => n.kind === 'server' && n.server === name);
@@ -46,10 +47,10 @@ describe('MCP UI against a real engine: the tree model and the slash commands', 
   after(async () => rig?.dispose());
 
   it('the tree shows the connected server with its tools and prompts, and the failed one with its error', async () => {
-    await until('both servers settled', async () => {
+    await until(async () => {
       const v = await rig.client.call('listMcpServers', {});
       return v.servers.find((s) => s.name === 'notes')?.status === 'connected' && v.servers.find((s) => s.name === 'missing')?.status === 'failed';
-    });
+    }, { what: 'both servers settled', timeoutMs: 25_000 });
     const nodes = buildMcpTree(await rig.client.call('listMcpServers', {}));
     const notes = serverNode(nodes, 'notes')!;
     assert.equal(notes.description, 'connected · stdio · 3 tools');
@@ -68,7 +69,7 @@ describe('MCP UI against a real engine: the tree model and the slash commands', 
   it('a tool unticked through setMcpToolEnabled comes back unticked and counted out (the update too)', async () => {
     const after = await rig.client.call('setMcpToolEnabled', { name: 'notes', tool: 'add_note', enabled: false });
     assert.equal(after.tools.find((t) => t.name === 'add_note')?.enabled, false);
-    await until('the update', () => latest?.servers.find((s) => s.name === 'notes')?.tools.find((t) => t.name === 'add_note')?.enabled === false);
+    await until(() => latest?.servers.find((s) => s.name === 'notes')?.tools.find((t) => t.name === 'add_note')?.enabled === false, { what: 'the update', timeoutMs: 25_000 });
     const notes = serverNode(buildMcpTree(latest!), 'notes')!;
     assert.equal(notes.description, 'connected · stdio · 2/3 tools');
     const row = notes.children.find((c) => c.kind === 'tool' && c.tool === 'add_note');

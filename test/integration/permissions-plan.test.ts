@@ -14,9 +14,7 @@ import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../sup
 import { openaiHost } from '../support/scripted';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
+import { until } from '../support/wait';
 
 function toolNames(body: { tools?: Array<{ function: { name: string } }> }): string[] {
   return (body.tools ?? []).map((t) => t.function.name);
@@ -39,7 +37,7 @@ describe('permissions and plan mode in the agent loop', function () {
 
   async function finish(threadId: string): Promise<void> {
     const c = t.client();
-    await until(async () => (await c.call('listRuns', { threadId })).runs.length === 0);
+    await until(async () => (await c.call('listRuns', { threadId })).runs.length === 0, { what: 'the engine to get there' });
   }
 
   /** The thread's tool-call items as stored (what every client replays), read from the database file. */
@@ -99,7 +97,7 @@ describe('permissions and plan mode in the agent loop', function () {
     const set = await c.call('setPermissionMode', { scope: 'thread', threadId: r.threadId, mode: 'autoEdits' });
     assert.deepEqual([set.mode, set.modeSource, set.modeLabel], ['autoEdits', 'thread', 'Auto-approve edits']);
     await c.call('sendPrompt', { threadId: r.threadId, prompt: 'write a' });
-    await until(() => fs.existsSync(path.join(dir, 'a.txt')));
+    await until(() => fs.existsSync(path.join(dir, 'a.txt')), { what: 'the engine to get there' });
     await finish(r.threadId);
     const [item] = itemsOf(r.threadId);
     assert.deepEqual(item!.permission, { decision: 'allow', source: 'mode', rule: null, reason: 'Mode "Auto-approve edits" runs file edits without asking.' });

@@ -16,9 +16,7 @@ import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-open
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-const until = (what: string, cond: () => boolean | Promise<boolean>) => waitFor(what, 20_000, cond, 20);
+import { until } from '../support/wait';
 
 describe('prompt history: recorded by sendPrompt, persisted, bounded', function () {
   this.timeout(60_000);
@@ -46,13 +44,13 @@ describe('prompt history: recorded by sendPrompt, persisted, bounded', function 
     const c = t.client();
     fs.writeFileSync(path.join(dir, 'notes.md'), 'the notes\n');
     const a = await c.call('sendPrompt', { threadId: null, prompt: 'explain @notes.md please', mentions: [{ kind: 'file', target: 'notes.md' }] });
-    await until('first turn ended', () => idle(c, a.threadId));
+    await until(() => idle(c, a.threadId), { what: 'first turn ended' });
     const b = await c.call('sendPrompt', { threadId: null, prompt: 'second thread' });
-    await until('second turn ended', () => idle(c, b.threadId));
+    await until(() => idle(c, b.threadId), { what: 'second turn ended' });
     await c.call('sendPrompt', { threadId: b.threadId, prompt: 'second thread' }); // a repeat: collapsed
-    await until('third turn ended', () => idle(c, b.threadId));
+    await until(() => idle(c, b.threadId), { what: 'third turn ended' });
     await c.call('sendPrompt', { threadId: b.threadId, prompt: 'Continue', history: false });
-    await until('fourth turn ended', () => idle(c, b.threadId));
+    await until(() => idle(c, b.threadId), { what: 'fourth turn ended' });
     assert.deepEqual(await history(c), ['explain @notes.md please', 'second thread']);
     const entries = (await c.call('listPromptHistory', {})).prompts;
     assert.deepEqual(entries.map((e) => e.threadId), [a.threadId, b.threadId]);

@@ -20,21 +20,8 @@ import { heldGate } from '../support/scripted';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { CLI_ENTRY, REPO_ROOT, runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-const until = (what: string, cond: () => boolean | Promise<boolean>) => waitFor(what, 20_000, cond, 20);
-
-
-async function rejects(p: Promise<unknown>, code: string): Promise<ClientError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ClientError, String(e));
-    assert.equal(`${e.domain}/${e.code}`, code, e.message);
-    return e;
-  }
-  assert.fail(`expected ${code}`);
-}
+import { until } from '../support/wait';
+import { assertRejectsCode } from '../support/assert-code';
 
 describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
   this.timeout(60_000);
@@ -85,10 +72,10 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const listed = (await c.call('listQueue', { threadId })).entries;
     assert.deepEqual(listed.map((e) => [e.entryId, e.prompt, e.position]), [[ec, 'prompt C', 0], [eb, 'prompt B, edited', 1]]);
     assert.equal((await c.call('getQueued', { entryId: ea })).entry.status, 'cancelled');
-    await until('queue events delivered', () => events.filter((e) => e.type.startsWith('queue.')).length >= 6);
+    await until(() => events.filter((e) => e.type.startsWith('queue.')).length >= 6, { what: 'queue events delivered' });
 
     g.release();
-    await until('three runs ended', () => allEnded(c, threadId, 3));
+    await until(() => allEnded(c, threadId, 3), { what: 'three runs ended' });
     assert.deepEqual(await userPrompts(c, threadId), ['first', 'prompt C', 'prompt B, edited']);
     const runs = (await c.call('getThread', { threadId })).runs;
     assert.deepEqual(runs.map((r) => r.status), ['completed', 'completed', 'completed']);
@@ -110,13 +97,13 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const b = await c.call('sendPrompt', { threadId, prompt: 'B' });
     await c.call('cancelRun', { runId: runId! });
     g.release();
-    await until('the run stopped', async () => (await c.call('getThread', { threadId })).runs[0]?.status === 'cancelled');
+    await until(async () => (await c.call('getThread', { threadId })).runs[0]?.status === 'cancelled', { what: 'the run stopped' });
     await new Promise((r) => setTimeout(r, 1_200)); // more than two queue polls
     assert.equal((await c.call('getThread', { threadId })).runs.length, 1, 'nothing started after Stop');
     assert.equal((await c.call('listQueue', { threadId })).entries.length, 2);
     const now = await c.call('steerQueued', { threadId, entryId: b.queued!.entryId });
     assert.equal(now.outcome, 'started');
-    await until('B and then A ran', () => allEnded(c, threadId, 3));
+    await until(() => allEnded(c, threadId, 3), { what: 'B and then A ran' });
     assert.deepEqual(await userPrompts(c, threadId), ['first', 'B', 'A']);
     assert.equal((await c.call('getQueued', { entryId: a.queued!.entryId })).entry.status, 'started');
   });
@@ -126,20 +113,20 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const t = await engineWith([textTurn(['held ', 'turn'], { holds: [{ afterEvents: 1, release: g.held }] })]);
     const c = t.client();
     const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'hold the thread' });
-    await rejects(c.call('editQueued', { threadId, entryId: 'queued:nope', prompt: 'x' }), 'run/unknownEntry');
-    await rejects(c.call('getQueued', { entryId: 'queued:nope' }), 'run/unknownEntry');
-    await rejects(c.call('listQueue', { threadId: 'thread:nope' }), 'store/notFound');
+    await assertRejectsCode(c.call('editQueued', { threadId, entryId: 'queued:nope', prompt: 'x' }), 'run/unknownEntry', ClientError);
+    await assertRejectsCode(c.call('getQueued', { entryId: 'queued:nope' }), 'run/unknownEntry', ClientError);
+    await assertRejectsCode(c.call('listQueue', { threadId: 'thread:nope' }), 'store/notFound', ClientError);
     const one = await c.call('sendPrompt', { threadId, prompt: 'one' });
     await c.call('cancelQueued', { threadId, entryId: one.queued!.entryId });
-    await rejects(c.call('cancelQueued', { threadId, entryId: one.queued!.entryId }), 'run/unknownEntry');
-    await rejects(c.call('steerQueued', { threadId, entryId: one.queued!.entryId }), 'run/unknownEntry');
-    await rejects(c.call('sendPrompt', { threadId, prompt: 'no queue', ifBusy: 'refuse' }), 'run/threadBusy');
+    await assertRejectsCode(c.call('cancelQueued', { threadId, entryId: one.queued!.entryId }), 'run/unknownEntry', ClientError);
+    await assertRejectsCode(c.call('steerQueued', { threadId, entryId: one.queued!.entryId }), 'run/unknownEntry', ClientError);
+    await assertRejectsCode(c.call('sendPrompt', { threadId, prompt: 'no queue', ifBusy: 'refuse' }), 'run/threadBusy', ClientError);
     const head = (await c.call('getThread', { threadId })).messages[0]!.id;
-    await rejects(c.call('sendPrompt', { threadId, prompt: 'an edit', parentMessageId: head }), 'run/threadBusy');
+    await assertRejectsCode(c.call('sendPrompt', { threadId, prompt: 'an edit', parentMessageId: head }), 'run/threadBusy', ClientError);
     for (let i = 0; i < MAX_QUEUED_PER_THREAD; i++) await c.call('sendPrompt', { threadId, prompt: `p${i}` });
-    const full = await rejects(c.call('sendPrompt', { threadId, prompt: 'one too many' }), 'run/queueFull');
+    const full = await assertRejectsCode(c.call('sendPrompt', { threadId, prompt: 'one too many' }), 'run/queueFull', ClientError);
     assert.match(full.message, new RegExp(`${MAX_QUEUED_PER_THREAD} prompts waiting`));
-    await rejects(c.call('moveQueued', { threadId, entryId: 'queued:nope', toIndex: 0 }), 'run/unknownEntry');
+    await assertRejectsCode(c.call('moveQueued', { threadId, entryId: 'queued:nope', toIndex: 0 }), 'run/unknownEntry', ClientError);
     for (const e of (await c.call('listQueue', { threadId })).entries) await c.call('cancelQueued', { threadId, entryId: e.entryId });
     g.release();
   });
@@ -156,7 +143,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     await disposing;
     t = startTestEngine({ dir, host: hostFor(server) });
     const c2 = t.client();
-    await until('both queued prompts ran after the restart', () => allEnded(c2, threadId, 3));
+    await until(() => allEnded(c2, threadId, 3), { what: 'both queued prompts ran after the restart' });
     assert.deepEqual(await userPrompts(c2, threadId), ['interrupted by the restart', 'queued one', 'queued two']);
     assert.deepEqual((await c2.call('getThread', { threadId })).runs.map((r) => r.status), ['cancelled', 'completed', 'completed']);
   });
@@ -179,7 +166,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     assert.ok(q.queued);
     assert.equal((await c.call('listQueue', { threadId })).entries[0]!.steer, true);
     g.release();
-    await until('the run ended', () => allEnded(c, threadId, 1));
+    await until(() => allEnded(c, threadId, 1), { what: 'the run ended' });
 
     assert.equal(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'hello\n', 'the pre-empted write never ran');
     const entry = (await c.call('getQueued', { entryId: q.queued!.entryId })).entry;
@@ -202,7 +189,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     assert.equal(thread.runs.length, 1);
     // A later turn's history has the steering prompt where it landed: after the prompt, before the answer.
     const later = await c.call('sendPrompt', { threadId, prompt: 'and now?' });
-    await until('the later turn', async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === later.runId)?.status === 'completed');
+    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === later.runId)?.status === 'completed', { what: 'the later turn' });
     const history = (server.requests[2]!.body.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system').map((m) => m.content);
     assert.deepEqual(history, ['rewrite notes.txt', 'stop: do not change notes.txt', 'understood, not touching notes.txt', 'and now?']);
   });
@@ -215,12 +202,12 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const asked: { callId: string }[] = [];
     c.on('approvalRequested', (u) => void asked.push(u));
     const { threadId, runId } = await c.call('sendPrompt', { threadId: null, prompt: 'write out.txt' });
-    await until('the approval request', () => asked.length === 1);
+    await until(() => asked.length === 1, { what: 'the approval request' });
     const q = await c.call('sendPrompt', { threadId, prompt: 'also mention the file size' });
     const steer = await c.call('steerQueued', { threadId, entryId: q.queued!.entryId });
     assert.deepEqual(steer, { outcome: 'steering', runId });
     await c.call('respondToApproval', { callId: asked[0]!.callId, decision: 'approved' });
-    await until('the run ended', () => allEnded(c, threadId, 1));
+    await until(() => allEnded(c, threadId, 1), { what: 'the run ended' });
     assert.equal(fs.readFileSync(path.join(dir, 'out.txt'), 'utf8'), 'written\n');
     const store = VoxStore.open(t.dbPath, { readonly: true });
     const items = store.items(runId!);
@@ -245,7 +232,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     await c.call('cancelQueued', { threadId, entryId: (await c.call('listQueue', { threadId })).entries[0]!.entryId });
     g.release();
     // The model answered without tools after the steer was asked: no boundary left, so the steer is the next turn.
-    await until('two turns ended', () => allEnded(c, threadId, 2));
+    await until(() => allEnded(c, threadId, 2), { what: 'two turns ended' });
     assert.deepEqual(await userPrompts(c, threadId), ['start', 'steer me in']);
     assert.equal((await c.call('getQueued', { entryId: q.queued!.entryId })).entry.status, 'started');
 
@@ -258,7 +245,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
       const r = await c.call('steerQueued', { threadId, entryId: 'queued:from-cli' });
       assert.equal(r.outcome, 'started');
       assert.ok(r.runId);
-      await until('the steered-in prompt ran', () => allEnded(c, threadId, 3));
+      await until(() => allEnded(c, threadId, 3), { what: 'the steered-in prompt ran' });
       assert.deepEqual(await userPrompts(c, threadId), ['start', 'steer me in', 'waiting for its cli']);
     } finally {
       other.kill();
@@ -278,7 +265,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     await atHold;
     const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
     const cli = runVox(['chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, 'from the terminal'], env);
-    await until('the CLI queued its prompt', async () => (await c.call('listQueue', { threadId })).entries.length === 1);
+    await until(async () => (await c.call('listQueue', { threadId })).entries.length === 1, { what: 'the CLI queued its prompt' });
     const entry = (await c.call('listQueue', { threadId })).entries[0]!;
     assert.notEqual(entry.ownerPid, process.pid, 'queued by the CLI process');
     g.release();
@@ -306,9 +293,9 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'chat', '--model', 'openai:gpt-test', '--cwd', dir, '--thread', threadId, 'never mind'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    await until('queued', async () => (await c.call('listQueue', { threadId })).entries.length === 1);
+    await until(async () => (await c.call('listQueue', { threadId })).entries.length === 1, { what: 'queued' });
     // The CLI takes Ctrl-C once it has its answer and says so; a signal before that is the default (exit by signal).
-    await until('the CLI waiting in the queue', () => err.includes('Ctrl-C takes it out of the queue'));
+    await until(() => err.includes('Ctrl-C takes it out of the queue'), { what: 'the CLI waiting in the queue' });
     const entryId = (await c.call('listQueue', { threadId })).entries[0]!.entryId;
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (x) => r(x)));
@@ -316,7 +303,7 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     assert.match(err, /your queued prompt was cancelled; it did not run/);
     assert.equal((await c.call('getQueued', { entryId })).entry.status, 'cancelled');
     g.release();
-    await until('the held turn ended', () => allEnded(c, threadId, 1));
+    await until(() => allEnded(c, threadId, 1), { what: 'the held turn ended' });
     assert.deepEqual(await userPrompts(c, threadId), ['the running turn']);
   });
 });

@@ -21,9 +21,8 @@ import { startTestEngine, TestHost, type TestEngine } from '../support/test-engi
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { CLI_ENTRY, REPO_ROOT, runVox } from '../support/cli';
 import { spawn } from 'node:child_process';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
-const until = (what: string, cond: () => boolean | Promise<boolean>) => waitFor(what, 20_000, cond, 10);
 /** Fixed backoff jitter: `random() = 0.5` gives ¾ of the nominal delay. */
 const HALF = () => 0.5;
 
@@ -51,7 +50,7 @@ describe('rate limits: wait, resume, snooze, re-arm', function () {
     }
   };
   const waitEvent = async (te: TestEngine, n = 1) => {
-    await until(`${n} rate-limit wait(s)`, () => events(te, 'run.waitingRateLimit').length >= n);
+    await until(() => events(te, 'run.waitingRateLimit').length >= n, { what: `${n} rate-limit wait(s)`, everyMs: 10 });
     return events(te, 'run.waitingRateLimit')[n - 1] as Extract<StoredEvent, { type: 'run.waitingRateLimit' }>;
   };
   /** Moves the manual clock to `target` in small steps, letting the waiting run react between them. */
@@ -117,7 +116,7 @@ describe('rate limits: wait, resume, snooze, re-arm', function () {
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(server.requests.length, 1, 'no retry before the reset');
       await advanceTo(w.resetAtMs);
-      await until('the run completed', async () => (await runOf(c, threadId)).status === 'completed');
+      await until(async () => (await runOf(c, threadId)).status === 'completed', { what: 'the run completed', everyMs: 10 });
       assert.equal(server.requests.length, 2);
       const thread = await c.call('getThread', { threadId });
       assert.equal(thread.messages.at(-1)!.content, 'after the wait');
@@ -147,7 +146,7 @@ describe('rate limits: wait, resume, snooze, re-arm', function () {
     const w2 = await waitEvent(te, 2); // the retry hit the second 429
     assert.equal(w2.attempt, 1);
     await c.call('resumeRun', { runId: runId! });
-    await until('the run completed', async () => (await runOf(c, threadId)).status === 'completed');
+    await until(async () => (await runOf(c, threadId)).status === 'completed', { what: 'the run completed', everyMs: 10 });
     assert.deepEqual(events(te, 'run.resumed').map((e) => e.type === 'run.resumed' && e.by), ['timer', 'user']);
     assert.equal((await c.call('getThread', { threadId })).messages.at(-1)!.content, 'finally');
     // Controls on a run that is not waiting are typed errors.
@@ -174,13 +173,13 @@ describe('rate limits: wait, resume, snooze, re-arm', function () {
 
     const second = engine('openai', { write: 'auto' });
     const c2 = second.client();
-    await until('re-armed', async () => (await c2.call('listRuns', {})).runs.length === 1);
+    await until(async () => (await c2.call('listRuns', {})).runs.length === 1, { what: 're-armed', everyMs: 10 });
     assert.equal(events(second, 'run.claimed').length, 1);
     await advanceTo(w.resetAtMs - 1);
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(server.requests.length, 2, 'still waiting for the reset after the restart');
     await advanceTo(w.resetAtMs);
-    await until('the run completed', async () => (await runOf(c2, threadId)).status === 'completed');
+    await until(async () => (await runOf(c2, threadId)).status === 'completed', { what: 'the run completed', everyMs: 10 });
     assert.equal(fs.readFileSync(path.join(dir, 'made.txt'), 'utf8'), 'changed by the user meanwhile\n', 'write_file did not run again');
     const s = VoxStore.open(second.dbPath, { readonly: true });
     const items = s.items(runId!);
@@ -203,10 +202,10 @@ describe('rate limits: wait, resume, snooze, re-arm', function () {
     const te = engine();
     const c = te.client();
     const a = await c.call('sendPrompt', { threadId: null, prompt: 'one' });
-    await until('failed', async () => (await runOf(c, a.threadId)).status === 'failed');
+    await until(async () => (await runOf(c, a.threadId)).status === 'failed', { what: 'failed', everyMs: 10 });
     assert.match((await runOf(c, a.threadId)).error ?? '', /out of quota or credit; waiting will not help/);
     const b = await c.call('sendPrompt', { threadId: null, prompt: 'two' });
-    await until('failed', async () => (await runOf(c, b.threadId)).status === 'failed');
+    await until(async () => (await runOf(c, b.threadId)).status === 'failed', { what: 'failed', everyMs: 10 });
     assert.match((await runOf(c, b.threadId)).error ?? '', /more than 6 h away; not waiting/);
     assert.equal(events(te, 'run.waitingRateLimit').length, 0);
   });
@@ -237,7 +236,7 @@ describe('rate limits from the CLI (real processes, real clock)', function () {
     const waiting = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'chat', '--model', 'openai:gpt-test', '--cwd', dir, 'wait for an hour'], { cwd: REPO_ROOT, env, stdio: 'ignore' });
     const store = () => VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
     let runId = '';
-    await until('the run waits', () => {
+    await until(() => {
       const s = store();
       try {
         runId = s.waitingRuns()[0]?.id ?? '';
@@ -245,7 +244,7 @@ describe('rate limits from the CLI (real processes, real clock)', function () {
       } finally {
         s.close();
       }
-    });
+    }, { what: 'the run waits', everyMs: 10 });
     waiting.kill('SIGKILL');
     await new Promise((r) => waiting.once('exit', r));
     const list = await runVox(['runs', 'list', '--cwd', dir, '--json'], env);

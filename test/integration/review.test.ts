@@ -16,9 +16,8 @@ import { startFakeOpenAI, textTurn, toolCallTurn, type FakeResponse, type FakeSe
 import { openaiHost } from '../support/scripted';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeRepo, makeSandbox, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
-import { waitFor } from '../support/wait';
-
-const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
+import { until } from '../support/wait';
+import { assertRejectsCode } from '../support/assert-code';
 
 const A_LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const A_BASE = `${A_LINES.join('\n')}\n`;
@@ -26,14 +25,6 @@ const A_AGENT = A_BASE.replace('line 3\n', 'line 3 by the agent\n').replace('lin
 /** CRLF, no newline at the end. */
 const C_BASE = 'alpha\r\nbeta\r\ngamma';
 const C_AGENT = 'alpha\r\nBETA\r\ngamma';
-
-async function rejectsWith(p: Promise<unknown>, domain: string, code: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof ClientError, `expected ${domain}/${code}, got ${String(e)}`);
-    assert.ok(e.is(domain as never, code as never), `expected ${domain}/${code}, got ${e.domain}/${e.code}: ${e.message}`);
-    return true;
-  });
-}
 
 describe('review: previews, per-hunk keep/undo, restore previews and labels', function () {
   this.timeout(40_000);
@@ -49,7 +40,7 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
     c = t.client();
   }
   const read = (rel: string): Buffer => fs.readFileSync(path.join(repo, rel));
-  const idle = () => until(async () => (await c.call('listRuns', {})).runs.length === 0);
+  const idle = () => until(async () => (await c.call('listRuns', {})).runs.length === 0, { what: 'the engine to get there' });
 
   beforeEach(() => {
     sb = makeSandbox();
@@ -81,14 +72,14 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
       })();
     });
     await c.call('sendPrompt', { threadId: null, prompt: 'edit' });
-    await until(() => previews.length === 3);
+    await until(() => previews.length === 3, { what: 'the engine to get there' });
     await idle();
     assert.deepEqual(previews.map((p) => [p.toolName, p.path]), [['apply_edit', 'c.txt'], ['write_file', 'a.txt'], ['write_file', path.join('src', 'new.ts')]]);
     assert.equal(Buffer.from(previews[0]!.beforeBase64!, 'base64').toString('latin1'), C_BASE);
     assert.equal(Buffer.from(previews[0]!.afterBase64, 'base64').toString('latin1'), C_AGENT, 'apply_edit keeps CRLF and the missing final newline');
     assert.equal(previews[2]!.beforeBase64, null, 'a new file has no before');
     for (const p of previews) assert.ok(read(p.path).equals(Buffer.from(p.afterBase64, 'base64')), `${p.path}: the tool wrote what the preview showed`);
-    await rejectsWith(c.call('previewToolCall', { callId: 'call_gone' }), 'review', 'unknownCall');
+    await assertRejectsCode(c.call('previewToolCall', { callId: 'call_gone' }), 'review/unknownCall', ClientError);
   });
 
   it('a command or a failing edit has no preview (typed errors)', async () => {
@@ -102,7 +93,7 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
       void c.call('previewToolCall', { callId: u.callId }).catch((e: ClientError) => errors.push(`${e.domain}/${e.code}: ${e.message}`)).finally(() => c.call('respondToApproval', { callId: u.callId, decision: 'denied' }));
     });
     await c.call('sendPrompt', { threadId: null, prompt: 'edit' });
-    await until(() => errors.length === 2);
+    await until(() => errors.length === 2, { what: 'the engine to get there' });
     assert.match(errors[0]!, /^review\/notAnEdit: run_command does not edit a file/);
     assert.match(errors[1]!, /^review\/cannotPreview: No preview: oldText was not found in a\.txt/);
     await idle();
@@ -140,9 +131,9 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
     // Binary: no hunks, a hunk undo is refused and changes nothing; the whole file can be undone.
     const hunksBin = await c.call('listFileHunks', { threadId, path: 'img.bin' });
     assert.equal(hunksBin.binary, true);
-    await rejectsWith(c.call('undoHunk', { threadId, path: 'img.bin', hunkIndex: 0 }), 'review', 'binaryFile');
+    await assertRejectsCode(c.call('undoHunk', { threadId, path: 'img.bin', hunkIndex: 0 }), 'review/binaryFile', ClientError);
     assert.equal(read('img.bin').toString('utf8'), BIN);
-    await rejectsWith(c.call('undoHunk', { threadId, path: 'a.txt', hunkIndex: 5 }), 'review', 'unknownHunk');
+    await assertRejectsCode(c.call('undoHunk', { threadId, path: 'a.txt', hunkIndex: 5 }), 'review/unknownHunk', ClientError);
     // A file the turn created: undoing it removes it.
     const uMade = await c.call('undoFile', { threadId, path: 'made.txt' });
     assert.equal(fs.existsSync(path.join(repo, 'made.txt')), false);
@@ -165,8 +156,8 @@ describe('review: previews, per-hunk keep/undo, restore previews and labels', fu
     // Keep: a file marked reviewed stays listed as kept; unknown files are typed errors.
     await c.call('keepFile', { threadId, path: 'a.txt' });
     assert.equal((await c.call('listTurnChanges', { threadId })).files.find((f) => f.path === 'a.txt')?.kept, true);
-    await rejectsWith(c.call('keepFile', { threadId, path: 'nope.txt' }), 'review', 'unknownFile');
-    await rejectsWith(c.call('listTurnChanges', { threadId: (await c.call('createThread', { title: 'idle' })).threadId }), 'review', 'noTurn');
+    await assertRejectsCode(c.call('keepFile', { threadId, path: 'nope.txt' }), 'review/unknownFile', ClientError);
+    await assertRejectsCode(c.call('listTurnChanges', { threadId: (await c.call('createThread', { title: 'idle' })).threadId }), 'review/noTurn', ClientError);
     const after = userState(repo);
     assert.ok(before.head, 'the repository has a commit');
     assert.deepEqual({ head: after.head, branch: after.branch, index: after.index }, { head: before.head, branch: before.branch, index: before.index }, 'HEAD, branch and index never move');

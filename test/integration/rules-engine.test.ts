@@ -14,6 +14,7 @@ import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
 import { ClientError } from '../../src/client/engine-client';
 import { countText } from '../../src/engine/providers/token-count';
+import { assertRejectsCode } from '../support/assert-code';
 
 type Ev = { type: string; role?: string; content?: string };
 
@@ -21,15 +22,6 @@ const write = (dir: string, rel: string, text: string) => {
   fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
   fs.writeFileSync(path.join(dir, rel), text);
 };
-
-async function rejects(p: Promise<unknown>, domain: string, code: string, message?: RegExp): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof ClientError, String(e));
-    assert.equal(`${e.domain}/${e.code}`, `${domain}/${code}`, e.message);
-    if (message) assert.match(e.message, message);
-    return true;
-  });
-}
 
 describe('rules over the protocol', function () {
   this.timeout(60_000);
@@ -184,11 +176,11 @@ describe('rules over the protocol', function () {
     assert.equal(created.source, '.vox/rules/review.md');
     assert.equal(created.body, 'Review for coding.');
     assert.match(fs.readFileSync(path.join(dir, '.vox/rules/review.md'), 'utf8'), /^---\nname: review\nattach: manual\ndescription: "Reviews"\npaths:\n {2}- src\/\*\*\n---\nReview for \$active_spoke\.\n$/);
-    await rejects(c.call('createRule', { scope: 'workspace', name: 'review', attach: 'manual', body: 'x' }), 'rule', 'duplicateName');
-    await rejects(c.call('createRule', { scope: 'workspace', name: '../etc', attach: 'manual', body: 'x' }), 'rule', 'invalidName');
-    await rejects(c.call('createRule', { scope: 'workspace', name: 'a+', attach: 'manual', body: 'x' }), 'rule', 'invalidName', /letters, digits/);
-    await rejects(c.call('createRule', { scope: 'user', name: 'web', attach: 'manual', body: 'x' }), 'rule', 'reservedName');
-    await rejects(c.call('getRule', { name: 'nope' }), 'rule', 'unknownRule');
+    await assertRejectsCode(c.call('createRule', { scope: 'workspace', name: 'review', attach: 'manual', body: 'x' }), 'rule/duplicateName', ClientError);
+    await assertRejectsCode(c.call('createRule', { scope: 'workspace', name: '../etc', attach: 'manual', body: 'x' }), 'rule/invalidName', ClientError);
+    await assertRejectsCode(c.call('createRule', { scope: 'workspace', name: 'a+', attach: 'manual', body: 'x' }), 'rule/invalidName', { type: ClientError, message: /letters, digits/ });
+    await assertRejectsCode(c.call('createRule', { scope: 'user', name: 'web', attach: 'manual', body: 'x' }), 'rule/reservedName', ClientError);
+    await assertRejectsCode(c.call('getRule', { name: 'nope' }), 'rule/unknownRule', ClientError);
     const user = await c.call('createRule', { scope: 'user', name: 'terse', attach: 'always', body: 'Be terse.' });
     assert.equal(user.scope, 'user');
     assert.deepEqual(host.rules?.rules, [{ name: 'terse', attach: 'always', body: 'Be terse.' }]);
@@ -206,7 +198,7 @@ describe('rules over the protocol', function () {
     try {
       fs.rmSync(path.join(dir, '.vox/rules'), { recursive: true });
       fs.symlinkSync(outside, path.join(dir, '.vox/rules'));
-      await rejects(c.call('createRule', { scope: 'workspace', name: 'escape', attach: 'manual', body: 'x' }), 'rule', 'outsideWorkspace');
+      await assertRejectsCode(c.call('createRule', { scope: 'workspace', name: 'escape', attach: 'manual', body: 'x' }), 'rule/outsideWorkspace', ClientError);
       assert.deepEqual(fs.readdirSync(outside), []);
     } finally {
       removeTmpDir(outside);

@@ -16,25 +16,11 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeRepo, makeSandbox, type Sandbox } from '../support/worktree-fixtures';
 import { runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
-import { waitFor } from '../support/wait';
-
-/** Polls a condition of the engine (20 ms apart, 20 s at most). */
-const until = (cond: () => boolean | Promise<boolean>) => waitFor('the engine to get there', 20_000, cond, 20);
+import { until } from '../support/wait';
+import { assertRejectsCode } from '../support/assert-code';
 
 /** A turn slow enough that a second prompt arrives while it runs. */
 const slowTurn = (text: string) => textTurn(text.split(' ').map((w) => `${w} `), { eventDelayMs: 60 });
-
-async function rejectsBusy(p: Promise<unknown>): Promise<ClientError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ClientError, String(e));
-    assert.equal(`${e.domain}/${e.code}`, 'run/threadBusy', e.message);
-    return e;
-  }
-  assert.fail('expected run/threadBusy');
-}
-
 
 describe('runs: one active run per thread, one owner of all runs', function () {
   this.timeout(60_000);
@@ -72,7 +58,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     const busy = [ra, rb].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     assert.equal(ok.length, 1);
     assert.equal(busy.length, 1);
-    const e = await rejectsBusy(Promise.reject(busy[0]!.reason));
+    const e = await assertRejectsCode(Promise.reject(busy[0]!.reason), 'run/threadBusy', ClientError);
     const started = (ok[0] as PromiseFulfilledResult<{ runId: string }>).value;
     assert.deepEqual(e.details, { runId: started.runId, threadId });
     assert.match(e.message, /already running a turn/);
@@ -82,9 +68,9 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     assert.equal(thread.messages.filter((m) => m.role === 'user').length, 1, 'the refused prompt left no message behind');
     assert.equal(thread.runs.length, 1);
     // Once the run ended, the thread takes the next prompt.
-    await until(async () => (await a.call('listRuns', {})).runs.length === 0);
+    await until(async () => (await a.call('listRuns', {})).runs.length === 0, { what: 'the engine to get there' });
     const next = await b.call('sendPrompt', { threadId, prompt: 'now it is my turn' });
-    await until(async () => (await a.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status === 'completed');
+    await until(async () => (await a.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status === 'completed', { what: 'the engine to get there' });
     const after = await a.call('getThread', { threadId });
     assert.deepEqual(after.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant'], 'user → assistant → user → assistant, never user → user');
   });
@@ -128,7 +114,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
     );
     other.close();
     const { runId } = await c.call('sendPrompt', { threadId, prompt: 'after the crash' });
-    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed');
+    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed', { what: 'the engine to get there' });
     const runs = (await c.call('getThread', { threadId })).runs;
     assert.deepEqual(runs.map((r) => [r.id, r.status]), [['run:dead', 'interrupted'], [runId, 'completed']]);
   });
@@ -147,7 +133,7 @@ describe('runs: one active run per thread, one owner of all runs', function () {
       );
       w.close();
       const { runId } = await c.call('sendPrompt', { threadId, prompt: 'now' });
-      await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed');
+      await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === runId)?.status === 'completed', { what: 'the engine to get there' });
       assert.deepEqual((await c.call('getThread', { threadId })).runs.map((r) => [r.id, r.status]), [['run:old', 'interrupted'], [runId, 'completed']]);
     } finally {
       other.kill();
@@ -165,10 +151,10 @@ describe('runs: one active run per thread, one owner of all runs', function () {
       t = te;
       const c = te.client();
       const pool = await c.call('startVariants', { prompt: 'think', models: ['openai:gpt-test', 'openai:gpt-test'] });
-      await until(async () => (await c.call('listRuns', {})).runs.filter((r) => r.kind === 'variant').length === 2);
+      await until(async () => (await c.call('listRuns', {})).runs.filter((r) => r.kind === 'variant').length === 2, { what: 'the engine to get there' });
       const { cancelled } = await c.call('cancelAllRuns', {});
       assert.equal(cancelled, 2);
-      await until(async () => (await c.call('listVariants', {})).pools[0]!.variants.every((v) => v.status === 'cancelled'));
+      await until(async () => (await c.call('listVariants', {})).pools[0]!.variants.every((v) => v.status === 'cancelled'), { what: 'the engine to get there' });
       assert.deepEqual((await c.call('listRuns', {})).runs, []);
       await c.call('cancelVariants', { poolId: pool.poolId });
       for (const v of pool.variants) await c.call('discardVariant', { poolId: pool.poolId, index: v.index });

@@ -18,9 +18,11 @@ import { registerBuiltinProviders } from '../../src/engine/providers/builtins';
 import { TestHost } from '../support/test-engine';
 import { listManagedWorktrees } from '../../src/engine/worktrees/worktrees';
 import { childThreads } from '../../src/engine/store/family-reads';
-import { VariantError, VariantPool, type VariantChange, type VariantErrorCode, type VariantGroup } from '../../src/engine/variants/index';
+import { VariantError, VariantPool, type VariantChange, type VariantGroup } from '../../src/engine/variants/index';
 import { httpError, startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type FakeResponse, type FakeServer } from '../support/fake-openai-server';
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
+import { assertRejectsCode } from '../support/assert-code';
+import { until } from '../support/wait';
 
 /** a.txt has 20 lines so edits near its top and bottom are separate hunks. */
 const A_LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
@@ -32,17 +34,6 @@ const BIN_BYTES = Buffer.from([0x47, 0x49, 0x46, 0x38, 0x00, 0x01, 0xff, 0xfe, 0
 /** Pause between a slow turn's SSE events: gives the stats refresh after the previous tool time to land mid-run. */
 const SLOW = { eventDelayMs: 80 };
 const SLOW_DONE = (who: string) => textTurn([`${who} `, 'is done.'], SLOW);
-
-async function rejectsWith(p: Promise<unknown>, code: VariantErrorCode): Promise<VariantError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof VariantError, `expected VariantError(${code}), got ${String(e)}`);
-    assert.equal(e.code, code, `expected ${code}, got ${e.code}: ${e.message}`);
-    return e;
-  }
-  assert.fail(`expected VariantError(${code}), but it succeeded`);
-}
 
 /** Files of the work tree (not .git/, not .vox/) with their bytes. */
 function treeFiles(root: string): Map<string, Buffer> {
@@ -174,7 +165,7 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.match(diff.text, /^new file mode 100755$/m);
     assert.deepEqual(diff.stats, s0);
 
-    await rejectsWith(g.adoptVariant(7), 'unknownVariant');
+    await assertRejectsCode(g.adoptVariant(7), 'variant/unknownVariant', VariantError);
     const mainBefore = treeFiles(repo);
     const result = await g.adoptVariant(0);
     assert.deepEqual(result.removalErrors, []);
@@ -198,8 +189,8 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.equal(fs.existsSync(path.dirname(g.variants[0]!.worktreePath)), false);
     const admin = path.join(repo, '.git', 'worktrees');
     assert.ok(!fs.existsSync(admin) || fs.readdirSync(admin).length === 0, 'git has no admin entries left');
-    await rejectsWith(g.adoptVariant(1), 'alreadyAdopted');
-    await rejectsWith(g.diffVariant(0), 'alreadyAdopted');
+    await assertRejectsCode(g.adoptVariant(1), 'variant/alreadyAdopted', VariantError);
+    await assertRejectsCode(g.diffVariant(0), 'variant/alreadyAdopted', VariantError);
     assert.equal(pool.get(g.poolId), undefined, 'the pool forgets an ended group');
   });
 
@@ -214,7 +205,7 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     const before = userState(repo);
     const filesBefore = treeFiles(repo);
 
-    const err = await rejectsWith(g.adoptVariant(0), 'conflict');
+    const err = await assertRejectsCode(g.adoptVariant(0), 'variant/conflict', VariantError);
     assert.deepEqual(err.details.files, ['a.txt', 'new.txt']);
     assert.match(err.message, /a\.txt, new\.txt/);
     assert.match(err.message, /nothing was changed/);
@@ -248,7 +239,7 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.equal(g.variants[0]!.status, 'failed');
     assert.ok(g.variants[0]!.error && g.variants[0]!.error.length > 0, 'the failure keeps its reason');
     const filesBefore = treeFiles(repo);
-    const err = await rejectsWith(g.adoptVariant(0), 'failed');
+    const err = await assertRejectsCode(g.adoptVariant(0), 'variant/failed', VariantError);
     assert.match(err.message, /variant 0 failed/);
     assertSameTree(treeFiles(repo), filesBefore);
     assert.deepEqual(g.variants.map((v) => v.status), ['failed', 'completed']);
@@ -277,14 +268,10 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     assert.ok(top.includes(parentThreadId));
     assert.deepEqual(childThreads(services.store.db, parentThreadId).map((t) => t.id).sort(), g.variants.map((v) => v.threadId).sort());
     // One pool per thread at a time.
-    await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'again', models: ['openai:v0'], parentThreadId }), 'alreadyExists');
-    const deadline = Date.now() + 10_000;
-    while (!servers.every((s) => s.requests.length >= 2) || !g.variants.every((v) => v.stats.files.length === 1)) {
-      assert.ok(Date.now() < deadline, 'variants never reached the stalling request');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'again', models: ['openai:v0'], parentThreadId }), 'variant/alreadyExists', VariantError);
+    await until(() => servers.every((s) => s.requests.length >= 2) && g.variants.every((v) => v.stats.files.length === 1), { what: 'the variants to reach the stalling request', timeoutMs: 10_000 });
     assert.deepEqual(g.variants.map((v) => v.status), ['running', 'running']);
-    await rejectsWith(g.adoptVariant(0), 'notFinished');
+    await assertRejectsCode(g.adoptVariant(0), 'variant/notFinished', VariantError);
 
     const t0 = Date.now();
     await g.cancelAll();
@@ -297,7 +284,7 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     await g.discardVariant(1);
     await g.discardVariant(1); // idempotent
     assert.equal(fs.existsSync(g.variants[1]!.worktreePath), false);
-    await rejectsWith(g.diffVariant(1), 'discarded');
+    await assertRejectsCode(g.diffVariant(1), 'variant/discarded', VariantError);
     await g.discardAll();
     assert.deepEqual(g.variants.map((v) => v.status), ['discarded', 'discarded']);
     assert.deepEqual(await listManagedWorktrees(repo), []);
@@ -307,7 +294,7 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     await startPool([[textTurn('unused')]]);
     const g = await start(['openai:v0']);
     assert.deepEqual(g.variants.map((v) => v.status), ['creating']);
-    await rejectsWith(g.diffVariant(0), 'notFinished');
+    await assertRejectsCode(g.diffVariant(0), 'variant/notFinished', VariantError);
     await g.cancelAll();
     assert.deepEqual(g.variants.map((v) => [v.status, v.runId]), [['cancelled', null]]);
     assert.equal(servers[0]!.requests.length, 0);
@@ -319,18 +306,18 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
   it('rejects bad input with typed errors before creating anything', async () => {
     await startPool([[], []]);
     const threadsBefore = services.store.listThreads().length;
-    await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: [] }), 'invalidModels');
-    await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'openai:v1', 'openai:v0', 'openai:v1', 'openai:v0'] }), 'tooManyVariants');
-    const bad = await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'nonsense', 'bogus:model'] }), 'invalidModels');
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'x', models: [] }), 'variant/invalidModels', VariantError);
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'openai:v1', 'openai:v0', 'openai:v1', 'openai:v0'] }), 'variant/tooManyVariants', VariantError);
+    const bad = await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0', 'nonsense', 'bogus:model'] }), 'variant/invalidModels', VariantError);
     assert.deepEqual(bad.details.models!.map((m) => [m.index, m.ref]), [[1, 'nonsense'], [2, 'bogus:model']]);
     assert.match(bad.message, /Unknown provider "bogus"/);
-    await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: '   ', models: ['openai:v0'] }), 'invalidPrompt');
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: '   ', models: ['openai:v0'] }), 'variant/invalidPrompt', VariantError);
     const plain = path.join(sb.dir, 'plain');
     fs.mkdirSync(plain);
-    await rejectsWith(pool.startVariants({ repoRoot: plain, prompt: 'x', models: ['openai:v0'] }), 'notARepository');
+    await assertRejectsCode(pool.startVariants({ repoRoot: plain, prompt: 'x', models: ['openai:v0'] }), 'variant/notARepository', VariantError);
     const empty = makeRepo(sb, 'empty', { commit: false });
-    await rejectsWith(pool.startVariants({ repoRoot: empty, prompt: 'x', models: ['openai:v0'] }), 'noCommits');
-    await rejectsWith(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0'], parentThreadId: 'thread:missing' }), 'unknownThread');
+    await assertRejectsCode(pool.startVariants({ repoRoot: empty, prompt: 'x', models: ['openai:v0'] }), 'variant/noCommits', VariantError);
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0'], parentThreadId: 'thread:missing' }), 'variant/unknownThread', VariantError);
     assert.equal(services.store.listThreads().length, threadsBefore);
     assert.equal(fs.existsSync(path.join(repo, '.vox')), false);
     assert.deepEqual(servers.map((s) => s.requests.length), [0, 0]);

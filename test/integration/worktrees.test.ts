@@ -15,7 +15,6 @@ import {
   repoGroupName,
   slugify,
   WorktreeError,
-  type WorktreeErrorCode,
 } from '../../src/engine/worktrees/worktrees';
 import { variantLocation } from '../../src/engine/variants/pool';
 import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
@@ -23,17 +22,7 @@ import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
 import { git } from '../support/git';
 import { sleep } from '../support/wait';
 import { commitAll, makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
-
-async function rejectsWith<T>(p: Promise<T>, code: WorktreeErrorCode): Promise<WorktreeError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof WorktreeError, `expected WorktreeError(${code}), got ${String(e)}`);
-    assert.equal(e.code, code, `expected ${code}, got ${e.code}: ${e.message}`);
-    return e;
-  }
-  assert.fail(`expected WorktreeError(${code}), but it succeeded`);
-}
+import { assertRejectsCode } from '../support/assert-code';
 
 function excludeLines(repo: string): string[] {
   return fs.readFileSync(path.join(repo, '.git', 'info', 'exclude'), 'utf8').split('\n');
@@ -89,12 +78,12 @@ describe('managed worktrees', () => {
       git(repo, ['branch', 'feature', first]);
       const onBranch = await createManagedWorktree({ repoRoot: repo, slug: 'on-feature', baseRef: 'feature', detach: false });
       assert.deepEqual([onBranch.branch, onBranch.head], ['refs/heads/feature', first]);
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'not-branch', baseRef: first, detach: false }), 'invalidRef');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'again', branch: 'vox/topic' }), 'alreadyExists');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'bad-branch', branch: 'a b' }), 'invalidRef');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'bad-ref', baseRef: 'no-such-ref' }), 'invalidRef');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'opt-ref', baseRef: '--upload-pack=x' }), 'invalidRef');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'topic', branch: 'other' }), 'alreadyExists');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'not-branch', baseRef: first, detach: false }), 'worktree/invalidRef', WorktreeError);
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'again', branch: 'vox/topic' }), 'worktree/alreadyExists', WorktreeError);
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'bad-branch', branch: 'a b' }), 'worktree/invalidRef', WorktreeError);
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'bad-ref', baseRef: 'no-such-ref' }), 'worktree/invalidRef', WorktreeError);
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'opt-ref', baseRef: '--upload-pack=x' }), 'worktree/invalidRef', WorktreeError);
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'topic', branch: 'other' }), 'worktree/alreadyExists', WorktreeError);
     });
 
     it('creates pool (variant) worktrees under .vox/worktrees/muse/<thread>/variant-<i>', async () => {
@@ -115,18 +104,18 @@ describe('managed worktrees', () => {
 
     it('gives typed errors for a repository without commits and for a non-repository', async () => {
       const empty = makeRepo(sb, 'empty', { commit: false });
-      const e = await rejectsWith(createManagedWorktree({ repoRoot: empty, slug: 's' }), 'noCommits');
+      const e = await assertRejectsCode(createManagedWorktree({ repoRoot: empty, slug: 's' }), 'worktree/noCommits', WorktreeError);
       assert.match(e.message, /no commits/);
       assert.equal(fs.existsSync(path.join(empty, '.vox')), false);
       const plain = path.join(sb.dir, 'plain');
       fs.mkdirSync(plain);
-      await rejectsWith(createManagedWorktree({ repoRoot: plain, slug: 's' }), 'notARepository');
-      await rejectsWith(listManagedWorktrees(path.join(sb.dir, 'missing')), 'notARepository');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: plain, slug: 's' }), 'worktree/notARepository', WorktreeError);
+      await assertRejectsCode(listManagedWorktrees(path.join(sb.dir, 'missing')), 'worktree/notARepository', WorktreeError);
     });
 
     it('refuses to create over an existing path', async () => {
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'dup' });
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'dup' }), 'alreadyExists');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'dup' }), 'worktree/alreadyExists', WorktreeError);
       assert.ok(fs.existsSync(path.join(wt.path, 'README.md')));
     });
   });
@@ -189,7 +178,7 @@ describe('managed worktrees', () => {
       await removeManagedWorktree({ repoRoot: repo, path: dirtyFree.path });
       // …but an untracked, non-ignored one that was edited is the user's work.
       fs.appendFileSync(path.join(wt.path, 'web/.env.development'), 'EDITED=1\n');
-      const dirty = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'dirty');
+      const dirty = await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'worktree/dirty', WorktreeError);
       assert.deepEqual(dirty.details.dirtyFiles, ['web/.env.development']);
 
       const prod = await createManagedWorktree({ repoRoot: repo, slug: 'env-prod', copyEnv: { includeProduction: true } });
@@ -290,7 +279,7 @@ describe('managed worktrees', () => {
 
     it('creating with a bad slug is refused before anything is written', async () => {
       for (const slug of ['..', 'a/b', '', '.x', 'a\0b', '-rf']) {
-        await rejectsWith(createManagedWorktree({ repoRoot: repo, slug }), 'invalidSlug');
+        await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug }), 'worktree/invalidSlug', WorktreeError);
       }
       assert.equal(fs.existsSync(path.join(repo, '.vox')), false);
     });
@@ -300,13 +289,13 @@ describe('managed worktrees', () => {
       fs.mkdirSync(path.join(elsewhere, 'worktrees', 'app', 'x'), { recursive: true });
       fs.symlinkSync(elsewhere, path.join(repo, '.vox'));
       assert.throws(() => validateManagedWorktreePath(repo, path.join(repo, '.vox/worktrees/app/x')), (e: unknown) => e instanceof WorktreeError && e.code === 'outsideManagedRoot');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'y' }), 'outsideManagedRoot');
-      await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: path.join(repo, '.vox/worktrees/app/x') }), 'outsideManagedRoot');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'y' }), 'worktree/outsideManagedRoot', WorktreeError);
+      await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: path.join(repo, '.vox/worktrees/app/x') }), 'worktree/outsideManagedRoot', WorktreeError);
       assert.deepEqual(fs.readdirSync(path.join(elsewhere, 'worktrees', 'app')), ['x']);
 
       fs.unlinkSync(path.join(repo, '.vox'));
       fs.symlinkSync(path.join(sb.dir, 'does-not-exist'), path.join(repo, '.vox'));
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'y' }), 'outsideManagedRoot');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'y' }), 'worktree/outsideManagedRoot', WorktreeError);
       assert.equal(fs.existsSync(path.join(sb.dir, 'does-not-exist')), false);
     });
 
@@ -315,7 +304,7 @@ describe('managed worktrees', () => {
       fs.mkdirSync(path.join(root, 'real-group'), { recursive: true });
       fs.symlinkSync(path.join(root, 'real-group'), path.join(root, 'app'));
       assert.throws(() => validateManagedWorktreePath(repo, path.join(root, 'app', 'x')), (e: unknown) => e instanceof WorktreeError && e.code === 'outsideManagedRoot');
-      await rejectsWith(createManagedWorktree({ repoRoot: repo, slug: 'x' }), 'outsideManagedRoot');
+      await assertRejectsCode(createManagedWorktree({ repoRoot: repo, slug: 'x' }), 'worktree/outsideManagedRoot', WorktreeError);
       assert.deepEqual(fs.readdirSync(path.join(root, 'real-group')), []);
     });
 
@@ -347,7 +336,7 @@ describe('managed worktrees', () => {
       writeFile(wt.path, 'ro/file.txt', 'read-only dir\n');
       fs.chmodSync(path.join(wt.path, 'ro'), 0o555);
 
-      const dirty = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'dirty');
+      const dirty = await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'worktree/dirty', WorktreeError);
       assert.ok(dirty.details.dirtyFiles!.includes('link-file'));
       assert.ok(fs.existsSync(path.join(wt.path, 'link-file')), 'a refused removal deletes nothing');
 
@@ -371,7 +360,7 @@ describe('managed worktrees', () => {
     it('refuses tracked changes unless forced, and reports them', async () => {
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'dirty' });
       fs.appendFileSync(path.join(wt.path, 'README.md'), 'more\n');
-      const e = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'dirty');
+      const e = await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'worktree/dirty', WorktreeError);
       assert.deepEqual(e.details.dirtyFiles, ['README.md']);
       assert.ok(fs.existsSync(wt.path));
       await removeManagedWorktree({ repoRoot: repo, path: wt.path, force: true });
@@ -383,7 +372,7 @@ describe('managed worktrees', () => {
       git(repo, ['worktree', 'lock', '--reason', 'x', wt.path]);
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => [w.locked, w.lockReason]), [[true, 'x']]);
       for (const force of [false, true]) {
-        const e = await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path, force }), 'locked');
+        const e = await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: wt.path, force }), 'worktree/locked', WorktreeError);
         assert.equal(e.details.lockReason, 'x');
       }
       assert.ok(fs.existsSync(path.join(wt.path, 'README.md')));
@@ -413,12 +402,12 @@ describe('managed worktrees', () => {
 
       for (const p of [plain, clone, copy, moved]) {
         const before = snapshotFiles(p);
-        await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: p, force: true }), 'notLinked');
+        await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: p, force: true }), 'worktree/notLinked', WorktreeError);
         assert.deepEqual(snapshotFiles(p), before, p);
       }
       assert.deepEqual(adminEntries(other), ['other-wt'], "the other repository's admin entry is untouched");
       assert.deepEqual((await listManagedWorktrees(repo)).map((w) => w.slug), ['real']);
-      await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: path.join(root, 'never-existed') }), 'notLinked');
+      await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: path.join(root, 'never-existed') }), 'worktree/notLinked', WorktreeError);
     });
 
     it('drops only its own admin entry: a user worktree whose directory is missing survives', async () => {
@@ -520,7 +509,7 @@ describe('managed worktrees', () => {
     const det = await createManagedWorktree({ repoRoot: repo, slug: 'state-2' });
     await listManagedWorktrees(repo);
     fs.appendFileSync(path.join(wt.path, 'README.md'), 'edit in worktree\n');
-    await rejectsWith(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'dirty');
+    await assertRejectsCode(removeManagedWorktree({ repoRoot: repo, path: wt.path }), 'worktree/dirty', WorktreeError);
     await removeManagedWorktree({ repoRoot: repo, path: wt.path, force: true });
     await removeManagedWorktree({ repoRoot: repo, path: det.path });
 

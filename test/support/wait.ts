@@ -1,8 +1,8 @@
 /**
- * The one wait/poll helper of the tests (and of the e2e harness, which re-exports it): `waitFor`
- * polls a condition until it holds or a deadline passes, `withTimeout` bounds a promise, `sleep`
- * pauses. Waits are on conditions with bounded timeouts; a timeout throws an Error naming what
- * was waited for.
+ * The one wait/poll helper of the tests (and of the e2e harness, which re-exports it): `until`
+ * polls a condition until it holds or a bound passes (`waitFor` is the same poll with the name and
+ * the bound in front), `withTimeout` bounds a promise, `sleep` pauses. Waits are on conditions
+ * with bounded timeouts; a timeout throws an Error naming what was waited for.
  */
 
 /** Resolves after `ms` milliseconds. */
@@ -62,4 +62,19 @@ export async function waitFor<T>(what: string, ms: number, fn: () => T | Falsy |
     }
     await sleep(o.everyMs ?? 250);
   }
+}
+
+export interface UntilOptions extends WaitOptions {
+  /** The bound (default 20 s). */
+  timeoutMs?: number;
+  /** What is waited for, named by the timeout's message (default "the condition"). */
+  what?: string;
+}
+
+/**
+ * Polls `cond` until it returns a truthy value (returned) or `timeoutMs` elapse (throws "`what`:
+ * not ready after … ms", with the last error or `detail()`); every `everyMs` (default 20 ms).
+ */
+export function until<T>(cond: () => T | Falsy | Promise<T | Falsy>, opts: UntilOptions = {}): Promise<T> {
+  return waitFor(opts.what ?? 'the condition', opts.timeoutMs ?? 20_000, cond, { ...opts, everyMs: opts.everyMs ?? 20 });
 }

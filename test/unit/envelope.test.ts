@@ -4,7 +4,7 @@
  * by `tsc`; the `Expect<Equal<…>>` lines fail to compile if inference regresses).
  */
 import assert from 'node:assert/strict';
-import { EnvelopeError, ForwardCompatibleEnvelope, forwardCompatible, type EnvelopeErrorCode } from '../../src/protocol/wire/envelope';
+import { EnvelopeError, ForwardCompatibleEnvelope, forwardCompatible } from '../../src/protocol/wire/envelope';
 import {
   ValidationError,
   arrayOf,
@@ -22,6 +22,7 @@ import {
   unknownValue,
   type Infer,
 } from '../../src/protocol/wire/validators';
+import { assertThrowsCode } from '../support/assert-code';
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
@@ -59,18 +60,6 @@ export type ChecksInference = [
 
 const envelope = forwardCompatible({ chat, progress });
 
-function throwsEnvelope(input: unknown, code: EnvelopeErrorCode): EnvelopeError {
-  let caught: unknown;
-  try {
-    envelope.decode(input);
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof EnvelopeError, `expected EnvelopeError for ${String(input)}`);
-  assert.equal(caught.code, code);
-  return caught;
-}
-
 describe('ForwardCompatibleEnvelope', () => {
   it('decodes known variants to typed values, dropping undeclared fields', () => {
     const d = envelope.decode({ type: 'chat', text: 'hi', author: null, addedLater: 1 });
@@ -107,26 +96,28 @@ describe('ForwardCompatibleEnvelope', () => {
   });
 
   it('reports a broken known variant as invalidPayload with the variant and path', () => {
-    let e = throwsEnvelope({ type: 'chat', text: 5, author: null }, 'invalidPayload');
+    let e = assertThrowsCode(() => envelope.decode({ type: 'chat', text: 5, author: null }), 'protocol/invalidPayload', EnvelopeError);
     assert.equal(e.variant, 'chat');
     assert.equal(e.path, '$.text');
     assert.match(e.message, /\$\.text: expected string, got number/);
     assert.ok(e.cause instanceof ValidationError);
 
-    e = throwsEnvelope({ type: 'chat', text: 'x', tags: ['a', 2], author: null }, 'invalidPayload');
+    e = assertThrowsCode(() => envelope.decode({ type: 'chat', text: 'x', tags: ['a', 2], author: null }), 'protocol/invalidPayload', EnvelopeError);
     assert.equal(e.path, '$.tags[1]');
-    e = throwsEnvelope({ type: 'chat', text: 'x', author: { name: 'n' } }, 'invalidPayload');
+    e = assertThrowsCode(() => envelope.decode({ type: 'chat', text: 'x', author: { name: 'n' } }), 'protocol/invalidPayload', EnvelopeError);
     assert.equal(e.path, '$.author.guest');
-    e = throwsEnvelope({ type: 'chat', text: 'x' }, 'invalidPayload');
+    e = assertThrowsCode(() => envelope.decode({ type: 'chat', text: 'x' }), 'protocol/invalidPayload', EnvelopeError);
     assert.equal(e.path, '$.author');
-    e = throwsEnvelope(
-      { type: 'progress', runId: 'r', done: 1.5, ratio: 1, phase: 'running', detail: 'd' },
-      'invalidPayload',
+    e = assertThrowsCode(
+      () => envelope.decode({ type: 'progress', runId: 'r', done: 1.5, ratio: 1, phase: 'running', detail: 'd' }),
+      'protocol/invalidPayload',
+      EnvelopeError,
     );
     assert.equal(e.path, '$.done');
-    e = throwsEnvelope(
-      { type: 'progress', runId: 'r', done: 1, ratio: 1, phase: 'paused', detail: 'd' },
-      'invalidPayload',
+    e = assertThrowsCode(
+      () => envelope.decode({ type: 'progress', runId: 'r', done: 1, ratio: 1, phase: 'paused', detail: 'd' }),
+      'protocol/invalidPayload',
+      EnvelopeError,
     );
     assert.match(e.message, /expected "queued" \| "running", got string/);
 
@@ -143,19 +134,19 @@ describe('ForwardCompatibleEnvelope', () => {
   });
 
   it('rejects garbage with typed errors', () => {
-    throwsEnvelope(null, 'notAnObject');
-    throwsEnvelope([{ type: 'chat' }], 'notAnObject');
-    throwsEnvelope(42, 'notAnObject');
-    throwsEnvelope(undefined, 'notAnObject');
-    throwsEnvelope('null', 'notAnObject');
-    throwsEnvelope('"chat"', 'notAnObject');
-    throwsEnvelope('{"type": "chat",', 'invalidJson');
-    throwsEnvelope('', 'invalidJson');
-    throwsEnvelope(`{${'x'.repeat(79)}😀`, 'invalidJson');
-    throwsEnvelope({ text: 'no type' }, 'missingType');
-    throwsEnvelope({ type: 7 }, 'missingType');
-    throwsEnvelope({ type: '' }, 'missingType');
-    throwsEnvelope(Object.create({ type: 'chat' }), 'missingType'); // inherited type is not a type
+    assertThrowsCode(() => envelope.decode(null), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode([{ type: 'chat' }]), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode(42), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode(undefined), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode('null'), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode('"chat"'), 'protocol/notAnObject', EnvelopeError);
+    assertThrowsCode(() => envelope.decode('{"type": "chat",'), 'protocol/invalidJson', EnvelopeError);
+    assertThrowsCode(() => envelope.decode(''), 'protocol/invalidJson', EnvelopeError);
+    assertThrowsCode(() => envelope.decode(`{${'x'.repeat(79)}😀`), 'protocol/invalidJson', EnvelopeError);
+    assertThrowsCode(() => envelope.decode({ text: 'no type' }), 'protocol/missingType', EnvelopeError);
+    assertThrowsCode(() => envelope.decode({ type: 7 }), 'protocol/missingType', EnvelopeError);
+    assertThrowsCode(() => envelope.decode({ type: '' }), 'protocol/missingType', EnvelopeError);
+    assertThrowsCode(() => envelope.decode(Object.create({ type: 'chat' })), 'protocol/missingType', EnvelopeError); // inherited type is not a type
 
     const r = envelope.tryDecode('nope');
     assert.equal(r.ok, false);

@@ -16,14 +16,9 @@ import {
   deriveTurnItemFromProviderItem,
   encodeIdSegment,
   parseDerived,
-  type IdErrorCode,
 } from '../../src/engine/ids/ids';
 import { seededRandom } from '../support/random';
-
-
-function throwsId(fn: () => unknown, code: IdErrorCode): void {
-  assert.throws(fn, (err: unknown) => err instanceof IdError && err.code === code);
-}
+import { assertThrowsCode } from '../support/assert-code';
 
 const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -76,7 +71,7 @@ describe('ids: encoding', () => {
 
   it('rejects segments encodeIdSegment could not have produced', () => {
     for (const bad of ['%', '%4', '%zz', '%c3%a9', '%41', 'a b', 'é', '!', '%C3', '%FF', '%C0%AF', '%ED%A0%80']) {
-      throwsId(() => decodeIdSegment(bad), 'invalidEncoding');
+      assertThrowsCode(() => decodeIdSegment(bad), 'id/invalidEncoding', IdError);
     }
   });
 });
@@ -89,28 +84,28 @@ describe('ids: derive / parseDerived', () => {
   });
 
   it('validates prefixes and keys', () => {
-    throwsId(() => derive('', [['k', 'v']]), 'invalidPrefix');
-    throwsId(() => derive('a:b', [['k', 'v']]), 'invalidPrefix');
-    throwsId(() => derive('ü', [['k', 'v']]), 'invalidPrefix');
-    throwsId(() => allocate(''), 'invalidPrefix');
-    throwsId(() => allocate('has space'), 'invalidPrefix');
-    throwsId(() => derive('p', [['', 'v']]), 'invalidKey');
-    throwsId(() => derive('p', [['k:', 'v']]), 'invalidKey');
-    throwsId(() => derive('p', [['k', 'v'], ['k', 'w']]), 'duplicateKey');
-    throwsId(() => derive('p', []), 'malformedId');
+    assertThrowsCode(() => derive('', [['k', 'v']]), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => derive('a:b', [['k', 'v']]), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => derive('ü', [['k', 'v']]), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => allocate(''), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => allocate('has space'), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => derive('p', [['', 'v']]), 'id/invalidKey', IdError);
+    assertThrowsCode(() => derive('p', [['k:', 'v']]), 'id/invalidKey', IdError);
+    assertThrowsCode(() => derive('p', [['k', 'v'], ['k', 'w']]), 'id/duplicateKey', IdError);
+    assertThrowsCode(() => derive('p', []), 'id/malformedId', IdError);
   });
 
   it('parseDerived rejects garbage with typed errors', () => {
-    throwsId(() => parseDerived(''), 'malformedId');
-    throwsId(() => parseDerived('run'), 'malformedId');
-    throwsId(() => parseDerived(allocate('run')), 'malformedId');
-    throwsId(() => parseDerived('run:k:v:extra'), 'malformedId');
-    throwsId(() => parseDerived(42 as unknown as string), 'malformedId');
-    throwsId(() => parseDerived(':k:v'), 'invalidPrefix');
-    throwsId(() => parseDerived('run::v'), 'invalidKey');
-    throwsId(() => parseDerived('run:k:v:k:w'), 'duplicateKey');
-    throwsId(() => parseDerived('run:k:a%2'), 'invalidEncoding');
-    throwsId(() => parseDerived('run:k:a b'), 'invalidEncoding');
+    assertThrowsCode(() => parseDerived(''), 'id/malformedId', IdError);
+    assertThrowsCode(() => parseDerived('run'), 'id/malformedId', IdError);
+    assertThrowsCode(() => parseDerived(allocate('run')), 'id/malformedId', IdError);
+    assertThrowsCode(() => parseDerived('run:k:v:extra'), 'id/malformedId', IdError);
+    assertThrowsCode(() => parseDerived(42 as unknown as string), 'id/malformedId', IdError);
+    assertThrowsCode(() => parseDerived(':k:v'), 'id/invalidPrefix', IdError);
+    assertThrowsCode(() => parseDerived('run::v'), 'id/invalidKey', IdError);
+    assertThrowsCode(() => parseDerived('run:k:v:k:w'), 'id/duplicateKey', IdError);
+    assertThrowsCode(() => parseDerived('run:k:a%2'), 'id/invalidEncoding', IdError);
+    assertThrowsCode(() => parseDerived('run:k:a b'), 'id/invalidEncoding', IdError);
   });
 
   it('derived constructors read well, validate, and nest', () => {
@@ -132,16 +127,16 @@ describe('ids: derive / parseDerived', () => {
     );
     assert.equal(deriveSubagentFromTask('t1', 'task 7'), 'subagent:parent:t1:task:task%207');
 
-    throwsId(() => deriveRunFromThreadOrdinal('t', -1), 'invalidOrdinal');
-    throwsId(() => deriveRunFromThreadOrdinal('t', 1.5), 'invalidOrdinal');
-    throwsId(() => deriveRunFromThreadOrdinal('t', Number.NaN), 'invalidOrdinal');
-    throwsId(() => deriveRunFromThreadOrdinal('t', 2 ** 53), 'invalidOrdinal');
-    throwsId(() => deriveRunAttempt('r', Infinity), 'invalidOrdinal');
+    assertThrowsCode(() => deriveRunFromThreadOrdinal('t', -1), 'id/invalidOrdinal', IdError);
+    assertThrowsCode(() => deriveRunFromThreadOrdinal('t', 1.5), 'id/invalidOrdinal', IdError);
+    assertThrowsCode(() => deriveRunFromThreadOrdinal('t', Number.NaN), 'id/invalidOrdinal', IdError);
+    assertThrowsCode(() => deriveRunFromThreadOrdinal('t', 2 ** 53), 'id/invalidOrdinal', IdError);
+    assertThrowsCode(() => deriveRunAttempt('r', Infinity), 'id/invalidOrdinal', IdError);
     assert.equal(deriveRunAttempt('r', Number.MAX_SAFE_INTEGER), 'attempt:run:r:ordinal:9007199254740991');
-    throwsId(() => deriveRunFromThreadOrdinal('', 0), 'emptyValue');
-    throwsId(() => deriveNodeFromProviderItem('t', '', 'i'), 'emptyValue');
-    throwsId(() => deriveTurnItemFromProviderItem('t', 'p', ''), 'emptyValue');
-    throwsId(() => deriveSubagentFromTask('t', ''), 'emptyValue');
+    assertThrowsCode(() => deriveRunFromThreadOrdinal('', 0), 'id/emptyValue', IdError);
+    assertThrowsCode(() => deriveNodeFromProviderItem('t', '', 'i'), 'id/emptyValue', IdError);
+    assertThrowsCode(() => deriveTurnItemFromProviderItem('t', 'p', ''), 'id/emptyValue', IdError);
+    assertThrowsCode(() => deriveSubagentFromTask('t', ''), 'id/emptyValue', IdError);
   });
 });
 

@@ -1,23 +1,13 @@
 /** The review's line diff (src/engine/review/line-diff.ts): exact splitting, minimal hunks, exact revert. */
 import { strict as assert } from 'node:assert';
 import { diffLines, revertHunk, splitLines, type LineHunk } from '../../src/engine/review/line-diff';
+import { seededRandom } from '../support/random';
 
 /** Longest common subsequence length, by dynamic programming (the oracle for minimality). */
 function lcs(a: string[], b: string[]): number {
   const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) t[i]![j] = a[i - 1] === b[j - 1] ? t[i - 1]![j - 1]! + 1 : Math.max(t[i - 1]![j]!, t[i]![j - 1]!);
   return t[a.length]![b.length]!;
-}
-
-/** A tiny deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function applyAll(before: string[], after: string[], hunks: LineHunk[]): string[] {
@@ -54,7 +44,7 @@ describe('line diff', () => {
   });
 
   it('random texts: minimal (matches the LCS), reverting every hunk gives the old text back', () => {
-    const r = rng(12);
+    const r = seededRandom(12);
     const alphabet = ['a\n', 'b\n', 'c\n', 'd\r\n', 'e'];
     for (let n = 0; n < 300; n++) {
       const gen = () => Array.from({ length: Math.floor(r() * 12) }, () => alphabet[Math.floor(r() * alphabet.length)]!);

@@ -1,17 +1,7 @@
 /** ThinkTagSplitter (src/engine/sanitize/think-tags.ts): tags split at every position, random segmentations, round trips, code. */
 import { strict as assert } from 'node:assert';
 import { ThinkTagSplitter, splitThinkTags, THINK_TAG_NAMES, MAX_TAG_CHARS, type SplitPart } from '../../src/engine/sanitize/think-tags';
-
-/** A tiny deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/random';
 
 function run(deltas: string[]): { text: string; reasoning: string; parts: SplitPart[] } {
   const s = new ThinkTagSplitter();
@@ -63,7 +53,7 @@ describe('ThinkTagSplitter', () => {
   });
 
   it('round trip on seeded random documents under random segmentations: text and reasoning are exactly the parts', () => {
-    const r = rng(1414);
+    const r = seededRandom(1414);
     const words = ['alpha', ' ', '\n', 'x = 1;', 'ünïcødé', '日本語', '🙂', 'a > b', '!', 'thinking'];
     const piece = () => Array.from({ length: 1 + Math.floor(r() * 6) }, () => words[Math.floor(r() * words.length)]).join('');
     for (let doc = 0; doc < 300; doc++) {
@@ -141,7 +131,7 @@ describe('ThinkTagSplitter', () => {
         assert.equal(got.text, text, `split at ${i}`);
         assert.equal(got.reasoning, reasoning, `split at ${i}`);
       }
-      const r = rng(input.length);
+      const r = seededRandom(input.length);
       for (let k = 0; k < 50; k++) assert.equal(run(segment(input, r, 4)).text, text);
     }
   });

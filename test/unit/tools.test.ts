@@ -21,6 +21,7 @@ import { RUN_COMMAND_OUTPUT_TAIL_CHARS, RUN_COMMAND_DRAIN_MS, safeTailStart } fr
 import { ToolError, type ToolContext, type ToolResult } from '../../src/engine/tools/types';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { waitFor } from '../support/wait';
+import { assertRejectsCode } from '../support/assert-code';
 
 const tools = builtinToolRegistry();
 const rg = ripgrepOnPath();
@@ -36,18 +37,6 @@ function ctxFor(root: string, extra: Partial<ToolContext> = {}): ToolContext {
 async function call(name: string, args: unknown, ctx: ToolContext): Promise<ToolResult> {
   const tool = lookupTool(tools, name);
   return tool.run(tool.parseArgs(JSON.stringify(args)), ctx);
-}
-
-async function rejects(p: Promise<unknown> | (() => unknown), code: string, pattern?: RegExp): Promise<ToolError> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    assert.ok(e instanceof ToolError, `expected ToolError, got ${String(e)}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return e;
-  }
-  assert.fail(`expected ToolError ${code}`);
 }
 
 /** True once `pid` no longer runs (gone, or a zombie waiting for a reaper that is not us). */
@@ -93,12 +82,12 @@ describe('agent tools', () => {
     });
 
     it('lookupTool names the available tools for an unknown one', async () => {
-      await rejects(() => lookupTool(tools, 'delete_everything'), 'unknownTool', /delete_everything.*read_file, list_files/);
+      await assertRejectsCode(() => lookupTool(tools, 'delete_everything'), 'tool/unknownTool', { type: ToolError, message: /delete_everything.*read_file, list_files/ });
     });
 
     it('invalid JSON gets the parse message and a truncated preview', async () => {
       const bad = `{"path": "a.ts", ${'x'.repeat(1000)}`;
-      const e = await rejects(() => lookupTool(tools, 'read_file').parseArgs(bad), 'invalidArguments', /not valid JSON/);
+      const e = await assertRejectsCode(() => lookupTool(tools, 'read_file').parseArgs(bad), 'tool/invalidArguments', { type: ToolError, message: /not valid JSON/ });
       assert.ok(e.message.includes(bad.slice(0, ARGS_PREVIEW_CHARS)));
       assert.ok(!e.message.includes(bad.slice(0, ARGS_PREVIEW_CHARS + 1)));
       assert.match(e.message, /1017 characters in all/);
@@ -106,15 +95,15 @@ describe('agent tools', () => {
 
     it('refuses non-objects, missing fields, wrong types, bad numbers and unknown properties', async () => {
       const parse = (json: string): unknown => lookupTool(tools, 'read_file').parseArgs(json);
-      await rejects(() => parse('[1]'), 'invalidArguments', /JSON object, got an array/);
-      await rejects(() => parse('"a.ts"'), 'invalidArguments', /JSON object, got a string/);
-      await rejects(() => parse('{}'), 'invalidArguments', /missing required property "path"/);
-      await rejects(() => parse('{"path": 5}'), 'invalidArguments', /"path" must be a string, got a number/);
-      await rejects(() => parse('{"path": ""}'), 'invalidArguments', /"path" must not be empty/);
-      await rejects(() => parse('{"path": "a", "startLine": 1.5}'), 'invalidArguments', /must be an integer, got a fractional/);
-      await rejects(() => parse('{"path": "a", "startLine": 0}'), 'invalidArguments', /at least 1/);
-      await rejects(() => parse('{"path": "a", "startLine": 5, "endLine": 2}'), 'invalidArguments', /before startLine/);
-      await rejects(() => parse('{"path": "a", "encoding": "latin1"}'), 'invalidArguments', /unknown property "encoding"/);
+      await assertRejectsCode(() => parse('[1]'), 'tool/invalidArguments', { type: ToolError, message: /JSON object, got an array/ });
+      await assertRejectsCode(() => parse('"a.ts"'), 'tool/invalidArguments', { type: ToolError, message: /JSON object, got a string/ });
+      await assertRejectsCode(() => parse('{}'), 'tool/invalidArguments', { type: ToolError, message: /missing required property "path"/ });
+      await assertRejectsCode(() => parse('{"path": 5}'), 'tool/invalidArguments', { type: ToolError, message: /"path" must be a string, got a number/ });
+      await assertRejectsCode(() => parse('{"path": ""}'), 'tool/invalidArguments', { type: ToolError, message: /"path" must not be empty/ });
+      await assertRejectsCode(() => parse('{"path": "a", "startLine": 1.5}'), 'tool/invalidArguments', { type: ToolError, message: /must be an integer, got a fractional/ });
+      await assertRejectsCode(() => parse('{"path": "a", "startLine": 0}'), 'tool/invalidArguments', { type: ToolError, message: /at least 1/ });
+      await assertRejectsCode(() => parse('{"path": "a", "startLine": 5, "endLine": 2}'), 'tool/invalidArguments', { type: ToolError, message: /before startLine/ });
+      await assertRejectsCode(() => parse('{"path": "a", "encoding": "latin1"}'), 'tool/invalidArguments', { type: ToolError, message: /unknown property "encoding"/ });
     });
 
     it('the per-call output budget leaves room for notices under the agent loop\'s cut', () => {
@@ -174,8 +163,8 @@ describe('agent tools', () => {
       assert.match((await call('read_file', { path: 'u16.txt' }, ctx)).content, /UTF-16/);
       fs.mkdirSync(path.join(root, 'dir'));
       assert.match((await call('read_file', { path: 'dir' }, ctx)).content, /is a directory; use list_files/);
-      await rejects(call('read_file', { path: 'nope.txt' }, ctx), 'notFound', /nope\.txt/);
-      await rejects(call('read_file', { path: '../etc/passwd' }, ctx), 'pathEscape');
+      await assertRejectsCode(call('read_file', { path: 'nope.txt' }, ctx), 'tool/notFound', { type: ToolError, message: /nope\.txt/ });
+      await assertRejectsCode(call('read_file', { path: '../etc/passwd' }, ctx), 'tool/pathEscape', ToolError);
     });
   });
 
@@ -209,7 +198,7 @@ describe('agent tools', () => {
         const lines = r.content.split('\n');
         assert.deepEqual(lines.slice(0, 4), ['.github/', '.github/ci.yml', 'b.txt', 'src/']);
         assert.match(lines[4]!, new RegExp(`truncated at 4 entries.*up to ${LIST_FILES_MAX_ENTRIES}`));
-        await rejects(async () => lookupTool(tools, 'list_files').parseArgs(`{"maxEntries": ${LIST_FILES_MAX_ENTRIES + 1}}`), 'invalidArguments');
+        await assertRejectsCode(async () => lookupTool(tools, 'list_files').parseArgs(`{"maxEntries": ${LIST_FILES_MAX_ENTRIES + 1}}`), 'tool/invalidArguments', ToolError);
       });
 
       it('stops at the output budget however many entries were allowed', async () => {
@@ -221,8 +210,8 @@ describe('agent tools', () => {
 
       it('reports files, missing paths and escapes', async () => {
         assert.equal((await call('list_files', { path: 'b.txt' }, ctx)).isError, true);
-        await rejects(call('list_files', { path: 'missing' }, ctx), 'notFound');
-        await rejects(call('list_files', { path: '..' }, ctx), 'pathEscape');
+        await assertRejectsCode(call('list_files', { path: 'missing' }, ctx), 'tool/notFound', ToolError);
+        await assertRejectsCode(call('list_files', { path: '..' }, ctx), 'tool/pathEscape', ToolError);
         fs.mkdirSync(path.join(root, 'empty'));
         assert.equal((await call('list_files', { path: 'empty' }, ctx)).content, '(empty is empty)');
       });
@@ -249,7 +238,7 @@ describe('agent tools', () => {
 
       it('supports regular expressions and refuses invalid ones at parse time', async () => {
         assert.equal((await call('search_text', { query: '^const \\w+ = 2;$', regex: true, path: 'src' }, ctx)).content, 'src/a.ts:2: const beta = 2;');
-        await rejects(async () => lookupTool(tools, 'search_text').parseArgs('{"query": "(unclosed", "regex": true}'), 'invalidArguments', /Invalid regular expression/);
+        await assertRejectsCode(async () => lookupTool(tools, 'search_text').parseArgs('{"query": "(unclosed", "regex": true}'), 'tool/invalidArguments', { type: ToolError, message: /Invalid regular expression/ });
       });
 
       it('caps results, skips large files and reports no matches plainly', async () => {
@@ -301,10 +290,10 @@ describe('agent tools', () => {
 
     it('fails cleanly over a directory and refuses .git and escapes', async () => {
       fs.mkdirSync(path.join(root, 'd'));
-      await rejects(call('write_file', { path: 'd', content: 'x' }, ctx), 'io', /directory/);
+      await assertRejectsCode(call('write_file', { path: 'd', content: 'x' }, ctx), 'tool/io', { type: ToolError, message: /directory/ });
       assert.deepEqual(fs.readdirSync(root), ['d']);
-      await rejects(call('write_file', { path: '.git/config', content: 'x' }, ctx), 'pathEscape');
-      await rejects(call('write_file', { path: '../evil.txt', content: 'x' }, ctx), 'pathEscape');
+      await assertRejectsCode(call('write_file', { path: '.git/config', content: 'x' }, ctx), 'tool/pathEscape', ToolError);
+      await assertRejectsCode(call('write_file', { path: '../evil.txt', content: 'x' }, ctx), 'tool/pathEscape', ToolError);
     });
 
     it('writes through a symlink inside the workspace, keeping the link', async () => {
@@ -328,7 +317,7 @@ describe('agent tools', () => {
 
     it('explains a whitespace-only mismatch with the exact file text', async () => {
       write('a.ts', 'if (x) {\n\tcall();\n}\n');
-      const e = await rejects(call('apply_edit', { path: 'a.ts', oldText: 'if (x) {\n    call();', newText: 'y' }, ctx), 'editMismatch');
+      const e = await assertRejectsCode(call('apply_edit', { path: 'a.ts', oldText: 'if (x) {\n    call();', newText: 'y' }, ctx), 'tool/editMismatch', ToolError);
       assert.match(e.message, /lines 1-2 only when whitespace is ignored/);
       assert.ok(e.message.includes('if (x) {\n\tcall();'));
       assert.equal(read('a.ts'), 'if (x) {\n\tcall();\n}\n');
@@ -336,15 +325,15 @@ describe('agent tools', () => {
 
     it('points at the closest line, or says nothing resembles it', async () => {
       write('a.ts', 'const value = computeTotal(items);\nother();\n');
-      const e = await rejects(call('apply_edit', { path: 'a.ts', oldText: 'const value = computeTotals(item);', newText: 'y' }, ctx), 'editMismatch');
+      const e = await assertRejectsCode(call('apply_edit', { path: 'a.ts', oldText: 'const value = computeTotals(item);', newText: 'y' }, ctx), 'tool/editMismatch', ToolError);
       assert.match(e.message, /closest line .* is line 1:\nconst value = computeTotal\(items\);/);
-      const e2 = await rejects(call('apply_edit', { path: 'a.ts', oldText: 'zzzz qqqq', newText: 'y' }, ctx), 'editMismatch');
+      const e2 = await assertRejectsCode(call('apply_edit', { path: 'a.ts', oldText: 'zzzz qqqq', newText: 'y' }, ctx), 'tool/editMismatch', ToolError);
       assert.match(e2.message, /Nothing in the file resembles/);
     });
 
     it('asks for more context on several matches, and replaces all on request', async () => {
       write('a.ts', 'x = 1;\ny = 2;\nx = 1;\n');
-      const e = await rejects(call('apply_edit', { path: 'a.ts', oldText: 'x = 1;', newText: 'x = 3;' }, ctx), 'editMismatch');
+      const e = await assertRejectsCode(call('apply_edit', { path: 'a.ts', oldText: 'x = 1;', newText: 'x = 3;' }, ctx), 'tool/editMismatch', ToolError);
       assert.match(e.message, /matches 2 places .* \(lines 1, 3\)\. Include more surrounding lines/);
       const r = await call('apply_edit', { path: 'a.ts', oldText: 'x = 1;', newText: 'x = 3;', replaceAll: true }, ctx);
       assert.equal(read('a.ts'), 'x = 3;\ny = 2;\nx = 3;\n');
@@ -364,8 +353,8 @@ describe('agent tools', () => {
     });
 
     it('refuses identical texts, missing and binary files', async () => {
-      await rejects(async () => lookupTool(tools, 'apply_edit').parseArgs('{"path":"a","oldText":"x\\r\\n","newText":"x\\n"}'), 'invalidArguments', /identical/);
-      await rejects(call('apply_edit', { path: 'none.ts', oldText: 'a', newText: 'b' }, ctx), 'notFound', /write_file/);
+      await assertRejectsCode(async () => lookupTool(tools, 'apply_edit').parseArgs('{"path":"a","oldText":"x\\r\\n","newText":"x\\n"}'), 'tool/invalidArguments', { type: ToolError, message: /identical/ });
+      await assertRejectsCode(call('apply_edit', { path: 'none.ts', oldText: 'a', newText: 'b' }, ctx), 'tool/notFound', { type: ToolError, message: /write_file/ });
       write('b.bin', Buffer.from([1, 0, 2]));
       assert.equal((await call('apply_edit', { path: 'b.bin', oldText: 'a', newText: 'b' }, ctx)).isError, true);
     });
@@ -390,9 +379,9 @@ describe('agent tools', () => {
     it('runs in a workspace subdirectory and refuses a cwd outside', async () => {
       fs.mkdirSync(path.join(root, 'sub'));
       assert.match((await call('run_command', { command: 'pwd', cwd: 'sub' }, ctx)).content, new RegExp(`^${path.join(root, 'sub')}\n`));
-      await rejects(call('run_command', { command: 'pwd', cwd: '..' }, ctx), 'pathEscape');
-      await rejects(call('run_command', { command: 'pwd', cwd: '/tmp' }, ctx), 'pathEscape');
-      await rejects(call('run_command', { command: 'pwd', cwd: 'missing' }, ctx), 'notFound');
+      await assertRejectsCode(call('run_command', { command: 'pwd', cwd: '..' }, ctx), 'tool/pathEscape', ToolError);
+      await assertRejectsCode(call('run_command', { command: 'pwd', cwd: '/tmp' }, ctx), 'tool/pathEscape', ToolError);
+      await assertRejectsCode(call('run_command', { command: 'pwd', cwd: 'missing' }, ctx), 'tool/notFound', ToolError);
     });
 
     it('on timeout kills the whole process group and says it timed out', async () => {
@@ -440,12 +429,12 @@ describe('agent tools', () => {
           if (/child=\d+\n/.test(out)) ac.abort();
         },
       }));
-      await rejects(pending, 'cancelled', /process group was killed/);
+      await assertRejectsCode(pending, 'tool/cancelled', { type: ToolError, message: /process group was killed/ });
       const pid = Number(/child=(\d+)/.exec(out)?.[1]);
       assert.ok(await processGone(pid), `sleep ${pid} survived`);
       const already = new AbortController();
       already.abort();
-      await rejects(call('run_command', { command: 'echo no' }, ctxFor(root, { signal: already.signal })), 'cancelled');
+      await assertRejectsCode(call('run_command', { command: 'echo no' }, ctxFor(root, { signal: already.signal })), 'tool/cancelled', ToolError);
     });
 
     it('returns promptly when a background process keeps the output open', async () => {

@@ -2,15 +2,11 @@
 import { strict as assert } from 'node:assert';
 import {
   StreamError, TurnStreamRegistry, MAX_RETAINED_ENDED_TURNS, type ChunkKind, type TurnChunk, type TurnEnd,
-  type TurnStreamRegistryOptions, type StreamErrorCode,
+  type TurnStreamRegistryOptions,
 } from '../../src/engine/stream/turn-stream-registry';
 import { seededRandom } from '../support/random';
 import { makeScript, runChaos, MAX_SPINS } from '../support/stream-chaos';
-
-function throwsCode(fn: () => unknown, code: StreamErrorCode): void {
-  assert.throws(fn, (e: unknown) => e instanceof StreamError && e.code === code, `expected StreamError ${code}`);
-}
-
+import { assertThrowsCode } from '../support/assert-code';
 
 /** Runs the chaos harness and asserts the exactly-once, in-order, byte-exact guarantee for every client. */
 async function hardRun(seed: number, count: number, opts: TurnStreamRegistryOptions & { store?: boolean }) {
@@ -70,18 +66,18 @@ describe('TurnStreamRegistry', () => {
     it('unknown turn, bad seq and seq ahead are typed errors', () => {
       const reg = new TurnStreamRegistry();
       const sub = { onChunks: () => {} };
-      throwsCode(() => reg.subscribeOrReplay('nope', 0, sub), 'unknownTurn');
-      throwsCode(() => reg.append('nope', 'text', 'x'), 'unknownTurn');
-      throwsCode(() => reg.end('nope', { status: 'completed' }), 'unknownTurn');
+      assertThrowsCode(() => reg.subscribeOrReplay('nope', 0, sub), 'stream/unknownTurn', StreamError);
+      assertThrowsCode(() => reg.append('nope', 'text', 'x'), 'stream/unknownTurn', StreamError);
+      assertThrowsCode(() => reg.end('nope', { status: 'completed' }), 'stream/unknownTurn', StreamError);
       reg.open('t');
       reg.append('t', 'text', 'a');
       reg.append('t', 'text', 'b');
-      throwsCode(() => reg.subscribeOrReplay('t', 3, sub), 'seqAhead');
-      for (const bad of [-1, 1.5, Number.NaN, Infinity]) throwsCode(() => reg.subscribeOrReplay('t', bad, sub), 'badSeq');
+      assertThrowsCode(() => reg.subscribeOrReplay('t', 3, sub), 'stream/seqAhead', StreamError);
+      for (const bad of [-1, 1.5, Number.NaN, Infinity]) assertThrowsCode(() => reg.subscribeOrReplay('t', bad, sub), 'stream/badSeq', StreamError);
       assert.deepEqual(reg.subscribeOrReplay('t', 2, sub).replay, []);
-      throwsCode(() => reg.append('t', 'nonsense' as ChunkKind, 'x'), 'badInput');
-      throwsCode(() => reg.end('t', { status: 'done' } as unknown as TurnEnd), 'badInput');
-      throwsCode(() => reg.open(''), 'badInput');
+      assertThrowsCode(() => reg.append('t', 'nonsense' as ChunkKind, 'x'), 'stream/badInput', StreamError);
+      assertThrowsCode(() => reg.end('t', { status: 'done' } as unknown as TurnEnd), 'stream/badInput', StreamError);
+      assertThrowsCode(() => reg.open(''), 'stream/badInput', StreamError);
     });
 
     it('open is idempotent while live; ended turns refuse open, append and end', () => {
@@ -91,9 +87,9 @@ describe('TurnStreamRegistry', () => {
       reg.open('t');
       assert.equal(reg.append('t', 'text', 'b').seq, 2);
       reg.end('t', { status: 'failed', error: 'boom' });
-      throwsCode(() => reg.open('t'), 'ended');
-      throwsCode(() => reg.append('t', 'text', 'c'), 'ended');
-      throwsCode(() => reg.end('t', { status: 'completed' }), 'ended');
+      assertThrowsCode(() => reg.open('t'), 'stream/ended', StreamError);
+      assertThrowsCode(() => reg.append('t', 'text', 'c'), 'stream/ended', StreamError);
+      assertThrowsCode(() => reg.end('t', { status: 'completed' }), 'stream/ended', StreamError);
       assert.deepEqual(reg.accumulated('t'), { text: 'ab', reasoning: '', lastSeq: 2 });
     });
   });
@@ -152,7 +148,7 @@ describe('TurnStreamRegistry', () => {
         reg.end(id, { status: 'completed' });
       }
       assert.deepEqual(['a', 'b', 'c'].map((id) => reg.has(id)), [false, true, true]);
-      throwsCode(() => reg.subscribeOrReplay('a', 0, { onChunks: () => {} }), 'unknownTurn');
+      assertThrowsCode(() => reg.subscribeOrReplay('a', 0, { onChunks: () => {} }), 'stream/unknownTurn', StreamError);
       reg.subscribeOrReplay('b', 0, { onChunks: () => {} }); // touch b: c is now the least recently used
       reg.open('d');
       reg.end('d', { status: 'completed' });
@@ -258,7 +254,7 @@ describe('TurnStreamRegistry', () => {
       reg.open('t');
       for (let i = 1; i <= 10; i++) reg.append('t', 'text', `${i},`);
       assert.deepEqual(reg.subscribeOrReplay('t', 6, { onChunks: () => {} }).replay.map((c) => c.seq), [7, 8, 9, 10]);
-      throwsCode(() => reg.subscribeOrReplay('t', 5, { onChunks: () => {} }), 'evicted');
+      assertThrowsCode(() => reg.subscribeOrReplay('t', 5, { onChunks: () => {} }), 'stream/evicted', StreamError);
       assert.equal(reg.accumulated('t')!.text, '1,2,3,4,5,6,7,8,9,10,'); // accumulated text stays whole
     });
 
@@ -268,7 +264,7 @@ describe('TurnStreamRegistry', () => {
       reg.append('t', 'text', 'abc'); // 6 UTF-16 bytes
       reg.append('t', 'text', 'def'); // 12 > 10: chunk 1 leaves
       assert.deepEqual(reg.subscribeOrReplay('t', 1, { onChunks: () => {} }).replay.map((c) => c.data), ['def']);
-      throwsCode(() => reg.subscribeOrReplay('t', 0, { onChunks: () => {} }), 'evicted');
+      assertThrowsCode(() => reg.subscribeOrReplay('t', 0, { onChunks: () => {} }), 'stream/evicted', StreamError);
       reg.append('t', 'toolResult', 'x'.repeat(100)); // alone over the bound, still kept
       assert.deepEqual(reg.subscribeOrReplay('t', 2, { onChunks: () => {} }).replay.map((c) => c.seq), [3]);
     });
@@ -299,10 +295,10 @@ describe('TurnStreamRegistry', () => {
         for (let i = 0; i < 6; i++) reg.append('t', 'text', String(i));
         return reg;
       };
-      throwsCode(() => mk((all) => all.filter((c) => c.seq !== 3)).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'storeGap');
-      throwsCode(() => mk((all) => all.slice(0, 2)).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'storeGap');
-      throwsCode(() => mk((all) => [all[1]!, all[0]!, ...all.slice(2)]).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'storeGap');
-      throwsCode(() => mk((all) => all.map((c) => ({ ...c, kind: 'bogus' as ChunkKind }))).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'storeGap');
+      assertThrowsCode(() => mk((all) => all.filter((c) => c.seq !== 3)).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'stream/storeGap', StreamError);
+      assertThrowsCode(() => mk((all) => all.slice(0, 2)).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'stream/storeGap', StreamError);
+      assertThrowsCode(() => mk((all) => [all[1]!, all[0]!, ...all.slice(2)]).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'stream/storeGap', StreamError);
+      assertThrowsCode(() => mk((all) => all.map((c) => ({ ...c, kind: 'bogus' as ChunkKind }))).subscribeOrReplay('t', 0, { onChunks: () => {} }), 'stream/storeGap', StreamError);
       assert.equal(mk((all) => all).subscribeOrReplay('t', 0, { onChunks: () => {} }).replay.length, 6);
     });
   });

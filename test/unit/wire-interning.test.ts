@@ -13,13 +13,9 @@ import {
   isIdKey,
   isIdListKey,
   loadXxh64,
-  type WireInterningErrorCode,
 } from '../../src/protocol/wire/interning';
 import { deriveRunFromThreadOrdinal } from '../../src/engine/ids/ids';
-
-function throwsWire(fn: () => unknown, code: WireInterningErrorCode): void {
-  assert.throws(fn, (err: unknown) => err instanceof WireInterningError && err.code === code);
-}
+import { assertThrowsCode } from '../support/assert-code';
 
 const thread = 'thread:6f1d2c3e-0000-4000-8000-000000000001';
 const run = deriveRunFromThreadOrdinal(thread, 0);
@@ -103,17 +99,17 @@ describe('internRecordIds / expandRecordIds', () => {
   });
 
   it('rejects bad indices, bad escaped numbers and over-deep payloads', () => {
-    throwsWire(() => expandRecordIds({ id: 3 }, ['a']), 'badIndex');
-    throwsWire(() => expandRecordIds({ id: -1 }, ['a']), 'badIndex');
-    throwsWire(() => expandRecordIds({ x: { ids: 1, list_ids: [0, 1.5] } }, ['a']), 'badIndex');
-    throwsWire(() => expandRecordIds({ id: 'abc' }, []), 'badNumber');
-    throwsWire(() => expandRecordIds({ id: ' 5' }, []), 'badNumber');
-    throwsWire(() => expandRecordIds({ id: '' }, []), 'badNumber');
+    assertThrowsCode(() => expandRecordIds({ id: 3 }, ['a']), 'interning/badIndex', WireInterningError);
+    assertThrowsCode(() => expandRecordIds({ id: -1 }, ['a']), 'interning/badIndex', WireInterningError);
+    assertThrowsCode(() => expandRecordIds({ x: { ids: 1, list_ids: [0, 1.5] } }, ['a']), 'interning/badIndex', WireInterningError);
+    assertThrowsCode(() => expandRecordIds({ id: 'abc' }, []), 'interning/badNumber', WireInterningError);
+    assertThrowsCode(() => expandRecordIds({ id: ' 5' }, []), 'interning/badNumber', WireInterningError);
+    assertThrowsCode(() => expandRecordIds({ id: '' }, []), 'interning/badNumber', WireInterningError);
     assert.throws(() => expandRecordIds({ a: [{ id: 9 }] }, []), /\$\.a\[0\]\.id: 9 is not an index/);
 
     let deep: unknown = { id: 'leaf' };
     for (let i = 0; i < MAX_WIRE_DEPTH + 5; i++) deep = { child: deep };
-    throwsWire(() => internRecordIds(deep), 'tooDeep');
+    assertThrowsCode(() => internRecordIds(deep), 'interning/tooDeep', WireInterningError);
     let ok: unknown = { id: 'leaf' };
     for (let i = 0; i < MAX_WIRE_DEPTH - 2; i++) ok = [ok];
     const interned = internRecordIds(ok);

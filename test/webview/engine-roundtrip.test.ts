@@ -17,6 +17,7 @@ import type { HostAction, HostBridge } from '../../webview/src/lib/host-bridge';
 import { runBlocks, runText } from '../../webview/src/lib/blocks';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { sleep, until } from '../support/wait';
 
 /** Pause between the fake model's SSE events: slow enough to hide and show mid-stream. */
 const EVENT_DELAY_MS = 8;
@@ -71,15 +72,8 @@ class Host {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!pred()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+/** The model is polled every 5 ms for 10 s at most; an exception in the condition fails the wait at once. */
+const POLL = { everyMs: 5, timeoutMs: 10_000, failFast: true } as const;
 
 /** Visible text of the thread's only run ('' until the run appears). */
 function liveText(model: AppModel): string {
@@ -121,7 +115,7 @@ describe('webview controller ↔ real engine session', function () {
     c.start();
     model.draft = 'count for me';
     c.sendPrompt();
-    await until('some text', () => liveText(model).length > 20);
+    await until(() => liveText(model).length > 20, { ...POLL, what: 'some text' });
     c.onVisibilityChange(false);
     host.disconnect();
     const seenWhenHidden = runText(onlyRun(model)).length;
@@ -130,7 +124,7 @@ describe('webview controller ↔ real engine session', function () {
     assert.equal(runText(onlyRun(model)).length, seenWhenHidden, 'nothing arrives while hidden');
     host.connect();
     c.onVisibilityChange(true);
-    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await until(() => onlyRun(model).status === 'completed' && onlyRun(model).final !== null, { ...POLL, what: 'the run to end' });
     await sleep(50); // let the last batches and turnEnded land
     assert.equal(runText(onlyRun(model)), PIECES.join(''));
     assert.equal(onlyRun(model).stream.filter((s) => s.kind === 'text').map((s) => (s.kind === 'text' ? s.text : '')).join(''), PIECES.join(''), 'the streamed text itself has no gap or duplicate');
@@ -147,12 +141,12 @@ describe('webview controller ↔ real engine session', function () {
     c.start();
     model.draft = 'count for me';
     c.sendPrompt();
-    await until('some text', () => liveText(model).length > 20);
+    await until(() => liveText(model).length > 20, { ...POLL, what: 'some text' });
     host.disconnect(); // e.g. the engine host restarted the session; no visibility change
     await sleep(EVENT_DELAY_MS * 10);
     assert.ok(liveText(model).length < PIECES.join('').length, 'cut mid-stream');
     host.connect();
-    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await until(() => onlyRun(model).status === 'completed' && onlyRun(model).final !== null, { ...POLL, what: 'the run to end' });
     await sleep(50);
     assert.equal(onlyRun(model).stream.map((s) => (s.kind === 'text' ? s.text : '')).join(''), PIECES.join(''));
     assert.equal(runText(onlyRun(model)), PIECES.join(''));
@@ -169,7 +163,7 @@ describe('webview controller ↔ real engine session', function () {
     c1.start();
     first.draft = 'count for me';
     c1.sendPrompt();
-    await until('some text', () => liveText(first).length > 30);
+    await until(() => liveText(first).length > 30, { ...POLL, what: 'some text' });
     c1.dispose(); // the page goes away (pagehide saves the state)
     host.disconnect();
     await sleep(EVENT_DELAY_MS * 10);
@@ -179,7 +173,7 @@ describe('webview controller ↔ real engine session', function () {
     c2.start();
     assert.ok(liveText(second).length > 30, 'restored from the saved state before any message');
     assert.ok(liveText(second).length < PIECES.join('').length, 'reloaded mid-stream');
-    await until('the run to end', () => onlyRun(second).status === 'completed' && onlyRun(second).final !== null);
+    await until(() => onlyRun(second).status === 'completed' && onlyRun(second).final !== null, { ...POLL, what: 'the run to end' });
     await sleep(50);
     const streamed = onlyRun(second).stream.map((s) => (s.kind === 'text' ? s.text : '')).join('');
     assert.equal(streamed, PIECES.join(''));
@@ -200,13 +194,13 @@ describe('webview controller ↔ real engine session', function () {
     c.start();
     model.draft = 'write a note';
     c.sendPrompt();
-    await until('the approval request', () => model.approvals.length === 1 && Object.keys(model.thread?.runs ?? {}).length === 1);
+    await until(() => model.approvals.length === 1 && Object.keys(model.thread?.runs ?? {}).length === 1, { ...POLL, what: 'the approval request' });
     const approval = model.approvals[0]!;
     assert.equal(approval.toolName, 'write_file');
     const toolBlock = runBlocks(onlyRun(model)).find((b) => b.kind === 'tool');
     assert.ok(toolBlock && toolBlock.kind === 'tool' && toolBlock.tool.itemId === approval.callId, 'the approval belongs to a tool block on screen');
     c.respondToApproval(approval.callId, 'approved');
-    await until('the run to end', () => onlyRun(model).status === 'completed' && onlyRun(model).final !== null);
+    await until(() => onlyRun(model).status === 'completed' && onlyRun(model).final !== null, { ...POLL, what: 'the run to end' });
     await sleep(50);
     assert.equal(fs.readFileSync(path.join(dir, 'note.txt'), 'utf8'), 'hi');
     assert.deepEqual(model.approvals, []);

@@ -12,6 +12,7 @@ import { runBlocks, runText } from '../../webview/src/lib/blocks';
 import { TurnStreamRegistry, type TurnChunk } from '../../src/engine/stream/turn-stream-registry';
 import { ChunkBatcher, BATCH_INTERVAL_MS } from '../../src/engine/stream/chunk-batcher';
 import { ManualClock } from '../support/manual-clock';
+import { seededRandom } from '../support/random';
 
 const T = 'thread:1';
 const R = 'run:1';
@@ -258,20 +259,10 @@ function deltas(rng: () => number, n: number): string[] {
   return Array.from({ length: n }, () => pieces[Math.floor(rng() * pieces.length)]!);
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('webview thread state: resume over the real stream registry', () => {
   for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
     it(`hide/show mid-stream loses and doubles nothing (seed ${seed})`, () => {
-      const rng = mulberry32(seed);
+      const rng = seededRandom(seed);
       const clock = new ManualClock();
       const registry = new TurnStreamRegistry();
       registry.open(R);

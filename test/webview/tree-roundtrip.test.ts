@@ -19,6 +19,7 @@ import type { HostBridge } from '../../webview/src/lib/host-bridge';
 import { runText } from '../../webview/src/lib/blocks';
 import { httpError, startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+import { sleep, until } from '../support/wait';
 
 /** The extension host's side (as src/extension/chat-view.ts): one session, async structured-cloned messages, host actions recorded. */
 class Host {
@@ -56,15 +57,8 @@ class Host {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!pred()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+/** The model is polled every 5 ms for 10 s at most; an exception in the condition fails the wait at once. */
+const POLL = { everyMs: 5, timeoutMs: 10_000, failFast: true } as const;
 
 /** The runs on the open branch, in order. */
 function shownRuns(model: AppModel) {
@@ -107,14 +101,14 @@ describe('webview tree intents ↔ real engine session', function () {
     server.push(textTurn('First answer.'));
     model.draft = 'Say something';
     c.sendPrompt();
-    await until('the first answer', () => lastAnswer(model) === 'First answer.');
+    await until(() => lastAnswer(model) === 'First answer.', { ...POLL, what: 'the first answer' });
     const first = shownRuns(model)[0]!;
     const u1 = first.userMessageId;
 
     // Regenerate with another model: a sibling prompt with the same text, answered by gpt-other.
     server.push(textTurn('Second answer.'));
     assert.equal(c.tree.regenerate(first.runId, 'openai:gpt-other'), true);
-    await until('the regenerated answer', () => lastAnswer(model) === 'Second answer.');
+    await until(() => lastAnswer(model) === 'Second answer.', { ...POLL, what: 'the regenerated answer' });
     const second = shownRuns(model)[0]!;
     assert.notEqual(second.userMessageId, u1);
     assert.match(second.model, /gpt-other$/);
@@ -126,21 +120,21 @@ describe('webview tree intents ↔ real engine session', function () {
 
     // ‹ : back to the first answer; › : the second again.
     assert.equal(c.tree.step(second.userMessageId, -1), true);
-    await until('the first branch', () => lastAnswer(model) === 'First answer.');
+    await until(() => lastAnswer(model) === 'First answer.', { ...POLL, what: 'the first branch' });
     assert.equal(c.tree.step(u1, 1), true);
-    await until('the second branch', () => lastAnswer(model) === 'Second answer.');
+    await until(() => lastAnswer(model) === 'Second answer.', { ...POLL, what: 'the second branch' });
 
     // Edit the shown answer in place.
     const a2 = second.final!.messageId;
     assert.equal(c.tree.edit(a2, 'Second answer, corrected.'), true);
-    await until('the edit', () => model.thread!.tree.messages[a2]?.editedAt != null);
+    await until(() => model.thread!.tree.messages[a2]?.editedAt != null, { ...POLL, what: 'the edit' });
     assert.equal(lastAnswer(model), 'Second answer, corrected.');
     assert.equal(shownRuns(model).length, 1, 'in place: nothing truncated or added');
 
     // Edit the prompt: a new branch from its parent, which the model answers.
     server.push(textTurn('Third answer.'));
     assert.equal(c.tree.editPrompt(second.userMessageId, 'Say something else'), true);
-    await until('the edited prompt\'s answer', () => lastAnswer(model) === 'Third answer.');
+    await until(() => lastAnswer(model) === 'Third answer.', { ...POLL, what: 'the edited prompt\'s answer' });
     const sentUsers = (server.requests.at(-1)!.body?.messages as { role: string; content: string }[]).filter((m) => m.role === 'user');
     assert.deepEqual(sentUsers.map((m) => m.content), ['Say something else']);
     assert.equal(c.tree.siblings(shownRuns(model)[0]!.userMessageId).count, 3);
@@ -162,7 +156,7 @@ describe('webview tree intents ↔ real engine session', function () {
     const c3 = new Controller(fresh, host.bridge(), quiet);
     c3.start();
     c3.openThread(model.thread!.threadId);
-    await until('the replay', () => lastAnswer(fresh) === 'Third answer.');
+    await until(() => lastAnswer(fresh) === 'Third answer.', { ...POLL, what: 'the replay' });
     assert.equal(fresh.thread!.tree.messageCount, 6);
     assert.deepEqual(fresh.thread!.tree.messages[a2]!.content, 'Second answer, corrected.');
     assert.notEqual(fresh.thread!.tree.messages[a2]!.editedAt, null);
@@ -178,16 +172,16 @@ describe('webview tree intents ↔ real engine session', function () {
     server.push(httpError(400));
     model.draft = 'Try this';
     c.sendPrompt();
-    await until('the failure', () => shownRuns(model)[0]?.status === 'failed');
+    await until(() => shownRuns(model)[0]?.status === 'failed', { ...POLL, what: 'the failure' });
     const failed = shownRuns(model)[0]!;
     server.push(textTurn(['Slow ', 'answer.'], { eventDelayMs: 150 }));
     assert.equal(c.tree.retry(failed.runId), true);
-    await until('the retried run', () => shownRuns(model)[0]?.runId !== failed.runId && shownRuns(model)[0]?.status === 'running');
+    await until(() => shownRuns(model)[0]?.runId !== failed.runId && shownRuns(model)[0]?.status === 'running', { ...POLL, what: 'the retried run' });
     // The webview would not send it while running; another client might: the engine refuses it.
     host.session!.handle({ type: 'switchBranch', threadId: model.thread!.threadId, toMessageId: failed.userMessageId, requestId: 'x1' });
-    await until('the refusal as a notice', () => model.notices.length > 0);
+    await until(() => model.notices.length > 0, { ...POLL, what: 'the refusal as a notice' });
     assert.deepEqual(model.notices.map((n) => n.code), ['threadBusy'], model.notices.map((n) => n.message).join(' | '));
-    await until('the retried answer', () => lastAnswer(model) === 'Slow answer.');
+    await until(() => lastAnswer(model) === 'Slow answer.', { ...POLL, what: 'the retried answer' });
     assert.equal(c.tree.siblings(shownRuns(model)[0]!.userMessageId).count, 2);
     c.dispose();
   });

@@ -16,6 +16,7 @@ import { decodeState, encodeState, MAX_PERSISTED_THREAD_MESSAGES } from '../../w
 import { buildTree, latestLeafUnder, pathTo, siblingsOf } from '../../src/protocol/branches';
 import type { ClientCommand } from '../../src/protocol/commands/index';
 import { formatContext } from '../../src/protocol/mentions';
+import { seededRandom } from '../support/random';
 
 /** A prompt with an attached file, as the engine stores it. */
 const WITH_CONTEXT = (prompt: string) => formatContext(prompt, [{ chip: { kind: 'file', target: 'a.ts', label: 'a.ts', tokens: 3, status: 'ok', warning: null }, text: 'export {};' }]);
@@ -44,17 +45,6 @@ function log() {
 /** The open branch as ids: messages by id, runs by run id. */
 const shown = (st: ThreadState) => st.entries.map((x) => (x.kind === 'run' ? x.runId : x.messageId));
 
-/** A deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A random tree of `n` messages: each one's parent is an earlier message (or none), created one ms apart — a few share a millisecond. */
 function randomMessages(n: number, r: () => number): { id: string; parentId: string | null; createdAt: number }[] {
   const out: { id: string; parentId: string | null; createdAt: number }[] = [];
@@ -77,7 +67,7 @@ function shuffle<T>(xs: T[], r: () => number): T[] {
 describe('webview conversation tree', () => {
   it('children before parents: over shuffled inputs, siblings and paths agree with the protocol\'s buildTree', () => {
     for (let seed = 1; seed <= 25; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const msgs = randomMessages(60, r);
       const arrival = shuffle(msgs, r); // children often arrive before their parents
       const l = log();

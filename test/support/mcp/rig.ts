@@ -9,10 +9,8 @@ import { startFakeOpenAI, type FakeServer, type RecordedRequest } from '../fake-
 import { openaiHost } from '../scripted';
 import type { TestHost } from '../test-engine';
 import { makeTmpDir, removeTmpDir } from '../tmp';
-import { waitFor } from '../wait';
 
 export const STDIO_SERVER = path.resolve(__dirname, './stdio-server.mjs');
-export const until = <T>(what: string, cond: () => T | Promise<T>) => waitFor(what, 25_000, cond as () => T, 20);
 
 /** The content of the tool message answering `name` in a request to the model. */
 export function toolMessage(req: RecordedRequest | undefined, toolCallName: string): string | undefined {

@@ -7,6 +7,7 @@ import { searchThreads } from '../../../src/engine/search/search';
 import { indexPieces, makeSnippet, matchRanges, queryTerms, SHORT_QUERY_SCAN_DOCS } from '../../../src/engine/search/body-search';
 import { activeMessageIds, stripLinks } from '../../../src/engine/search/index-sync';
 import type { VoxEvent } from '../../../src/protocol/events';
+import { Rng } from '../../support/random';
 
 const NOW = 1_800_000_000_000;
 
@@ -222,8 +223,8 @@ forEachDriver('search: the active path moves with the head, in cost of the branc
 
   it('matches a recomputation after every kind of head move (a generated tree)', () => {
     store.append({ type: 'thread.created', threadId: 'tt', title: 'tree' });
-    let seed = 11;
-    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const rng = new Rng(11);
+    const rnd = (n: number) => rng.int(n);
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) {
       const op = rnd(10);

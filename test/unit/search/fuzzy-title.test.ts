@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import {
   MIN_TITLE_SCORE, RECENT_MS, TITLE_WEIGHT, bestTier, bestTierPrepared, foldText, inOrderMatch, prepareQuery, rankTitles, tierScores, titleScore,
 } from '../../../src/engine/search/fuzzy-title';
+import { seededRandom } from '../../support/random';
 
 const T = 'fix the login bug'; // t = 17
 const close = (a: number | undefined | null, b: number) => assert.ok(a !== undefined && a !== null && Math.abs(a - b) < 1e-12, `${a} ≈ ${b}`);
@@ -92,8 +93,7 @@ describe('search: fuzzy title score (SPEC 6.4), tier by tier', () => {
 describe('search: the fast title path equals the tier table', () => {
   it('bestTierPrepared = the max of tierScores (ties in table order) over 20,000 generated pairs', () => {
     const vocab = ['fix', 'login', 'bug', 'log', 'in', 'parser', 'pars', 'token', 'tok', 'the', 'a', 'Deploy', 'staging', 'é', 'x1', 'io'];
-    let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = seededRandom(7);
     const phrase = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rnd() * vocab.length)]!).join(rnd() < 0.2 ? '-' : ' ');
     for (let i = 0; i < 20_000; i++) {
       const q = phrase(1 + Math.floor(rnd() * 3));

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { until } from '../../support/wait';
 import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './page';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -100,30 +101,18 @@ export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): 
     await page.goto(`${origin}/`);
     await page.locator('.app').waitFor();
     const posted = async (): Promise<Posted[]> => (await page.evaluate('window.__posted')) as Posted[];
+    // A check that throws (e.g. the element is not there yet) counts as "not yet"; the last error is reported.
     const eventually = async (what: string, check: () => Promise<boolean>): Promise<void> => {
-      const t0 = Date.now();
-      let last: unknown = null;
-      for (;;) {
-        try {
-          if (await check()) return;
-        } catch (e) {
-          last = e; // e.g. the element is not there yet
-        }
-        if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`timed out: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-        await page.waitForTimeout(POLL_MS);
-      }
+      await until(check, { what, timeoutMs: EXPECT_TIMEOUT_MS, everyMs: POLL_MS });
     };
     return {
       page, origin, pageErrors, posted, eventually, close,
       host: async (message) => void (await page.evaluate(`window.postMessage(${JSON.stringify(message)}, '*')`)),
       waitPosted: async (what, pred) => {
-        const t0 = Date.now();
-        for (;;) {
-          const hit = (await posted()).find(pred);
-          if (hit) return hit;
-          if (Date.now() - t0 > EXPECT_TIMEOUT_MS) throw new Error(`the webview never posted ${what}; it posted ${JSON.stringify(await posted())}`);
-          await page.waitForTimeout(POLL_MS);
-        }
+        let seen: Posted[] = [];
+        return until(async () => (seen = await posted()).find(pred), {
+          what: `the webview to post ${what}`, timeoutMs: EXPECT_TIMEOUT_MS, everyMs: POLL_MS, failFast: true, detail: () => `it posted ${JSON.stringify(seen)}`,
+        });
       },
     };
   } catch (e) {
