@@ -10,6 +10,7 @@
  * state, not history: a new engine starts with every change unreviewed).
  */
 import * as fsp from 'node:fs/promises';
+import { quote } from '../../protocol/wire/quote';
 import * as nodePath from 'node:path';
 import type { VoxStore } from '../store/store';
 import type { CheckpointRow } from '../store/rows';
@@ -34,7 +35,7 @@ export interface FileHunks { path: string; binary: boolean; existedBefore: boole
 const latin1 = (b: Buffer): string => b.toString('latin1');
 const shown = (lines: string[]): string => {
   const t = Buffer.from(lines.join(''), 'latin1').toString('utf8');
-  return t.length > HUNK_TEXT_MAX_CHARS ? `${t.slice(0, HUNK_TEXT_MAX_CHARS)}…` : t;
+  return quote(t, HUNK_TEXT_MAX_CHARS);
 };
 
 export class ReviewService {

@@ -6,7 +6,7 @@
  * ../branches.ts, shared with the webview.
  */
 import { arrayOf, bool, int, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
-import { MAX_PROMPT_CHARS, name } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name } from './common';
 import { defineCommand } from './define';
 import { messageView } from './threads';
 
@@ -61,14 +61,14 @@ export const branchCommands = {
       /** Or the run whose prompt is re-sent. */
       runId: optional(name),
       /** A model (`provider:model`) instead of the original run's. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     result: rerunResult,
   }),
   retry: defineCommand('retry', {
     summary: 'Regenerate for a run that failed, was cancelled or interrupted, or stopped at the output limit.',
     requires: ['write'],
-    params: { threadId: name, runId: name, model: optional(name) },
+    params: { threadId: name, runId: name, model: optional(modelRef) },
     result: rerunResult,
   }),
   editMessage: defineCommand('editMessage', {
@@ -77,7 +77,7 @@ export const branchCommands = {
     params: {
       threadId: name, messageId: name, content: editedContent,
       /** User messages: a model instead of the original run's. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     /** `edited`: in place (runId null); otherwise `messageId` is the new user message and `runId` its run. */
     result: object({ messageId: str, edited: bool, runId: nullable(str) }),

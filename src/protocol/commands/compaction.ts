@@ -5,7 +5,7 @@
  */
 import { usageTotals } from '../events';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer } from '../wire/validators';
-import { name } from './common';
+import { modelRef, name } from './common';
 import { defineCommand } from './define';
 
 export const compactionView = object({
@@ -30,7 +30,7 @@ export const compactionCommands = {
       /** `upTo`: the last message compacted; `from`: the first. */
       messageId: optional(name),
       /** A model (`provider:model`) instead of the thread's current one. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     result: compactionView,
   }),

@@ -29,6 +29,8 @@ export const QUOTED_INPUT_CHARS = 200;
 export const QUOTED_ERROR_CHARS = 500;
 /** A command line shown in a list (an MCP server's command and arguments, secrets already masked). */
 export const QUOTED_COMMAND_CHARS = 500;
+/** A prompt or description on one row of a CLI list, leaving the terminal line room for the row's other columns. */
+export const LISTED_TEXT_CHARS = 120;
 /** A child process's stderr in a failure message (git): enough for its whole usual complaint. */
 export const QUOTED_STDERR_CHARS = 2_000;
 
