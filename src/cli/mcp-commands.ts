@@ -1,5 +1,5 @@
 /**
- * `vox mcp …` — the MCP servers Vox's agent uses (issue 16 item 1), clients of the MCP commands:
+ * `vox mcp …` — the MCP servers Vox's agent uses, clients of the MCP commands:
  *   vox mcp list [--json]                           every server: status, transport, target, source, tools; config errors
  *   vox mcp tools <server> [--json]                 a server's tools (name the model sees, read/execute, on/off)
  *   vox mcp restart <server> [--json]               stop and start it (config reloaded)

@@ -1,5 +1,5 @@
 /**
- * Shared vocabulary of the importers (issue 15 item 1): the sources, the timed Vox events a parser
+ * Shared vocabulary of the importers: the sources, the timed Vox events a parser
  * produces, the tally of what was mapped and what was skipped (by reason), the named limits, the
  * typed ImportError, and the derived ids every importer uses so that importing twice changes
  * nothing (SPEC 1.1: ids from the source's own ids).

@@ -1,5 +1,5 @@
 /**
- * MCP server definitions (SPEC 5.3, issue 16 item 1): the pure parsers of the four places a user
+ * MCP server definitions (SPEC 5.3): the pure parsers of the four places a user
  * configures servers, and their merge. Precedence (Vox's own first): `.vox/mcp.json` beats
  * `.vscode/mcp.json` beats `.mcp.json` beats the setting `vox.mcp.servers`; a server of the same
  * name in a later place is shadowed (reported, not started). Formats:

@@ -1,6 +1,6 @@
 /**
  * ReviewService: what the agent changed in a turn, per file and per hunk, and Keep / Undo of
- * each (SPEC journey 2, issue 12 item 2). A turn's baseline is its first checkpoint taken before
+ * each (SPEC journey 2). A turn's baseline is its first checkpoint taken before
  * a file-changing tool (the workspace just before the agent's first edit of that run); the
  * changes are that checkpoint against the working tree now. Hunks come from ./line-diff.ts on
  * the raw bytes (CRLF, a missing final newline and non-UTF-8 text are exact). Every undo goes

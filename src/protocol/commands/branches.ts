@@ -1,5 +1,5 @@
 /**
- * Conversation-tree commands (SPEC 5.4, 6.3; issue 13 items 2 and 4): the whole tree of a thread
+ * Conversation-tree commands (SPEC 5.4, 6.3): the whole tree of a thread
  * with its branches, switching branch, regenerate / retry an answer (a new sibling branch, with
  * the original posture or another model), edit a message (assistant: in place; user: a new
  * branch), and the data of a side-by-side compare of 2..4 branches. Pure tree logic lives in

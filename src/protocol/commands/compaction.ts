@@ -1,5 +1,5 @@
 /**
- * Compaction commands (SPEC 3.7, issue 14 item 4): compact a thread's path — `full`, `upTo` a
+ * Compaction commands (SPEC 3.7): compact a thread's path — `full`, `upTo` a
  * message or `from` a message to the end — into a summary written by the thread's model, and list
  * the compactions of a thread. The path logic is ../compaction.ts, shared with the webview.
  */

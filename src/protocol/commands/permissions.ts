@@ -1,5 +1,5 @@
 /**
- * Permission and plan commands (issue 12, items 3–4): the effective permission mode and rules of
+ * Permission and plan commands: the effective permission mode and rules of
  * a thread or the workspace, changing the mode (the thread's own, or the workspace default),
  * Plan / Act of a thread, its plan (read, edit, tick a step) and "Act on this plan".
  */
