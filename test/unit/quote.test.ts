@@ -4,6 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { ELLIPSIS, quote, quoteLine } from '../../src/protocol/wire/quote';
+import { THREAD_TITLE_PROMPT_CHARS, titleFromPrompt } from '../../src/engine/runs/registry';
 
 const wellFormed = (s: string) => Buffer.from(s, 'utf8').toString('utf8') === s;
 
@@ -40,5 +41,12 @@ describe('quote: excerpts cut by code point', () => {
   it('quoteLine puts the text on one line first', () => {
     assert.equal(quoteLine('  one\n\ttwo   three  ', 100), 'one two three');
     assert.equal(quoteLine('one\ntwo three', 8), `one two${ELLIPSIS}`);
+  });
+
+  it('a thread title from a long first prompt of emoji is cut whole, with an ellipsis', () => {
+    const prompt = `a${'🙂'.repeat(THREAD_TITLE_PROMPT_CHARS)}`;
+    const title = titleFromPrompt(prompt);
+    assert.ok(wellFormed(title) && title.length <= THREAD_TITLE_PROMPT_CHARS && title.endsWith(ELLIPSIS), title);
+    assert.equal(titleFromPrompt('fix the test'), 'fix the test');
   });
 });
