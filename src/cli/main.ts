@@ -6,7 +6,8 @@
  * never from files; the database lives at $VOX_HOME/vox.db (default ~/.vox/vox.db).
  *
  * Exit codes: 0 done; 1 the command failed (a typed error is printed as `vox: <Domain>Error
- * (<code>): <message>`); 2 bad usage; 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
+ * (<code>): <message>`); 2 bad usage (`vox: <message> (see \`vox <command> --help\`)`, ./usage-error.ts);
+ * 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ClientError } from '../client/engine-client';
