@@ -1,5 +1,5 @@
 /**
- * Benchmark: importing a large synthetic Claude Code history (issue 15: goal ≥ 50 MB/s) next to a
+ * Benchmark: importing a large synthetic Claude Code history (goal ≥ 50 MB/s) next to a
  * baseline in the same run — reading every file and JSON.parse of every line, nothing else (the
  * floor any JSONL importer pays) — and the re-import (nothing changed: a stat per file) and a
  * forced re-read (bookkeeping dropped: every line parsed again, every event found already stored).

@@ -1,5 +1,5 @@
 /**
- * Benchmark: the thread list with 5,000 threads (issue 15 item 5), in the real chat webview bundle
+ * Benchmark: the thread list with 5,000 threads, in the real chat webview bundle
  * (dist/webview.js, built first) in headless Chromium with the fake host of the webview browser
  * tests (test/webview/support/page.ts). The host's side runs in the page (an init script wraps
  * `postMessage`), so answering a page costs what the extension host's hop would, not a Node round

@@ -7,6 +7,7 @@
  * a turn, here or in another process.
  */
 import type { Command } from 'commander';
+import { quoteLine } from '../protocol/wire/quote';
 import { ClientError, type EngineClient } from '../client/engine-client';
 import type { MessageView } from '../protocol/commands/threads';
 import type { CommandResult } from '../protocol/commands/index';
@@ -19,10 +20,7 @@ type BranchFlags = Flags & { cwd?: string; yes?: boolean };
 /** Characters of a message shown per line of `vox thread tree`. */
 const TREE_LINE_CHARS = 72;
 
-const oneLine = (s: string) => {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > TREE_LINE_CHARS ? `${flat.slice(0, TREE_LINE_CHARS - 1)}…` : flat;
-};
+const oneLine = (s: string) => quoteLine(s, TREE_LINE_CHARS);
 
 /** The tree as indented lines (children under their parent, `*` on the active path). */
 function treeText(t: CommandResult<'getThreadTree'>): string {

@@ -6,26 +6,27 @@
  * `terminal`, `selection`). Also the notes `vox chat` prints about a run's end: the output-token
  * limit, and usage that Vox estimated.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { EngineClient } from '../client/engine-client';
 import type { CommandResult } from '../protocol/commands/index';
 import { MENTION_KINDS, type Mention, type MentionKind } from '../protocol/mentions';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
 
-/** A bad `--mention` value (exit 2, like other usage errors). */
-export class MentionUsageError extends Error {}
-
-/** `file:src/a.ts` → {kind: 'file', target: 'src/a.ts'}; `git` → {kind: 'git'}. */
+/** `file:src/a.ts` → {kind: 'file', target: 'src/a.ts'}; `git` → {kind: 'git'}. A bad kind is refused as the option's value (a usage error, exit 2). */
 export function parseMention(spec: string): Mention {
   const i = spec.indexOf(':');
   const kind = (i < 0 ? spec : spec.slice(0, i)) as MentionKind;
-  if (!MENTION_KINDS.includes(kind)) throw new MentionUsageError(`--mention ${spec}: the kind must be one of ${MENTION_KINDS.join(', ')} (e.g. file:src/app.ts, git:HEAD~1)`);
+  if (!MENTION_KINDS.includes(kind)) throw new InvalidArgumentError(`the kind must be one of ${MENTION_KINDS.join(', ')} (e.g. file:src/app.ts, git:HEAD~1)`);
   const target = i < 0 ? undefined : spec.slice(i + 1);
   return target ? { kind, target } : { kind };
 }
 
-export const collectMention = (value: string, previous: string[] = []) => [...previous, value];
+/** The `--mention` option's parser: each value is checked as it is read, and collected. */
+export const collectMention = (value: string, previous: string[] = []) => {
+  parseMention(value);
+  return [...previous, value];
+};
 
 export function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n);

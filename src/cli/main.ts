@@ -6,13 +6,14 @@
  * never from files; the database lives at $VOX_HOME/vox.db (default ~/.vox/vox.db).
  *
  * Exit codes: 0 done; 1 the command failed (a typed error is printed as `vox: <Domain>Error
- * (<code>): <message>`); 2 bad usage; 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
+ * (<code>): <message>`); 2 bad usage (`vox: <message> (see \`vox <command> --help\`)`, ./usage-error.ts);
+ * 75 the thread is running another turn (`chat --no-queue`); 130 cancelled.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ClientError } from '../client/engine-client';
 import { chat } from './chat-command';
 import { packageRoot } from './connect';
-import { ModelUsageError, runModelCommand } from './model-command';
+import { runModelCommand } from './model-command';
 import { show, threads } from './thread-commands';
 import { registerCheckpointCommands, registerWorktreeCommands } from './vcs-commands';
 import { registerReviewCommands } from './review-commands';
@@ -21,12 +22,12 @@ import { registerQueueCommands } from './queue-commands';
 import { registerRunCommands } from './run-commands';
 import { registerHistoryCommand } from './history-command';
 import { registerSearchCommand } from './search-command';
-import { MentionUsageError, collectMention, registerContextCommands } from './context-commands';
+import { collectMention, registerContextCommands } from './context-commands';
 import { registerModelsCommand } from './models-command';
-import { checkMode, PermissionUsageError, registerPermissionCommands } from './permission-commands';
+import { checkMode, registerPermissionCommands } from './permission-commands';
 import { registerBranchCommands } from './branch-commands';
 import { registerCompactCommand } from './compact-command';
-import { RulesUsageError, registerRulesCommands } from './rules-commands';
+import { registerRulesCommands } from './rules-commands';
 import { registerImportCommands, sessionGroup } from './import-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
@@ -34,6 +35,7 @@ import { registerMcpServeCommand } from './mcp-serve-command';
 import { registerForkCommands } from './fork-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 import { registerMcpClientCommands } from './mcp-commands';
+import { CliUsageError, reportUsageErrors, USAGE_EXIT_CODE } from './usage-error';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
@@ -53,9 +55,7 @@ function describeError(e: unknown): string {
 export function buildProgram(run: (p: Promise<number>) => void): Command {
   const program = new Command('vox')
     .description('Vox, the coding agent, from the command line')
-    .addHelpText('after', `\n${MODELS_HELP}`)
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.replace(/^error: unknown option '([^']+)'/m, 'vox: unknown option $1')) });
+    .addHelpText('after', `\n${MODELS_HELP}`);
   program.command('chat').description('send a prompt and stream the answer').argument('<prompt...>')
     .option('--model <ref>', 'model (default $VOX_MODEL or local:demo)').option('--thread <id>', 'continue this thread')
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--yes', 'approve every tool call').option('--json', 'print chunks and the result as JSON lines')
@@ -65,7 +65,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .option('--mode <mode>', 'permission mode: ask (default) | autoEdits | fullAuto; rules in .vox/permissions.json still apply')
     .addOption(new Option('--handoff <strategy>', 'send this prompt with a <context_handoff> block of this strategy (preview: vox thread handoff)').choices([...HANDOFF_STRATEGIES]))
     .option('--handoff-context <text>', 'your text, for --handoff manualContext')
-    .action((words: string[], o) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode) ? { mode: o.mode } : {}) }))()));
+    .action((words: string[], o, cmd: Command) => run((async () => chat(words.join(' '), { ...o, ...(checkMode(o.mode, cmd) ? { mode: o.mode } : {}) }))()));
   program.command('threads').description('list threads, most recent first').option('--limit <n>', 'at most this many', (v) => Number(v))
     .option('--of <threadId>', 'the subagent threads of this thread, with their status')
     .option('--cwd <dir>').option('--json', 'print JSON').action((o) => run(threads(o)));
@@ -73,7 +73,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .action((id: string, o) => run(show(id, o)));
   program.command('model').description('the demo model and recommended GGUF downloads: path | list | download [N|URL] [--dest DIR]')
     .argument('<what>').argument('[which]').option('--dest <dir>', 'download directory').option('--json', 'print JSON')
-    .action((what: string, which: string | undefined, o) => run(runModelCommand(what, which, o, packageRoot())));
+    .action((what: string, which: string | undefined, o, cmd: Command) => run(runModelCommand(what, which, o, packageRoot(), cmd)));
   registerCheckpointCommands(program, run);
   registerReviewCommands(program, run);
   registerWorktreeCommands(program, run);
@@ -95,6 +95,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   const mcp = program.command('mcp').description('Model Context Protocol: the servers Vox\'s agent uses (list | tools | restart | enable | disable), and Vox as a server for other agents (serve --stdio)');
   registerMcpClientCommands(mcp, run);
   registerMcpServeCommand(mcp);
+  reportUsageErrors(program);
   return program;
 }
 
@@ -104,16 +105,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (argv.length === 0) {
       program.outputHelp();
-      return 2;
+      return USAGE_EXIT_CODE;
     }
     await program.parseAsync(argv, { from: 'user' });
     return pending ? await pending : 0;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // help and version exit 0, usage errors 2
-    if (e instanceof ModelUsageError || e instanceof MentionUsageError || e instanceof PermissionUsageError || e instanceof RulesUsageError) {
-      process.stderr.write(`vox: ${e.message}\n`);
-      return 2;
+    if (e instanceof CliUsageError) {
+      process.stderr.write(`${e.line}\n`);
+      return e.exitCode;
     }
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : USAGE_EXIT_CODE; // help and version exit 0; help shown for a missing subcommand 2
     process.stderr.write(`vox: ${describeError(e)}\n`);
     return 1;
   }

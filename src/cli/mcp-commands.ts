@@ -1,5 +1,5 @@
 /**
- * `vox mcp …` — the MCP servers Vox's agent uses (issue 16 item 1), clients of the MCP commands:
+ * `vox mcp …` — the MCP servers Vox's agent uses, clients of the MCP commands:
  *   vox mcp list [--json]                           every server: status, transport, target, source, tools; config errors
  *   vox mcp tools <server> [--json]                 a server's tools (name the model sees, read/execute, on/off)
  *   vox mcp restart <server> [--json]               stop and start it (config reloaded)
@@ -7,6 +7,7 @@
  * The `mcp` group is created by main.ts (`vox mcp serve` lives in the same group).
  */
 import type { Command } from 'commander';
+import { LISTED_TEXT_CHARS, quote } from '../protocol/wire/quote';
 import type { McpServerListView, McpServerView } from '../protocol/commands/mcp';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
@@ -39,7 +40,7 @@ export function formatMcpList(v: McpServerListView): string {
 
 export function formatMcpTools(s: McpServerView): string {
   if (s.tools.length === 0) return `${s.name} lists no tools (${s.status})`;
-  return s.tools.map((t) => `${t.qualifiedName}  [${t.readOnly ? 'read' : 'execute'}${t.enabled ? '' : ', disabled'}]  ${t.description.split('\n')[0]!.slice(0, 120)}`).join('\n');
+  return s.tools.map((t) => `${t.qualifiedName}  [${t.readOnly ? 'read' : 'execute'}${t.enabled ? '' : ', disabled'}]  ${quote(t.description.split('\n')[0]!, LISTED_TEXT_CHARS)}`).join('\n');
 }
 
 export function registerMcpClientCommands(mcp: Command, run: (p: Promise<number>) => void): void {

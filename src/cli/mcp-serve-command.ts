@@ -8,6 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isMcpGrantLevel, MCP_GRANT_LEVELS, type McpGrantLevel } from '../mcp-server/grants';
 import { serveStdio } from '../mcp-server/stdio';
 import { openEngine } from './connect';
+import { CliUsageError } from './usage-error';
 
 function parseGrant(v: string): McpGrantLevel {
   if (!isMcpGrantLevel(v)) throw new InvalidArgumentError(`--grant must be one of ${MCP_GRANT_LEVELS.join(', ')}`);
@@ -23,7 +24,7 @@ export function registerMcpServeCommand(mcp: Command): void {
     .option('--json', 'notes on stderr as JSON lines (stdout is JSON-RPC either way)')
     .addHelpText('after', '\nGrants: readOnly lists, reads and searches; default also sends prompts, captures checkpoints and starts\nthreads up to runtime default (the user approves edits in VS Code); fullAccess also starts fullAccess threads.\nExample (Claude Code): {"mcpServers":{"vox":{"command":"vox","args":["mcp","serve","--stdio"]}}}')
     .action(async (o: { stdio?: boolean; grant: McpGrantLevel; cwd?: string; json?: boolean }, cmd: Command) => {
-      if (!o.stdio) cmd.error('vox mcp serve needs --stdio (HTTP is served by the VS Code extension when enabled)', { exitCode: 2, code: 'vox.usage' });
+      if (!o.stdio) throw new CliUsageError('vox mcp serve needs --stdio (HTTP is served by the VS Code extension when enabled)', cmd);
       const engine = openEngine({ cwd: o.cwd ?? process.cwd(), queuePolicy: 'own' });
       process.stderr.write(o.json
         ? `${JSON.stringify({ type: 'serving', transport: 'stdio', grant: o.grant, workspace: engine.workspaceRoot })}\n`

@@ -10,7 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { demoModelPath, DEMO_MODEL_NOTICE } from '../engine/model/demo-model';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
+import type { Command } from 'commander';
 import { print } from './output';
+import { CliUsageError } from './usage-error';
 
 /** Minimum interval between progress lines on a non-terminal stderr (ms). */
 const PROGRESS_LINE_INTERVAL_MS = 2_000;
@@ -19,11 +21,7 @@ function mb(n: number): string {
   return `${(n / 1_048_576).toFixed(1)} MB`;
 }
 
-export class ModelUsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-export async function runModelCommand(sub: string, which: string | undefined, flags: { dest?: string; json?: boolean }, root: string): Promise<number> {
+export async function runModelCommand(sub: string, which: string | undefined, flags: { dest?: string; json?: boolean }, root: string, cmd: Command | string = 'vox model'): Promise<number> {
   if (sub === 'path') {
     const p = demoModelPath(root);
     const exists = fs.existsSync(p);
@@ -37,7 +35,7 @@ export async function runModelCommand(sub: string, which: string | undefined, fl
   if (sub === 'download') {
     const pick = which ?? '1';
     const url = /^https?:\/\//.test(pick) ? pick : RECOMMENDED_MODELS[Number(pick) - 1]?.url;
-    if (!url) throw new ModelUsageError(`no recommended model ${pick}; see \`vox model list\``);
+    if (!url) throw new CliUsageError(`no recommended model ${pick}; see \`vox model list\``, cmd);
     const destDir = String(flags.dest ?? path.dirname(demoModelPath(root)));
     const destPath = path.join(destDir, decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model.gguf'));
     const ac = new AbortController();
@@ -57,5 +55,5 @@ export async function runModelCommand(sub: string, which: string | undefined, fl
     print(flags, `\nsaved ${result.path} (${mb(result.bytes)}, sha256 ${result.sha256})\nuse it with: vox chat --model local:${destPath} "…"`, result);
     return 0;
   }
-  throw new ModelUsageError('vox model needs path, list or download');
+  throw new CliUsageError('vox model needs path, list or download', cmd);
 }

@@ -10,17 +10,14 @@ import type { Command } from 'commander';
 import type { PermissionsView, PlanView } from '../protocol/commands/permissions';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 export const PERMISSION_MODE_NAMES = ['ask', 'autoEdits', 'fullAuto'] as const;
 
-export class PermissionUsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 /** The mode flag, checked before anything runs (a typo is a usage error, not a silent default). */
-export function checkMode(mode: string | undefined): string | undefined {
+export function checkMode(mode: string | undefined, cmd: Command): string | undefined {
   if (mode !== undefined && !(PERMISSION_MODE_NAMES as readonly string[]).includes(mode)) {
-    throw new PermissionUsageError(`--mode must be one of ${PERMISSION_MODE_NAMES.join(', ')}, got ${JSON.stringify(mode)}`);
+    throw new CliUsageError(`--mode must be one of ${PERMISSION_MODE_NAMES.join(', ')}, got ${JSON.stringify(mode)}`, cmd);
   }
   return mode;
 }
@@ -50,8 +47,8 @@ export function registerPermissionCommands(program: Command, run: (p: Promise<nu
   program.command('permissions').description('the permission mode in force and the effective rules (settings, .vox/permissions.json)')
     .option('--thread <id>', 'as they apply to this thread').option('--mode <mode>', `as with this mode (${PERMISSION_MODE_NAMES.join(' | ')})`)
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON')
-    .action((o: Flags & { thread?: string; mode?: string; cwd?: string }) => run((async () => {
-      const mode = checkMode(o.mode);
+    .action((o: Flags & { thread?: string; mode?: string; cwd?: string }, cmd: Command) => run((async () => {
+      const mode = checkMode(o.mode, cmd);
       return withClient({ cwd: o.cwd ?? process.cwd(), autoCheckpoints: false, reading: true, ...(mode ? { permissionMode: mode } : {}) }, async ({ client }) => {
         const v = await client.call('getPermissions', o.thread ? { threadId: o.thread } : {});
         print(o, formatPermissions(v), v);
@@ -67,8 +64,8 @@ export function registerPermissionCommands(program: Command, run: (p: Promise<nu
     })));
   plan.command('mode').description('switch a thread to Plan (read tools only, answers with a plan) or Act').argument('<threadId>').argument('<mode>', 'plan | act')
     .option('--cwd <dir>').option('--json', 'print JSON')
-    .action((threadId: string, mode: string, o: Flags & { cwd?: string }) => run((async () => {
-      if (mode !== 'plan' && mode !== 'act') throw new PermissionUsageError(`the mode is plan or act, got ${JSON.stringify(mode)}`);
+    .action((threadId: string, mode: string, o: Flags & { cwd?: string }, cmd: Command) => run((async () => {
+      if (mode !== 'plan' && mode !== 'act') throw new CliUsageError(`the mode is plan or act, got ${JSON.stringify(mode)}`, cmd);
       return withClient({ cwd: o.cwd ?? process.cwd(), autoCheckpoints: false }, async ({ client }) => {
         const v = await client.call('setWorkMode', { threadId, mode });
         print(o, `thread ${threadId} is in ${v.workMode === 'plan' ? 'Plan' : 'Act'} mode`, v);

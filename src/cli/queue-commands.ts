@@ -6,10 +6,12 @@
  * of the queue.
  */
 import type { Command } from 'commander';
+import { LISTED_TEXT_CHARS, quoteLine } from '../protocol/wire/quote';
 import type { EngineClient } from '../client/engine-client';
 import type { QueuedPromptView } from '../protocol/commands/queue';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 /** How often a waiting `vox chat` asks what became of its queued prompt. */
 export const QUEUE_WAIT_POLL_MS = 250;
@@ -44,7 +46,7 @@ export async function waitForTurn(client: EngineClient, threadId: string, entryI
 type QueueFlags = Flags & { cwd?: string };
 
 const line = (e: QueuedPromptView) =>
-  `${(e.position ?? 0) + 1}. ${e.entryId}${e.steer ? ' (steering)' : ''}${e.ownerPid === process.pid ? '' : ` [pid ${e.ownerPid}]`}\t${e.prompt.replace(/\s+/g, ' ').slice(0, 120)}`;
+  `${(e.position ?? 0) + 1}. ${e.entryId}${e.steer ? ' (steering)' : ''}${e.ownerPid === process.pid ? '' : ` [pid ${e.ownerPid}]`}\t${quoteLine(e.prompt, LISTED_TEXT_CHARS)}`;
 
 function queueAction(reading: boolean, fn: (client: EngineClient) => Promise<{ human: string; json: unknown }>) {
   return (flags: QueueFlags) =>
@@ -69,9 +71,9 @@ export function registerQueueCommands(program: Command, run: (p: Promise<number>
       return { human: `edited ${entryId}`, json: { entryId, edited: true } };
     })(o)));
   common(queue.command('move').description('move a waiting prompt (position 1 = next)').argument('<threadId>').argument('<entryId>').argument('<position>'))
-    .action((threadId: string, entryId: string, position: string, o: QueueFlags) => run(queueAction(false, async (client) => {
+    .action((threadId: string, entryId: string, position: string, o: QueueFlags, cmd: Command) => run(queueAction(false, async (client) => {
       const n = Number(position);
-      if (!Number.isInteger(n) || n < 1) throw new Error(`position must be a whole number from 1, not ${JSON.stringify(position)}`);
+      if (!Number.isInteger(n) || n < 1) throw new CliUsageError(`the position must be a whole number from 1, got ${JSON.stringify(position)}`, cmd);
       await client.call('moveQueued', { threadId, entryId, toIndex: n - 1 });
       return { human: `moved ${entryId} to position ${n}`, json: { entryId, position: n } };
     })(o)));

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { EngineClient } from '../client/engine-client';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 type ReviewFlags = Flags & { cwd?: string; run?: string };
 
@@ -37,9 +38,9 @@ export function registerReviewCommands(program: Command, run: (p: Promise<number
     })(o)),
   );
   common(rv.command('undo-hunk').description('put one hunk back as it was before the turn').argument('<threadId>').argument('<path>').argument('<hunk>', 'hunk index (from `vox review hunks`)')).action(
-    (threadId: string, path: string, hunk: string, o: ReviewFlags) =>
+    (threadId: string, path: string, hunk: string, o: ReviewFlags, cmd: Command) =>
       run(review<ReviewFlags>(async (client, flags) => {
-        if (!/^\d+$/.test(hunk)) program.error(`the hunk index must be a whole number, got ${hunk}`, { exitCode: 2, code: 'vox.badNumber' });
+        if (!/^\d+$/.test(hunk)) throw new CliUsageError(`the hunk index must be a whole number, got ${hunk}`, cmd);
         const r = await client.call('undoHunk', { ...turnOf(threadId, flags), path, hunkIndex: Number(hunk) });
         print(flags, `undid hunk ${hunk} of ${path} (${r.remaining} left); take it back with: vox checkpoint undo ${r.restorePoint}`, r);
       })(o)),

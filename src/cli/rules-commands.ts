@@ -11,10 +11,7 @@ import type { Command } from 'commander';
 import type { RuleListView, RuleView } from '../protocol/commands/rules';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
-
-export class RulesUsageError extends Error {
-  override readonly name = 'UsageError';
-}
+import { CliUsageError } from './usage-error';
 
 type Cwd = Flags & { cwd?: string };
 
@@ -57,8 +54,8 @@ export function registerRulesCommands(program: Command, run: (p: Promise<number>
     .requiredOption('--body <text>', 'what the rule tells the model').option('--attach <mode>', 'always | manual (default manual: invoked with @name)', 'manual')
     .option('--description <text>', 'one line shown in lists and the @ popup').option('--path <glob>', 'also attach when a file in context matches (repeatable)', collect)
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON')
-    .action((name: string, o: Cwd & { body: string; attach: string; description?: string; path?: string[] }) => run((async () => {
-      if (o.attach !== 'always' && o.attach !== 'manual') throw new RulesUsageError(`--attach is always or manual, got ${JSON.stringify(o.attach)}`);
+    .action((name: string, o: Cwd & { body: string; attach: string; description?: string; path?: string[] }, cmd: Command) => run((async () => {
+      if (o.attach !== 'always' && o.attach !== 'manual') throw new CliUsageError(`--attach is always or manual, got ${JSON.stringify(o.attach)}`, cmd);
       const attach = o.attach;
       return open(o, false, async ({ client }) => {
         const r = await client.call('createRule', { scope: 'workspace', name, attach, body: o.body, ...(o.description ? { description: o.description } : {}), ...(o.path ? { paths: o.path } : {}) });

@@ -9,6 +9,7 @@ import type { EngineClient } from '../client/engine-client';
 import type { RateLimitWaitView } from '../protocol/commands/threads';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 type RunFlags = Flags & { cwd?: string };
 
@@ -58,16 +59,16 @@ export function registerRunCommands(program: Command, run: (p: Promise<number>) 
       return status === 'completed' ? 0 : status === 'cancelled' ? 130 : 1;
     })(o)));
   common(runs.command('snooze').description('a rate-limited run does not resume for this many minutes').argument('<runId>').argument('<minutes>'))
-    .action((runId: string, minutes: string, o: RunFlags) => run(act(async (client, flags) => {
+    .action((runId: string, minutes: string, o: RunFlags, cmd: Command) => run(act(async (client, flags) => {
       const m = Number(minutes);
-      if (!Number.isFinite(m) || m < 0) throw new Error(`minutes must be a non-negative number, not ${JSON.stringify(minutes)}`);
+      if (!Number.isFinite(m) || m < 0) throw new CliUsageError(`the minutes must be a non-negative number, got ${JSON.stringify(minutes)}`, cmd);
       const r = await client.call('snoozeRun', { runId, forMs: Math.round(m * 60_000) });
       print(flags, `${runId}${waitText(r.waiting)}`, r);
       return 0;
     })(o)));
   common(runs.command('auto-resume').description('turn automatic resume of a rate-limited run on or off').argument('<runId>').argument('<on|off>'))
-    .action((runId: string, onOff: string, o: RunFlags) => run(act(async (client, flags) => {
-      if (onOff !== 'on' && onOff !== 'off') throw new Error(`expected on or off, not ${JSON.stringify(onOff)}`);
+    .action((runId: string, onOff: string, o: RunFlags, cmd: Command) => run(act(async (client, flags) => {
+      if (onOff !== 'on' && onOff !== 'off') throw new CliUsageError(`expected on or off, got ${JSON.stringify(onOff)}`, cmd);
       const r = await client.call('setAutoResume', { runId, autoResume: onOff === 'on' });
       print(flags, `${runId}${waitText(r.waiting)}`, r);
       return 0;

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import type { VariantPoolView } from '../protocol/commands/variants';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 type VFlags = Flags & { model: string[]; cwd?: string; adopt?: string; discard?: boolean; thread?: string; yes?: boolean };
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'adopted', 'discarded']);
@@ -31,11 +32,11 @@ export function registerVariantCommands(program: Command, run: (p: Promise<numbe
     .option('--yes', 'approve every tool call of the variants')
     .option('--cwd <dir>', 'workspace (default: the current directory)')
     .option('--json', 'print JSON')
-    .action((words: string[], o: VFlags) =>
+    .action((words: string[], o: VFlags, cmd: Command) =>
       run(
         withClient({ cwd: o.cwd ?? process.cwd() }, async ({ client }) => {
-          if (o.adopt !== undefined && !/^\d+$/.test(o.adopt)) program.error(`--adopt takes a variant index, got ${o.adopt}`, { exitCode: 2, code: 'vox.badIndex' });
-          if (o.adopt !== undefined && o.discard) program.error('--adopt and --discard exclude each other', { exitCode: 2, code: 'vox.conflictingOptions' });
+          if (o.adopt !== undefined && !/^\d+$/.test(o.adopt)) throw new CliUsageError(`--adopt takes a variant index, got ${o.adopt}`, cmd);
+          if (o.adopt !== undefined && o.discard) throw new CliUsageError('--adopt and --discard exclude each other', cmd);
           let pool = await client.call('startVariants', { prompt: words.join(' '), models: o.model, ...(o.thread ? { parentThreadId: o.thread } : {}) });
           const poolId = pool.poolId;
           const threads = new Set(pool.variants.map((x) => x.threadId));

@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import type { EngineClient } from '../client/engine-client';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { CliUsageError } from './usage-error';
 
 /** Thread used by `vox checkpoint` when `--thread` is not given. */
 export const CLI_THREAD_ID = 'cli';
@@ -57,9 +58,9 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
         print(flags, files.map((f) => `${f.binary ? '-\t-' : `${f.additions}\t${f.deletions}`}\t${f.status}\t${f.path}`).join('\n') || '(no differences)', files);
       })(o)),
   );
-  common(cp.command('files').description('the files a checkpoint changed').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
+  common(cp.command('files').description('the files a checkpoint changed').argument('<ordinal>')).action((ordinal: string, o: CpFlags, cmd: Command) =>
     run(checkpoints<CpFlags>(async (client, threadId, flags) => {
-      const r = await client.call('listCheckpointFiles', { threadId, ordinal: ordinalArg(program, ordinal) });
+      const r = await client.call('listCheckpointFiles', { threadId, ordinal: ordinalArg(cmd, ordinal) });
       print(flags, r.files.map((f) => `${f.status}\t${f.path}`).join('\n') || '(no files)', r);
     })(o)),
   );
@@ -73,9 +74,9 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
   common(
     cp.command('restore').description('restore a checkpoint: files (a restore point is saved first), thread, or both').argument('<ordinal>')
       .addOption(new Option('--mode <mode>', 'what to restore').choices(RESTORE_MODES).default('files')),
-  ).action((ordinal: string, o: CpFlags & { mode: (typeof RESTORE_MODES)[number] }) =>
+  ).action((ordinal: string, o: CpFlags & { mode: (typeof RESTORE_MODES)[number] }, cmd: Command) =>
     run(checkpoints<CpFlags & { mode: (typeof RESTORE_MODES)[number] }>(async (client, threadId, flags) => {
-      const n = ordinalArg(program, ordinal);
+      const n = ordinalArg(cmd, ordinal);
       const r = await client.call('restoreCheckpoint', { threadId, ordinal: n, mode: flags.mode });
       print(flags, `restored #${n} (${flags.mode}): ${r.files?.changed.length ?? 0} file(s) changed${r.files ? `; undo with: vox checkpoint undo ${r.files.restorePoint}` : ''}`, r);
     })(o)),
@@ -86,9 +87,9 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
       print(flags, r.threads.map((t) => `${t.threadId}\t${t.refs} ref(s)`).join('\n') || '(none)', r);
     })(o)),
   );
-  common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags) =>
+  common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags, cmd: Command) =>
     run(checkpoints<CpFlags>(async (client, threadId, flags) => {
-      const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(program, ordinal) });
+      const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(cmd, ordinal) });
       const lines = [...r.deleted.map((p) => `delete\t${p.path}`), ...r.overwritten.map((p) => `overwrite\t${p.path}`), ...r.recreated.map((p) => `bring back\t${p.path}`)];
       print(flags, lines.join('\n') || '(the files already match it)', r);
     })(o)),
@@ -106,10 +107,10 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
     })(o)),
   );
   common(cp.command('prune').description('delete old checkpoint refs (git\'s gc reclaims the space)').option('--keep-last <n>', 'keep the newest N per thread').option('--older-than-days <d>', 'only checkpoints older than this')).action(
-    (o: CpFlags & { keepLast?: string; olderThanDays?: string }) =>
+    (o: CpFlags & { keepLast?: string; olderThanDays?: string }, cmd: Command) =>
       run(checkpoints<typeof o>(async (client, _t, flags) => {
-        const keepLast = flags.keepLast !== undefined ? countArg(program, flags.keepLast, '--keep-last') : undefined;
-        const days = flags.olderThanDays !== undefined ? countArg(program, flags.olderThanDays, '--older-than-days') : undefined;
+        const keepLast = flags.keepLast !== undefined ? countArg(cmd, flags.keepLast, '--keep-last') : undefined;
+        const days = flags.olderThanDays !== undefined ? countArg(cmd, flags.olderThanDays, '--older-than-days') : undefined;
         const r = await client.call('pruneCheckpoints', {
           ...(flags.thread ? { threadId: flags.thread } : {}),
           ...(keepLast !== undefined ? { keepLast } : {}),
@@ -152,12 +153,12 @@ export function registerWorktreeCommands(program: Command, run: (p: Promise<numb
   );
 }
 
-function ordinalArg(program: Command, v: string): number {
-  if (!/^\d+$/.test(v) || Number(v) < 1) program.error(`the checkpoint ordinal must be a positive number, got ${v}`, { exitCode: 2, code: 'vox.badOrdinal' });
+function ordinalArg(cmd: Command, v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new CliUsageError(`the checkpoint ordinal must be a positive number, got ${v}`, cmd);
   return Number(v);
 }
 
-function countArg(program: Command, v: string, what: string): number {
-  if (!/^\d+$/.test(v)) program.error(`${what} must be a whole number, got ${v}`, { exitCode: 2, code: 'vox.badNumber' });
+function countArg(cmd: Command, v: string, what: string): number {
+  if (!/^\d+$/.test(v)) throw new CliUsageError(`${what} must be a whole number, got ${v}`, cmd);
   return Number(v);
 }

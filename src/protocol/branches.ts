@@ -1,5 +1,5 @@
 /**
- * The conversation as a tree (SPEC 5.4, issue 13 item 4), as pure functions shared by the engine
+ * The conversation as a tree (SPEC 5.4), as pure functions shared by the engine
  * and the webview: build the tree of a thread's messages (`parentId` links, input in any order),
  * name every leaf's branch (`main`, `main-<forkMessageId>-<n>`), the path to a message, the
  * latest leaf under one, a message's siblings (the ‹ 2/3 › switcher) and the divergence point of

@@ -1,5 +1,5 @@
 /**
- * Partial compaction (SPEC 3.7, issue 14 item 4) as pure functions shared by the engine and the
+ * Partial compaction (SPEC 3.7) as pure functions shared by the engine and the
  * webview: which compactions of a thread apply to a message path, and the path as the model sees
  * it — each compacted range replaced by its one summary — plus the fixed markdown shape a summary
  * must have. Nothing here reads a store.

@@ -1,5 +1,5 @@
 /**
- * A run's posture (SPEC 6.3, issue 13 item 1): what an assistant answer was generated with — the
+ * A run's posture (SPEC 6.3): what an assistant answer was generated with — the
  * model and provider, the sampling settings sent to it, and the rules and mentions attached to
  * the prompt. Recorded on `run.started` (optional there: events of older builds have none) and
  * reused by regenerate / retry / edit, so a rerun asks the same question the same way.

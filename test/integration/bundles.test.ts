@@ -1,5 +1,5 @@
 /**
- * Bundles (SPEC 6.6, issue 15 item 2) through the protocol on real engines (real SQLite files)
+ * Bundles (SPEC 6.6) through the protocol on real engines (real SQLite files)
  * with real runs against the scripted fake OpenAI server: a thread with two branches (a
  * regenerate), a tool call, postures; a workspace rule file and a user rule. Export → import into
  * a fresh database gives the same threads, messages, branches, runs, items and postures; a second

@@ -42,7 +42,7 @@ describe('vox CLI: context meter, mentions, output limit', function () {
     assert.deepEqual([e.parts.prompt, e.window, e.fits], [5, 128_000, true]);
     const bad = await runVox(['context', 'x', '--mention', 'nonsense:1', '--cwd', repo], env);
     assert.equal(bad.code, 2);
-    assert.match(bad.err, /--mention nonsense:1: the kind must be one of/);
+    assert.match(bad.err, /option '--mention <spec>' argument 'nonsense:1' is invalid\. the kind must be one of .* \(see `vox context --help`\)/);
   });
 
   it('vox chat --mention sends the file; a reply at the output limit prints the notice and how to continue', async () => {

@@ -1,5 +1,5 @@
 /**
- * Vox as an MCP client over HTTP (issue 16 item 1): a streamable-HTTP server on 127.0.0.1 whose
+ * Vox as an MCP client over HTTP: a streamable-HTTP server on 127.0.0.1 whose
  * tool the agent loop calls; an SSE-only (older) server the client falls back to after the
  * streamable POST's 4xx; a server answering 401 shows `needsAuth` (and signing in without the
  * OAuth module says so); and the config of all three file formats plus the setting, read from a

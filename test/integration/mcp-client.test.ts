@@ -1,5 +1,5 @@
 /**
- * Vox as an MCP client, end to end in the engine (issue 16 item 1): a real stdio MCP server
+ * Vox as an MCP client, end to end in the engine: a real stdio MCP server
  * (test/support/mcp/stdio-server.mjs, the SDK's McpServer) configured in a real temp workspace's
  * `.mcp.json`; the agent loop calls its tools through the fake OpenAI-compatible server and the
  * result comes back to the model; the approval policy applies by class; a hung call times out

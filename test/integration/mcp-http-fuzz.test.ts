@@ -1,5 +1,5 @@
 /**
- * Fuzz run of Vox's MCP HTTP server (issue 16): FUZZ_MESSAGES malformed JSON-RPC messages, made
+ * Fuzz run of Vox's MCP HTTP server: FUZZ_MESSAGES malformed JSON-RPC messages, made
  * deterministically by a seeded PRNG (broken JSON, wrong types, huge ids, missing method, junk
  * batches, deep nesting, invalid UTF-8, oversized bodies, wrong content types, real methods with
  * junk params), sent to /mcp mostly with a valid DPoP-bound token and a fresh proof inside an

@@ -1,5 +1,5 @@
 /**
- * The user-facing MCP parts against a real engine (issue 16 item 1): a temp workspace whose
+ * The user-facing MCP parts against a real engine: a temp workspace whose
  * `.vscode/mcp.json` names the e2e's stdio MCP server (test/e2e/fixtures/mcp-notes-server.mjs,
  * the official SDK) and one whose command does not exist. The "MCP Servers" tree model
  * (src/extension/mcp/tree-model.ts) built from the engine's own listMcpServers and `mcpServers`

@@ -1,5 +1,5 @@
 /**
- * Reviewing the agent's edits (issue 12 items 2 and 8) through the protocol, on a real git
+ * Reviewing the agent's edits through the protocol, on a real git
  * repository, a real engine and the real OpenAI provider talking to a fake server: the preview
  * of a waiting write_file/apply_edit is exactly what the tool then writes; after the turn, the
  * changed files and their hunks, per-hunk undo byte for byte (CRLF, no final newline), binary

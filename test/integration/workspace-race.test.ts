@@ -1,5 +1,5 @@
 /**
- * Issue 9: the workspace confinement must hold while another process swaps a directory for a
+ * A symlink race: the workspace confinement must hold while another process swaps a directory for a
  * symbolic link to outside and back, as fast as it can. A swapper process (plain Node, started
  * here, killed by its pid at the end and bounded by a deadline of its own) flips `ws/sub` between
  * the real directory and a link to `out/`; meanwhile the tools run a bounded number of rounds

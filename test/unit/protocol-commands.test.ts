@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { COMMAND_AREAS, COMMAND_TYPES, COMMANDS, commandEnvelope, requiredCapabilities, type ClientCommand, type CommandType } from '../../src/protocol/commands/index';
 import { CAPABILITIES, missingCapabilities, ownerGrant, readOnlyGrant } from '../../src/protocol/commands/grants';
 import { updateEnvelope } from '../../src/protocol/updates';
+import { MAX_MODEL_REF_CHARS, MAX_TITLE_CHARS } from '../../src/protocol/commands/common';
 
 /** One valid message of every command (params only; `type` and `requestId` are added). */
 const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, 'type' | 'requestId'> } = {
@@ -156,6 +157,24 @@ describe('protocol: every command', () => {
   it('decisions about the user\'s machine are the owner\'s: approvals, restores, adoption, settings, worktrees, prune', () => {
     for (const type of ['respondToApproval', 'restoreCheckpoint', 'undoRestore', 'adoptVariant', 'setModel', 'listModels', 'testModel', 'setUiPreference', 'createWorktree', 'removeWorktree', 'pruneCheckpoints'] as const) {
       assert.deepEqual(requiredCapabilities(COMMANDS[type] as never, SAMPLES[type] as never), ['owner'], type);
+    }
+  });
+
+  it('a model ref is bounded by its own limit, not the title\'s: a local GGUF path longer than a title is accepted', () => {
+    const longPath = `local:/home/me/models/${'nested/'.repeat(40)}model.gguf`;
+    assert.ok(longPath.length > MAX_TITLE_CHARS && longPath.length <= MAX_MODEL_REF_CHARS);
+    const tooLong = `local:/${'x'.repeat(MAX_MODEL_REF_CHARS)}`;
+    const messages: Array<[string, (ref: string) => Record<string, unknown>]> = [
+      ['setModel', (ref) => ({ model: ref })],
+      ['testModel', (ref) => ({ ref })],
+      ['prepareModel', (ref) => ({ model: ref })],
+      ['sendPrompt', (ref) => ({ threadId: 't', prompt: 'x', model: ref })],
+      ['startVariants', (ref) => ({ prompt: 'x', models: [ref] })],
+    ];
+    for (const [type, params] of messages) {
+      assert.equal(commandEnvelope.tryDecode({ type, requestId: 'r', ...params(longPath) }).ok, true, `${type} takes a long local path`);
+      assert.equal(commandEnvelope.tryDecode({ type, requestId: 'r', ...params(tooLong) }).ok, false, `${type} refuses a ref over MAX_MODEL_REF_CHARS`);
+      assert.equal(commandEnvelope.tryDecode({ type, requestId: 'r', ...params('') }).ok, false, `${type} refuses an empty ref`);
     }
   });
 

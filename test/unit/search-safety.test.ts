@@ -1,5 +1,5 @@
 /**
- * Issue 7: a catastrophic regular expression in `search_text` must never freeze the process. Each
+ * Regular-expression safety: a catastrophic regular expression in `search_text` must never freeze the process. Each
  * call runs in a child process (test/support/tool-child.ts), so that a search that blocks the
  * event loop fails the test instead of hanging the runner: the repro `(a+)+$` over 40 `a`s and a
  * `b` ends by its time budget without ripgrep and at once with it, Stop (abort) and SIGINT cancel

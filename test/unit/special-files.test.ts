@@ -1,5 +1,5 @@
 /**
- * Issue 8: no tool opens a FIFO, a socket or a device. `search_text` on a FIFO used to block
+ * Special files: no tool opens a FIFO, a socket or a device. `search_text` on a FIFO used to block
  * forever (and keep the process from exiting); every file tool now refuses such paths with a
  * message naming what they are, walks skip them, `write_file` does not replace them, and
  * `list_files` lists them without opening them. Every call is bounded, so a regression fails

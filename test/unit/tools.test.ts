@@ -12,8 +12,8 @@ import { builtinToolRegistry } from '../../src/engine/tools/builtins';
 import { parseToolArgs, ARGS_PREVIEW_CHARS } from '../../src/engine/tools/schema';
 import type { ToolRegistry } from '../../src/engine/tools/registry';
 import { READ_FILE_MAX_BYTES } from '../../src/engine/tools/read-file';
-import { TOOL_OUTPUT_BUDGET_CHARS } from '../../src/engine/tools/text';
-import { TOOL_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
+import { TOOL_NOTICE_RESERVE_CHARS, TOOL_OUTPUT_BUDGET_CHARS, TOOL_RESULT_MAX_CHARS } from '../../src/engine/tools/text';
+import { TOOL_RESULT_MAX_CHARS as LOOP_RESULT_MAX_CHARS } from '../../src/engine/agent/runner';
 import { LIST_FILES_MAX_ENTRIES } from '../../src/engine/tools/list-files';
 import { SEARCH_MAX_FILE_BYTES } from '../../src/engine/tools/search-text';
 import { ripgrepOnPath } from '../../src/engine/tools/ripgrep';
@@ -107,7 +107,9 @@ describe('agent tools', () => {
     });
 
     it('the per-call output budget leaves room for notices under the agent loop\'s cut', () => {
-      assert.ok(TOOL_OUTPUT_BUDGET_CHARS + 1000 <= TOOL_RESULT_MAX_CHARS);
+      assert.equal(LOOP_RESULT_MAX_CHARS, TOOL_RESULT_MAX_CHARS, 'the agent loop cuts at the one output limit');
+      assert.equal(TOOL_OUTPUT_BUDGET_CHARS + TOOL_NOTICE_RESERVE_CHARS, TOOL_RESULT_MAX_CHARS);
+      assert.ok(TOOL_NOTICE_RESERVE_CHARS >= 1000, 'room for the notices tools write after their output');
       assert.ok(READ_FILE_MAX_BYTES <= TOOL_OUTPUT_BUDGET_CHARS && RUN_COMMAND_OUTPUT_TAIL_CHARS <= TOOL_OUTPUT_BUDGET_CHARS);
     });
 

@@ -1,5 +1,5 @@
 /**
- * In-thread find over tool calls, plan artifacts and a streaming turn (issue 15 item 4), on thread
+ * In-thread find over tool calls, plan artifacts and a streaming turn, on thread
  * states built by the real reducer from stored events and live chunks: a tool's arguments (as the
  * card pretty-prints them), its command output (terminal text without escape codes) and its result
  * are found in the run's row in rendering order; the plan card's steps and step notes; and while

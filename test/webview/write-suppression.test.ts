@@ -1,5 +1,5 @@
 /**
- * Persistence write suppression (SPEC §5.4, issue 15 item 5): the webview's `vscode.setState`
+ * Persistence write suppression (SPEC §5.4): the webview's `vscode.setState`
  * writes, counted on a fake HostBridge, while a whole streamed turn arrives through the real
  * Controller — text chunks, a tool call with its events, reasoning — are skipped, and exactly one
  * write happens when the turn ends, whichever of `turnEnded` (the stream) and `run.ended` (the

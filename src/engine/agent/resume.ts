@@ -7,7 +7,7 @@
  */
 import type { ChatMessage, ToolCall, Usage } from '../providers/types';
 import type { VoxStore } from '../store/store';
-import { TOOL_RESULT_MAX_CHARS } from './limits';
+import { cutText, TOOL_RESULT_MAX_CHARS } from '../tools/text';
 import { applyRevision } from '../../protocol/revisions';
 
 export interface RebuiltTurn {
@@ -37,7 +37,7 @@ export function rebuildTurn(store: VoxStore, runId: string): RebuiltTurn {
       step ??= { content: '', calls: [], results: [] };
       // The provider's call id is not kept; the item id is unique and pairs the call with its result.
       step.calls.push({ id: item.id, name: item.toolName ?? 'unknown', argumentsJson: item.arguments ?? '{}', ...(item.thoughtSignature !== null ? { thoughtSignature: item.thoughtSignature } : {}) });
-      step.results.push({ role: 'tool', toolCallId: item.id, name: item.toolName ?? 'unknown', content: item.content.slice(0, TOOL_RESULT_MAX_CHARS), isError: item.isError });
+      step.results.push({ role: 'tool', toolCallId: item.id, name: item.toolName ?? 'unknown', content: cutText(item.content, TOOL_RESULT_MAX_CHARS), isError: item.isError });
     } else if ((item.kind as string) === 'steer') {
       flush();
       messages.push({ role: 'user', content: item.content });

@@ -19,6 +19,7 @@
  * not valid UTF-8 cannot be entered; it is excluded from the outer add and reported as a warning.
  */
 import * as fsp from 'node:fs/promises';
+import { quote } from '../../protocol/wire/quote';
 import * as path from 'node:path';
 import { gitRaw, type GitResult } from '../git/git';
 import { canonicalPath } from '../platform/workspace-lease';
@@ -80,11 +81,11 @@ export async function probeNestedRepo(parent: RepoInfo, rel: Buffer): Promise<Ne
   try {
     r = await gitRaw(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index', 'HEAD'], { cwd: dir, okExitCodes: [128] });
   } catch (err) {
-    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${(err as Error).message.slice(0, PROBE_ERROR_EXCERPT_CHARS)}` };
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${quote((err as Error).message, PROBE_ERROR_EXCERPT_CHARS)}` };
   }
   const [top, gitDir, index, head] = r.stdout.toString('utf8').split('\n');
   if (!top || !gitDir || !index) {
-    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${r.stderr.trim().slice(0, PROBE_ERROR_EXCERPT_CHARS)}` };
+    return { rel: repoPath(rel), repo: null, hasHead: false, reason: `not a usable repository: ${quote(r.stderr.trim(), PROBE_ERROR_EXCERPT_CHARS)}` };
   }
   if (canonicalPath(top) !== canonicalPath(dir)) return null;
   const repo: RepoInfo = { root: canonicalPath(top), gitDir: path.resolve(gitDir), indexPath: path.resolve(dir, index) };

@@ -1,5 +1,5 @@
 /**
- * Readable restore points for the undo picker (issue 12 item 8): "before restoring #3 of "Fix
+ * Readable restore points for the undo picker: "before restoring #3 of "Fix
  * the parser" — 2 files" instead of `refs/vox/restore-points/…`. A point's target says what it
  * came before: a checkpoint ref (a restore), another restore point (an undo of that restore), or
  * a review label (an undo of a file or hunk, ../review/service.ts). A point is *undone* once a

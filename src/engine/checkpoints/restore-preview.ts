@@ -1,5 +1,5 @@
 /**
- * What a restore would do, before it runs (issue 12 item 8): the checkpoint against the working
+ * What a restore would do, before it runs: the checkpoint against the working
  * tree now, read as the restore will act on it — files created since the checkpoint are deleted,
  * files changed since are overwritten, files deleted since come back. Ignored files and untracked
  * files over the size cap are outside both sides, as they are outside the restore.

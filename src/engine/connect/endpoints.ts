@@ -6,6 +6,7 @@
  * from the host when asked (ProviderContext), never keeping the key.
  */
 import { DEFAULT_OLLAMA_BASE_URL, DEFAULT_LMSTUDIO_BASE_URL, DEFAULT_OPENROUTER_BASE_URL } from '../providers/builtins';
+import { QUOTED_INPUT_CHARS, quote } from '../../protocol/wire/quote';
 import type { ProviderContext, ProviderSecret, ProviderSettings } from '../providers/registry';
 import { hostPort } from '../providers/network-cause';
 import { ConnectError } from './errors';
@@ -72,7 +73,7 @@ export function checkBaseUrl(raw: string, provider: ConnectProvider): string {
     if (text.length > MAX_BASE_URL_CHARS) throw new Error('too long');
     u = new URL(text);
   } catch {
-    throw new ConnectError('badUrl', `"${text.slice(0, 200)}" is not a URL; give ${provider.label}'s base URL, e.g. ${provider.defaultBaseUrl ?? 'http://127.0.0.1:8000/v1'}.`, { provider: provider.id });
+    throw new ConnectError('badUrl', `"${quote(text, QUOTED_INPUT_CHARS)}" is not a URL; give ${provider.label}'s base URL, e.g. ${provider.defaultBaseUrl ?? 'http://127.0.0.1:8000/v1'}.`, { provider: provider.id });
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ConnectError('badUrl', `The base URL must start with http:// or https:// (got ${u.protocol}).`, { provider: provider.id });

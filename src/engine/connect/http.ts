@@ -6,6 +6,7 @@
  * travels only in request headers, which no message ever quotes; provider messages are redacted.
  */
 import { redact } from '../platform/secrets';
+import { quote } from '../../protocol/wire/quote';
 import { networkCause } from '../providers/network-cause';
 import type { Endpoint } from './endpoints';
 import { ConnectError } from './errors';
@@ -46,7 +47,7 @@ export function providerMessage(text: string): string {
     // not JSON: the text itself
   }
   const flat = redact(msg.replace(/\s+/g, ' ').trim());
-  return flat.length > MAX_PROVIDER_MESSAGE_CHARS ? `${flat.slice(0, MAX_PROVIDER_MESSAGE_CHARS)}…` : flat || '(no message)';
+  return quote(flat, MAX_PROVIDER_MESSAGE_CHARS) || '(no message)';
 }
 
 async function readBounded(res: Response, signal: AbortSignal): Promise<string> {

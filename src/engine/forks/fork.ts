@@ -12,6 +12,7 @@
  * thread), compactions and queued prompts.
  */
 import { BranchError } from '../../protocol/branches';
+import { quote } from '../../protocol/wire/quote';
 import { MAX_TITLE_CHARS } from '../../protocol/commands/common';
 import { MAX_TREE_MESSAGES } from '../../protocol/commands/branches';
 import type { EndedRunStatus, VoxEvent } from '../../protocol/events';
@@ -31,12 +32,7 @@ export const FORK_TITLE_PREFIX = 'Fork of ';
 export interface ForkResult { threadId: string; title: string; messages: number; runs: number; appStates: number }
 
 function forkTitle(title: string): string {
-  const t = `${FORK_TITLE_PREFIX}${title}`;
-  if (t.length <= MAX_TITLE_CHARS) return t;
-  let end = MAX_TITLE_CHARS - 1;
-  const c = t.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--; // keep a surrogate pair whole
-  return `${t.slice(0, end)}…`;
+  return quote(`${FORK_TITLE_PREFIX}${title}`, MAX_TITLE_CHARS);
 }
 
 function endedStatus(r: RunRow): EndedRunStatus {

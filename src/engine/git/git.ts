@@ -7,6 +7,7 @@
  * names with spaces, newlines or non-UTF-8 bytes survive.
  */
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+import { QUOTED_STDERR_CHARS, quote } from '../../protocol/wire/quote';
 import { execFile, type ExecFileException } from 'node:child_process';
 import { helperEnabled, spawnViaHelper } from '../platform/process-spawner';
 import { childEnv } from '../platform/secrets';
@@ -85,7 +86,7 @@ export function gitRaw(args: string[], opts: GitOptions): Promise<GitResult> {
       if (err.code === 'ENOENT') return reject(new GitError('notFound', 'git is not installed or not on PATH', base));
       if (err.code === 'EHELPER') return reject(new GitError('failed', `git ${args[0]} could not run: ${(err as { message?: string }).message ?? ''}`, base));
       if (/not a git repository/i.test(stderr)) return reject(new GitError('notARepository', `${opts.cwd} is not inside a git repository`, base));
-      reject(new GitError('failed', `git ${args.join(' ')} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`, base));
+      reject(new GitError('failed', `git ${args.join(' ')} failed (exit ${exitCode}): ${quote(stderr.trim(), QUOTED_STDERR_CHARS)}`, base));
     };
     if (opts.signal?.aborted) return finish({ name: 'AbortError' }, Buffer.alloc(0), Buffer.alloc(0));
     if (helperEnabled()) {

@@ -1,5 +1,5 @@
 /**
- * RepetitionGuard (SPEC 3.1, issue 14 item 1): watches one stream of model text, delta by delta
+ * RepetitionGuard (SPEC 3.1): watches one stream of model text, delta by delta
  * (any size: one character or a whole line), and throws a RepetitionError the moment the tail of
  * the stream has become a degenerate loop. push() is synchronous and O(1) amortised per token.
  *

@@ -1,10 +1,11 @@
 /**
- * Shared vocabulary of the importers (issue 15 item 1): the sources, the timed Vox events a parser
+ * Shared vocabulary of the importers: the sources, the timed Vox events a parser
  * produces, the tally of what was mapped and what was skipped (by reason), the named limits, the
  * typed ImportError, and the derived ids every importer uses so that importing twice changes
  * nothing (SPEC 1.1: ids from the source's own ids).
  */
 import type { VoxEvent } from '../../protocol/events';
+import { quote } from '../../protocol/wire/quote';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { derive } from '../ids/ids';
 
@@ -91,7 +92,7 @@ export function importedItemId(runId: string, key: string): string {
 /** A thread title from a prompt: first line, trimmed, at most MAX_IMPORTED_TITLE_CHARS. */
 export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0]!.trim().replace(/\s+/g, ' ');
-  return line.length > MAX_IMPORTED_TITLE_CHARS ? `${line.slice(0, MAX_IMPORTED_TITLE_CHARS - 1)}…` : line;
+  return quote(line, MAX_IMPORTED_TITLE_CHARS);
 }
 
 /** A timestamp string or number as ms since the epoch, or `fallback` when absent or unparsable. */

@@ -7,6 +7,7 @@
  * routed reaches this module, and its argument check is the typed error the model is told.
  */
 import type { ToolCall } from '../providers/types';
+import { quote } from '../../protocol/wire/quote';
 import { ToolError, type AgentTool } from '../tools/types';
 
 export const MCP_LIST_GROUPS = 'mcp_list_groups';
@@ -34,11 +35,11 @@ function origin(tool: AgentTool): { server: string; tool: string } {
 
 function oneLine(description: string): string {
   const first = description.split(/\r?\n/).find((l) => l.trim().length > 0)?.trim() ?? '';
-  return first.length > ONE_LINE_DESCRIPTION_CHARS ? `${first.slice(0, ONE_LINE_DESCRIPTION_CHARS - 1)}…` : first;
+  return quote(first, ONE_LINE_DESCRIPTION_CHARS);
 }
 
-function quote(name: string): string {
-  return JSON.stringify(name.length > NAME_PREVIEW_CHARS ? `${name.slice(0, NAME_PREVIEW_CHARS)}…` : name);
+function quotedName(name: string): string {
+  return JSON.stringify(quote(name, NAME_PREVIEW_CHARS));
 }
 
 function parseObject(tool: string, argumentsJson: string): Record<string, unknown> {
@@ -53,7 +54,7 @@ function parseObject(tool: string, argumentsJson: string): Record<string, unknow
 }
 
 function unknownTool(name: string): ToolError {
-  return new ToolError('unknownTool', `${MCP_CALL}: no active MCP tool is named ${quote(name)}. Call ${MCP_LIST_GROUPS} for the names, then ${MCP_DESCRIBE} for a tool's arguments.`);
+  return new ToolError('unknownTool', `${MCP_CALL}: no active MCP tool is named ${quotedName(name)}. Call ${MCP_LIST_GROUPS} for the names, then ${MCP_DESCRIBE} for a tool's arguments.`);
 }
 
 /**
@@ -64,7 +65,7 @@ function unknownTool(name: string): ToolError {
 export function resolveMetaCall(hidden: HiddenTools, call: ToolCall): ToolCall {
   const args = parseObject(MCP_CALL, call.argumentsJson);
   for (const k of Object.keys(args)) {
-    if (k !== 'tool' && k !== 'arguments') throw new ToolError('invalidArguments', `${MCP_CALL}: unknown property ${quote(k)} (expected "tool" and "arguments").`);
+    if (k !== 'tool' && k !== 'arguments') throw new ToolError('invalidArguments', `${MCP_CALL}: unknown property ${quotedName(k)} (expected "tool" and "arguments").`);
   }
   if (typeof args.tool !== 'string' || args.tool.length === 0) throw new ToolError('invalidArguments', `${MCP_CALL}: "tool" must be the name of an MCP tool (a non-empty string).`);
   const target = hidden.find(args.tool);
@@ -86,7 +87,7 @@ function listGroups(hidden: HiddenTools): AgentTool<{ server: string | null }> {
     mutating: false,
     parseArgs(json) {
       const a = parseObject(MCP_LIST_GROUPS, json);
-      for (const k of Object.keys(a)) if (k !== 'server') throw new ToolError('invalidArguments', `${MCP_LIST_GROUPS}: unknown property ${quote(k)}.`);
+      for (const k of Object.keys(a)) if (k !== 'server') throw new ToolError('invalidArguments', `${MCP_LIST_GROUPS}: unknown property ${quotedName(k)}.`);
       if (a.server !== undefined && typeof a.server !== 'string') throw new ToolError('invalidArguments', `${MCP_LIST_GROUPS}: "server" must be a string.`);
       return { server: (a.server as string | undefined) ?? null };
     },
@@ -99,7 +100,7 @@ function listGroups(hidden: HiddenTools): AgentTool<{ server: string | null }> {
       }
       if (groups.size === 0) {
         const all = [...new Set(hidden.list.map((t) => origin(t).server))].join(', ') || '(none)';
-        return { content: server === null ? 'No MCP tools are active.' : `No active MCP server is named ${quote(server)}. Servers: ${all}.`, isError: server !== null };
+        return { content: server === null ? 'No MCP tools are active.' : `No active MCP server is named ${quotedName(server)}. Servers: ${all}.`, isError: server !== null };
       }
       const lines: string[] = [];
       for (const [s, tools] of groups) {
@@ -127,7 +128,7 @@ function describeTools(hidden: HiddenTools): AgentTool<{ tools: string[] }> {
     mutating: false,
     parseArgs(json) {
       const a = parseObject(MCP_DESCRIBE, json);
-      for (const k of Object.keys(a)) if (k !== 'tools') throw new ToolError('invalidArguments', `${MCP_DESCRIBE}: unknown property ${quote(k)}.`);
+      for (const k of Object.keys(a)) if (k !== 'tools') throw new ToolError('invalidArguments', `${MCP_DESCRIBE}: unknown property ${quotedName(k)}.`);
       const tools = a.tools;
       if (!Array.isArray(tools) || tools.length === 0 || !tools.every((n) => typeof n === 'string')) throw new ToolError('invalidArguments', `${MCP_DESCRIBE}: "tools" must be a non-empty array of tool names.`);
       if (tools.length > MAX_DESCRIBE_TOOLS) throw new ToolError('invalidArguments', `${MCP_DESCRIBE}: at most ${MAX_DESCRIBE_TOOLS} tools per call (got ${tools.length}).`);

@@ -1,5 +1,5 @@
 /**
- * MCP server definitions (SPEC 5.3, issue 16 item 1): the pure parsers of the four places a user
+ * MCP server definitions (SPEC 5.3): the pure parsers of the four places a user
  * configures servers, and their merge. Precedence (Vox's own first): `.vox/mcp.json` beats
  * `.vscode/mcp.json` beats `.mcp.json` beats the setting `vox.mcp.servers`; a server of the same
  * name in a later place is shadowed (reported, not started). Formats:
@@ -15,6 +15,7 @@
  * The only I/O is `loadMcpConfig` (reads the files) and the injected `readEnvFile`.
  */
 import fs from 'node:fs';
+import { QUOTED_COMMAND_CHARS, QUOTED_INPUT_CHARS, QUOTED_NAME_CHARS, QUOTED_VALUE_CHARS, quote } from '../../protocol/wire/quote';
 import os from 'node:os';
 import path from 'node:path';
 import { MAX_MCP_NAME_CHARS } from '../../protocol/commands/mcp';
@@ -123,7 +124,7 @@ function checkUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new EntryError(`"url" is not a valid URL (${raw.slice(0, 200)})`);
+    throw new EntryError(`"url" is not a valid URL (${quote(raw, QUOTED_INPUT_CHARS)})`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new EntryError(`"url" must be http or https, not ${u.protocol}`);
   return u.toString();
@@ -158,7 +159,7 @@ function parseEntry(name: string, raw: unknown, base: SpecBase, expand: Expand, 
     if (typeof raw.url !== 'string') throw new EntryError(`a ${String(type)} server needs a "url" string`);
     return { ...base, transport: type === 'sse' ? 'sse' : 'http', url: checkUrl(expand(raw.url)), headers: stringMap(raw.headers, 'headers', expand) };
   }
-  throw new EntryError(`unknown "type" ${JSON.stringify(type).slice(0, 60)} (stdio, http or sse)`);
+  throw new EntryError(`unknown "type" ${quote(JSON.stringify(type) ?? String(type), QUOTED_VALUE_CHARS)} (stdio, http or sse)`);
 }
 
 function parseServers(servers: unknown, field: string, source: McpSource, sourcePath: string, ctx: ParseContext, expand: Expand, vscode: boolean): ParsedSource {
@@ -174,7 +175,7 @@ function parseServers(servers: unknown, field: string, source: McpSource, source
       break;
     }
     if (name.length === 0 || name.length > MAX_MCP_NAME_CHARS || name.includes('/')) {
-      out.errors.push(invalid(sourcePath, `${field}.${name.slice(0, 40)}`, `a server name must be 1..${MAX_MCP_NAME_CHARS} characters without "/"`));
+      out.errors.push(invalid(sourcePath, `${field}.${quote(name, QUOTED_NAME_CHARS)}`, `a server name must be 1..${MAX_MCP_NAME_CHARS} characters without "/"`));
       continue;
     }
     try {
@@ -191,7 +192,7 @@ function parseJson(text: string, sourcePath: string, jsonc: boolean): { value: u
   try {
     return { value: JSON.parse(jsonc ? stripJsonc(text) : text) as unknown };
   } catch (e) {
-    return { error: invalid(sourcePath, null, `not valid JSON${jsonc ? ' (comments allowed)' : ''}: ${(e as Error).message.slice(0, 200)}`) };
+    return { error: invalid(sourcePath, null, `not valid JSON${jsonc ? ' (comments allowed)' : ''}: ${quote((e as Error).message, QUOTED_INPUT_CHARS)}`) };
   }
 }
 
@@ -201,7 +202,7 @@ function claudeExpander(ctx: ParseContext, withVscodeForms: boolean): Expand {
     if (withVscodeForms && inner === 'workspaceFolder') return ctx.workspaceRoot;
     if (withVscodeForms && inner.startsWith('env:')) return ctx.env[inner.slice(4)] ?? '';
     const m = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(inner);
-    if (!m) throw new EntryError(`unsupported variable ${whole.slice(0, 60)}`);
+    if (!m) throw new EntryError(`unsupported variable ${quote(whole, QUOTED_VALUE_CHARS)}`);
     const value = ctx.env[m[1]!];
     if (value !== undefined && value !== '') return value;
     if (m[2] !== undefined) return m[2];
@@ -217,8 +218,8 @@ function vscodeExpander(ctx: ParseContext): Expand {
     if (inner === 'userHome') return ctx.home ?? os.homedir();
     if (inner === 'pathSeparator') return path.sep;
     if (inner.startsWith('env:')) return ctx.env[inner.slice(4)] ?? '';
-    if (inner.startsWith('input:')) throw new EntryError(`${whole.slice(0, 60)} asks VS Code for an input, which Vox does not support; write the value in "env" / "headers" or use \${env:NAME}`);
-    throw new EntryError(`unsupported variable ${whole.slice(0, 60)}`);
+    if (inner.startsWith('input:')) throw new EntryError(`${quote(whole, QUOTED_VALUE_CHARS)} asks VS Code for an input, which Vox does not support; write the value in "env" / "headers" or use \${env:NAME}`);
+    throw new EntryError(`unsupported variable ${quote(whole, QUOTED_VALUE_CHARS)}`);
   });
 }
 
@@ -360,7 +361,7 @@ export function describeTarget(s: McpServerSpec): string {
       if (eq) return `${eq[1]}=…`;
       return i > 0 && SECRET_FLAG.test(s.args[i - 1]!) ? '…' : a;
     });
-    return [s.command, ...shown].join(' ').slice(0, 500);
+    return quote([s.command, ...shown].join(' '), QUOTED_COMMAND_CHARS);
   }
   try {
     const u = new URL(s.url);

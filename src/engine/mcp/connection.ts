@@ -8,6 +8,7 @@
  * by the process dying as McpError('crashed'); neither ever hangs a turn.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { QUOTED_ERROR_CHARS, quote } from '../../protocol/wire/quote';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -83,12 +84,12 @@ export function mapCallError(e: unknown, server: string, what: string, timeoutMs
   if (e instanceof SdkMcpError) {
     if (e.code === ErrorCode.RequestTimeout) return new McpError('timeout', `MCP server ${server} did not answer ${what} within ${Math.round(timeoutMs / 1000)} s; the call was cancelled.`);
     if (e.code === ErrorCode.ConnectionClosed) return new McpError('crashed', `MCP server ${server} stopped during ${what}; Vox restarts it.`);
-    return new McpError('callFailed', `MCP server ${server} refused ${what}: ${redact(e.message).slice(0, 500)}`);
+    return new McpError('callFailed', `MCP server ${server} refused ${what}: ${quote(redact(e.message), QUOTED_ERROR_CHARS)}`);
   }
   if (isAuthFailure(e)) return new McpError('authRequired', `MCP server ${server} requires sign-in (Vox: authenticate the server).`);
   const status = httpStatusOf(e);
   if (status !== undefined) return new McpError('protocolError', `MCP server ${server} answered HTTP ${status} to ${what}.`);
-  return new McpError('protocolError', `MCP server ${server} failed ${what}: ${redact((e as Error)?.message ?? String(e)).slice(0, 500)}`);
+  return new McpError('protocolError', `MCP server ${server} failed ${what}: ${quote(redact((e as Error)?.message ?? String(e)), QUOTED_ERROR_CHARS)}`);
 }
 
 export class McpServerConnection {

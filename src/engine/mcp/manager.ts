@@ -8,6 +8,7 @@
  * and prompts (slash commands). Listeners hear every change (the `mcpServers` update).
  */
 import * as fs from 'node:fs';
+import { QUOTED_ERROR_CHARS, QUOTED_NAME_CHARS, quote } from '../../protocol/wire/quote';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -222,7 +223,7 @@ export class McpManager {
 
   private get(name: string): McpServerConnection {
     const conn = this.conns.get(name);
-    if (!conn) throw new McpError('unknownServer', `No MCP server named ${JSON.stringify(name.slice(0, 80))}. Configured: ${[...this.conns.keys()].join(', ') || '(none)'}.`);
+    if (!conn) throw new McpError('unknownServer', `No MCP server named ${JSON.stringify(quote(name, QUOTED_NAME_CHARS))}. Configured: ${[...this.conns.keys()].join(', ') || '(none)'}.`);
     return conn;
   }
 
@@ -300,7 +301,7 @@ export class McpManager {
   async setToolEnabled(name: string, tool: string, enabled: boolean): Promise<McpServerView> {
     await this.ensureStarted();
     const conn = this.get(name);
-    if (!conn.tools.some((t) => t.name === tool)) throw new McpError('unknownTool', `MCP server ${name} has no tool named ${JSON.stringify(tool.slice(0, 80))}.`);
+    if (!conn.tools.some((t) => t.name === tool)) throw new McpError('unknownTool', `MCP server ${name} has no tool named ${JSON.stringify(quote(tool, QUOTED_NAME_CHARS))}.`);
     const key = `${name}/${tool}`;
     const set = new Set(this.settings().disabledTools);
     if (enabled) set.delete(key);
@@ -337,7 +338,7 @@ export class McpManager {
       if (needCode) {
         const code = await session.waitForCode(signal);
         await transport.finishAuth(code).catch((e: unknown) => {
-          throw new McpError('authFailed', `The sign-in to MCP server ${name} failed: ${redact((e as Error).message ?? String(e)).slice(0, 300)}`);
+          throw new McpError('authFailed', `The sign-in to MCP server ${name} failed: ${quote(redact((e as Error).message ?? String(e)), QUOTED_ERROR_CHARS)}`);
         });
       }
     } finally {
@@ -362,7 +363,7 @@ export class McpManager {
     await this.ensureStarted();
     const conn = this.get(server);
     const listed = conn.prompts.find((p) => p.name === name);
-    if (!listed) throw new McpError('unknownPrompt', `MCP server ${server} has no prompt named ${JSON.stringify(name.slice(0, 80))}.`);
+    if (!listed) throw new McpError('unknownPrompt', `MCP server ${server} has no prompt named ${JSON.stringify(quote(name, QUOTED_NAME_CHARS))}.`);
     const strArgs: Record<string, string> = {};
     if (args !== undefined && args !== null) {
       if (typeof args !== 'object' || Array.isArray(args)) throw new McpError('invalidArguments', 'Prompt arguments must be an object of strings.');

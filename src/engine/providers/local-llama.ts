@@ -6,6 +6,7 @@
  * and the grammar-constrained tool-call mode (protocol in local-llama-tools.ts).
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { QUOTED_INPUT_CHARS, quote } from '../../protocol/wire/quote';
 import * as path from 'node:path';
 import type {
   ChatWrapper,
@@ -250,7 +251,7 @@ export class LocalLlamaProvider implements ModelProvider {
     } catch (e) {
       // Cut off by maxTokens: any message text has already streamed; an unfinished call is dropped.
       if (stopReason === 'length') return 'length';
-      throw new ProviderError('malformedStream', `Local model produced an invalid tool reply (${errorText(e)}): ${raw.slice(0, 200)}`);
+      throw new ProviderError('malformedStream', `Local model produced an invalid tool reply (${errorText(e)}): ${quote(raw, QUOTED_INPUT_CHARS)}`);
     }
     if (reply.kind === 'message') {
       if (reply.text.startsWith(streamer.text) && reply.text.length > streamer.text.length) {

@@ -1,6 +1,6 @@
 /**
  * ReviewService: what the agent changed in a turn, per file and per hunk, and Keep / Undo of
- * each (SPEC journey 2, issue 12 item 2). A turn's baseline is its first checkpoint taken before
+ * each (SPEC journey 2). A turn's baseline is its first checkpoint taken before
  * a file-changing tool (the workspace just before the agent's first edit of that run); the
  * changes are that checkpoint against the working tree now. Hunks come from ./line-diff.ts on
  * the raw bytes (CRLF, a missing final newline and non-UTF-8 text are exact). Every undo goes
@@ -10,6 +10,7 @@
  * state, not history: a new engine starts with every change unreviewed).
  */
 import * as fsp from 'node:fs/promises';
+import { quote } from '../../protocol/wire/quote';
 import * as nodePath from 'node:path';
 import type { VoxStore } from '../store/store';
 import type { CheckpointRow } from '../store/rows';
@@ -34,7 +35,7 @@ export interface FileHunks { path: string; binary: boolean; existedBefore: boole
 const latin1 = (b: Buffer): string => b.toString('latin1');
 const shown = (lines: string[]): string => {
   const t = Buffer.from(lines.join(''), 'latin1').toString('utf8');
-  return t.length > HUNK_TEXT_MAX_CHARS ? `${t.slice(0, HUNK_TEXT_MAX_CHARS)}…` : t;
+  return quote(t, HUNK_TEXT_MAX_CHARS);
 };
 
 export class ReviewService {

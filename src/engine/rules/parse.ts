@@ -4,6 +4,7 @@
  * text in, a Rule or a RuleError (naming the file and the line) out.
  */
 import { MAX_RULE_BODY_CHARS, MAX_RULE_DESCRIPTION_CHARS, MAX_RULE_PATHS, ruleNameProblem } from '../../protocol/commands/rules';
+import { QUOTED_LINE_CHARS, quote } from '../../protocol/wire/quote';
 import { RuleError } from './errors';
 
 export type RuleScope = 'user' | 'workspace' | 'peer';
@@ -79,7 +80,7 @@ export function parseRuleFile(text: string, source: string, scope: RuleScope = '
         continue;
       }
       const kv = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/.exec(raw);
-      if (!kv) throw fail(i + 1, `not a "key: value" line: ${raw.trim().slice(0, 80)}`);
+      if (!kv) throw fail(i + 1, `not a "key: value" line: ${quote(raw.trim(), QUOTED_LINE_CHARS)}`);
       const key = kv[1]!;
       const value = kv[2]!;
       if (!['name', 'attach', 'description', 'paths', 'enabled'].includes(key)) throw fail(i + 1, `unknown key "${key}" (known: name, attach, description, paths, enabled)`);

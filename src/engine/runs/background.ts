@@ -13,6 +13,7 @@
  * process that died is marked interrupted when an engine starts.
  */
 import { allocate } from '../ids/ids';
+import { quoteLine } from '../../protocol/wire/quote';
 import { isOwnerAlive } from '../platform/process-identity';
 import type { VoxStore } from '../store/store';
 import { backgroundItem, backgroundOf, runningBackground, type BackgroundRow } from '../store/family-reads';
@@ -28,6 +29,8 @@ export const MAX_SUBAGENT_DEPTH = 2;
 export const BACKGROUND_RESULT_CHARS = 8_000;
 /** Characters of a running job's output `command_status` shows. */
 export const BACKGROUND_PEEK_CHARS = 8_000;
+/** Longest subagent title (the job list and the child thread's title show one line of it). */
+export const SUBAGENT_TITLE_CHARS = 80;
 
 export interface ChildRunRequest { parentThreadId: string; parentRunId: string; task: string; title: string; workspaceRoot: string; model: string }
 export interface ChildRun { threadId: string; runId: string; done: Promise<TurnResult>; cancel(): void; peek(): string }
@@ -130,7 +133,7 @@ export class RunBackground implements BackgroundPort {
       throw new ToolError('invalidArguments', `subagents nest at most ${MAX_SUBAGENT_DEPTH} deep; do this task yourself`);
     }
     this.checkCapacity();
-    const title = (req.title ?? req.task).replace(/\s+/g, ' ').trim().slice(0, 80);
+    const title = quoteLine(req.title ?? req.task, SUBAGENT_TITLE_CHARS);
     const child = await this.work.startChild({
       parentThreadId: this.threadId, parentRunId: this.runId, task: req.task, title, workspaceRoot: this.run.workspaceRoot, model: req.model ?? this.run.model,
     });

@@ -13,6 +13,7 @@
  * typed `run/threadBusy` naming the run that holds the thread; nothing of it is written.
  */
 import { allocate, deriveRunFromThreadOrdinal } from '../ids/ids';
+import { quote } from '../../protocol/wire/quote';
 import type { ResolvedModel } from '../providers/types';
 import type { RunRow, VoxStore } from '../store/store';
 import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
@@ -29,6 +30,11 @@ import type { HandoffChoice } from '../handoff/apply';
 
 /** Characters of the first prompt used as a new thread's title. */
 export const THREAD_TITLE_PROMPT_CHARS = 80;
+
+/** A new thread's title from its first prompt: the start of it, cut by code point with an ellipsis. */
+export function titleFromPrompt(prompt: string): string {
+  return quote(prompt, THREAD_TITLE_PROMPT_CHARS);
+}
 
 /** Runs executing in this process, across every engine in it (the store asks, see the header). */
 const LIVE_RUN_IDS = new Set<string>();
@@ -121,7 +127,7 @@ export class RunRegistry {
     const outcome = store.beginRun({
       threadId: req.threadId ?? null,
       newThreadId: allocate('thread'),
-      title: req.title ?? Array.from(req.prompt).slice(0, THREAD_TITLE_PROMPT_CHARS).join(''),
+      title: req.title ?? titleFromPrompt(req.prompt),
       prompt: req.prompt,
       userMessageId: allocate('msg'),
       ...(req.parentMessageId !== undefined ? { parentMessageId: req.parentMessageId } : {}),

@@ -32,6 +32,7 @@
  * from the displayed text (they show as tool calls); malformed blocks stay in it, so the user
  * sees what the model wrote.
  */
+import { quoteLine } from '../../protocol/wire/quote';
 
 /** Most calls salvaged from one model reply; more are reported to the model as not run. */
 export const MAX_SALVAGED_CALLS = 16;
@@ -213,8 +214,7 @@ function objectEnd(text: string, from: number): number {
 }
 
 function label(s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length > LABEL_CHARS ? `${one.slice(0, LABEL_CHARS)}…` : one;
+  return quoteLine(s, LABEL_CHARS);
 }
 
 /** Finds the tool calls written as text in `text` (see the module comment for the shapes). */

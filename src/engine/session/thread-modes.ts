@@ -8,7 +8,7 @@
 import type { Grant } from '../../protocol/commands/grants';
 import type { CommandOf } from '../../protocol/commands/index';
 import { allocate } from '../ids/ids';
-import { THREAD_TITLE_PROMPT_CHARS } from '../runs/registry';
+import { titleFromPrompt } from '../runs/registry';
 import type { EngineServices } from '../services';
 import { checkWithinGrant, GrantModeError, newThreadModes } from './grant-modes';
 
@@ -27,7 +27,7 @@ export function threadWithGrantModes(services: Pick<EngineServices, 'store' | 'p
   if (!modes) return null;
   const threadId = allocate('thread');
   store.append(
-    { type: 'thread.created', threadId, title: Array.from(cmd.prompt).slice(0, THREAD_TITLE_PROMPT_CHARS).join('') },
+    { type: 'thread.created', threadId, title: titleFromPrompt(cmd.prompt) },
     { type: 'thread.permissionModeSet', threadId, mode: modes.permissionMode },
     { type: 'thread.workModeSet', threadId, mode: modes.workMode },
   );

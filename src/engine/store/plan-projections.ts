@@ -1,5 +1,5 @@
 /**
- * Projections of the plan-mode and permission-mode events (SPEC: issue 12, items 3 and 4): the
+ * Projections of the plan-mode and permission-mode events: the
  * thread's work mode and permission mode, and its plans with their steps (one JSON column; a
  * plan has few steps). Part of the one projector table in ./projections.ts.
  */

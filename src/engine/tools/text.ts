@@ -1,10 +1,23 @@
 /** What the tools share about text: the output budget of one call, the binary sniff, the surrogate-safe cut. */
 
 /**
- * Characters of output any one tool call returns. Kept under the agent loop's TOOL_RESULT_MAX_CHARS
- * (32_000, runner.ts), which cuts from the end, so each tool's own truncation notice survives.
+ * The output limit: characters of one tool result the model is sent. The agent loop
+ * (agent/runner.ts) cuts any longer result to it, keeping its head and tail around a notice, so no
+ * tool (an MCP server's included) can flood the context. 32_000 characters is about 8k tokens:
+ * a whole source file of ordinary size, a long test log's tail, while a few results still fit a
+ * small model's context beside the conversation.
  */
-export const TOOL_OUTPUT_BUDGET_CHARS = 30_000;
+export const TOOL_RESULT_MAX_CHARS = 32_000;
+/**
+ * Room kept under TOOL_RESULT_MAX_CHARS for the notices a tool writes after its output (the lines
+ * left out, the exit code, where a search stopped), so the loop's cut never reaches them.
+ */
+export const TOOL_NOTICE_RESERVE_CHARS = 2_000;
+/**
+ * Characters of output a tool gathers before its notices: the output limit less their reserve.
+ * Not a second limit: every tool bounds itself with this so its result arrives under the limit whole.
+ */
+export const TOOL_OUTPUT_BUDGET_CHARS = TOOL_RESULT_MAX_CHARS - TOOL_NOTICE_RESERVE_CHARS;
 /** Bytes inspected at the start of a file to decide whether it is binary (git uses 8000). */
 export const BINARY_SNIFF_BYTES = 8192;
 /** Why a byte sample is not text, or undefined when it looks like text. */

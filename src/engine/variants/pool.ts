@@ -20,6 +20,7 @@
  * adoption applies the variant's patch on top of them).
  */
 import * as fs from 'node:fs';
+import { quoteLine } from '../../protocol/wire/quote';
 import * as path from 'node:path';
 import type { ResolvedModel } from '../providers/types';
 import { allocate, deriveSubagentFromTask } from '../ids/ids';
@@ -207,7 +208,5 @@ export class VariantPool {
 }
 
 function cutPrompt(prompt: string): string {
-  const oneLine = prompt.replace(/\s+/g, ' ').trim();
-  const chars = Array.from(oneLine); // never cut a surrogate pair
-  return chars.length <= VARIANT_TITLE_PROMPT_CHARS ? oneLine : `${chars.slice(0, VARIANT_TITLE_PROMPT_CHARS).join('')}…`;
+  return quoteLine(prompt, VARIANT_TITLE_PROMPT_CHARS);
 }

@@ -1,12 +1,12 @@
 /**
- * Conversation-tree commands (SPEC 5.4, 6.3; issue 13 items 2 and 4): the whole tree of a thread
+ * Conversation-tree commands (SPEC 5.4, 6.3): the whole tree of a thread
  * with its branches, switching branch, regenerate / retry an answer (a new sibling branch, with
  * the original posture or another model), edit a message (assistant: in place; user: a new
  * branch), and the data of a side-by-side compare of 2..4 branches. Pure tree logic lives in
  * ../branches.ts, shared with the webview.
  */
 import { arrayOf, bool, int, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
-import { MAX_PROMPT_CHARS, name } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name } from './common';
 import { defineCommand } from './define';
 import { messageView } from './threads';
 
@@ -61,14 +61,14 @@ export const branchCommands = {
       /** Or the run whose prompt is re-sent. */
       runId: optional(name),
       /** A model (`provider:model`) instead of the original run's. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     result: rerunResult,
   }),
   retry: defineCommand('retry', {
     summary: 'Regenerate for a run that failed, was cancelled or interrupted, or stopped at the output limit.',
     requires: ['write'],
-    params: { threadId: name, runId: name, model: optional(name) },
+    params: { threadId: name, runId: name, model: optional(modelRef) },
     result: rerunResult,
   }),
   editMessage: defineCommand('editMessage', {
@@ -77,7 +77,7 @@ export const branchCommands = {
     params: {
       threadId: name, messageId: name, content: editedContent,
       /** User messages: a model instead of the original run's. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     /** `edited`: in place (runId null); otherwise `messageId` is the new user message and `runId` its run. */
     result: object({ messageId: str, edited: bool, runId: nullable(str) }),

@@ -1,5 +1,5 @@
 /**
- * Bundle commands (SPEC 6.6, issue 15 item 2): export threads (every branch, message, run and
+ * Bundle commands (SPEC 6.6): export threads (every branch, message, run and
  * item, with their postures), the workspace's and the user's rules and the threads' checkpoint ref
  * names to one versioned JSON file, and import such a file, merging without duplicates. The
  * engine reads and writes the file itself (a path on the engine's machine), so both are `owner`.

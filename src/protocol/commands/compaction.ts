@@ -1,11 +1,11 @@
 /**
- * Compaction commands (SPEC 3.7, issue 14 item 4): compact a thread's path — `full`, `upTo` a
+ * Compaction commands (SPEC 3.7): compact a thread's path — `full`, `upTo` a
  * message or `from` a message to the end — into a summary written by the thread's model, and list
  * the compactions of a thread. The path logic is ../compaction.ts, shared with the webview.
  */
 import { usageTotals } from '../events';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer } from '../wire/validators';
-import { name } from './common';
+import { modelRef, name } from './common';
 import { defineCommand } from './define';
 
 export const compactionView = object({
@@ -30,7 +30,7 @@ export const compactionCommands = {
       /** `upTo`: the last message compacted; `from`: the first. */
       messageId: optional(name),
       /** A model (`provider:model`) instead of the thread's current one. */
-      model: optional(name),
+      model: optional(modelRef),
     },
     result: compactionView,
   }),

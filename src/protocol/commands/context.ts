@@ -5,7 +5,7 @@
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str } from '../wire/validators';
 import { MAX_MENTIONS, contextChip, mention, mentionSuggestion } from '../mentions';
-import { MAX_PROMPT_CHARS, name } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name } from './common';
 import { defineCommand } from './define';
 
 /** Longest query `suggestMentions` takes (what follows the `@`). */
@@ -39,7 +39,7 @@ export const contextCommands = {
       threadId: nullable(name),
       draft: refine(str, (s) => s.length <= MAX_PROMPT_CHARS, `at most ${MAX_PROMPT_CHARS} characters`),
       mentions: optional(mentionList),
-      model: optional(name),
+      model: optional(modelRef),
     },
     result: contextEstimate,
   }),

@@ -1,5 +1,5 @@
 /**
- * Import commands (SPEC 6.6, issue 15 items 1 and 6): what Claude Code, Codex and Cursor sessions
+ * Import commands (SPEC 6.6): what Claude Code, Codex and Cursor sessions
  * are on disk (`scanExternalSessions`) and importing them as Vox threads (`importExternalSessions`),
  * idempotently. Each folder is the tool's home as its own variables name it: a Claude config dir
  * holding `projects/` (CLAUDE_CONFIG_DIR), a Codex home holding `sessions/` (CODEX_HOME), a Cursor

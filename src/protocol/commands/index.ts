@@ -105,7 +105,7 @@ export function isCommandType(type: string): type is CommandType {
   return Object.prototype.hasOwnProperty.call(COMMANDS, type);
 }
 
-export { MAX_PROMPT_CHARS, MAX_TITLE_CHARS } from './common';
+export { MAX_MODEL_REF_CHARS, MAX_PROMPT_CHARS, MAX_TITLE_CHARS } from './common';
 export { CAPABILITIES, holds, missingCapabilities, ownerGrant, readOnlyGrant, type Capability, type Grant } from './grants';
 export { requiredCapabilities, type CommandSpec } from './define';
 export { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, type MessageView, type RunSummary, type ThreadSummary } from './threads';

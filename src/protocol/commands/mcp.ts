@@ -1,5 +1,5 @@
 /**
- * MCP client commands (SPEC 5.3, issue 16 item 1): the MCP servers Vox's agent uses — from
+ * MCP client commands (SPEC 5.3): the MCP servers Vox's agent uses — from
  * `.vox/mcp.json`, the workspace's `.vscode/mcp.json` and `.mcp.json` (VS Code's and Claude
  * Code's formats) and the setting `vox.mcp.servers` — their status, tools, prompts and resources;
  * restart one; enable or disable a server or one of its tools; sign in to one that needs OAuth;

@@ -5,7 +5,7 @@
  * (engine/connect/). Owner only: they spend the user's keys and reach the network.
  */
 import { arrayOf, bool, literal, num, object, optional, str, type Infer } from '../wire/validators';
-import { MAX_NAME_CHARS, MAX_TITLE_CHARS, nonEmpty } from './common';
+import { MAX_NAME_CHARS, modelRef, nonEmpty } from './common';
 import { defineCommand } from './define';
 import { settingsView } from './settings';
 
@@ -50,7 +50,7 @@ export const modelCommands = {
   testModel: defineCommand('testModel', {
     summary: 'Sends the smallest real request to a provider:model and answers how long it took (failures name host:port and the cause).',
     requires: ['owner'],
-    params: { ref: nonEmpty(MAX_TITLE_CHARS), baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
+    params: { ref: modelRef, baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
     result: connectionTestView,
   }),
   setUiPreference: defineCommand('setUiPreference', {

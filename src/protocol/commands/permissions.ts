@@ -1,10 +1,10 @@
 /**
- * Permission and plan commands (issue 12, items 3–4): the effective permission mode and rules of
+ * Permission and plan commands: the effective permission mode and rules of
  * a thread or the workspace, changing the mode (the thread's own, or the workspace default),
  * Plan / Act of a thread, its plan (read, edit, tick a step) and "Act on this plan".
  */
 import { arrayOf, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
-import { MAX_PROMPT_CHARS, name, nonEmpty } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name, nonEmpty } from './common';
 import { defineCommand } from './define';
 import { permissionMode, planStepStatus, workMode } from '../events';
 
@@ -80,7 +80,7 @@ export const permissionCommands = {
   actOnPlan: defineCommand('actOnPlan', {
     summary: 'Switches the thread to Act and sends a prompt carrying the plan (queued while the thread runs).',
     requires: ['write'],
-    params: { threadId: name, planId: name, prompt: optional(nonEmpty(MAX_PROMPT_CHARS)), model: optional(name) },
+    params: { threadId: name, planId: name, prompt: optional(nonEmpty(MAX_PROMPT_CHARS)), model: optional(modelRef) },
     result: object({ threadId: str, runId: nullable(str), queued: nullable(object({ entryId: str, position: int })) }),
   }),
 };

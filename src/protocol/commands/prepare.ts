@@ -5,7 +5,7 @@
  * about 50 ms. Providers with nothing to load (remote APIs) answer at once.
  */
 import { bool, int, nullable, object, optional, str, type Infer } from '../wire/validators';
-import { MAX_TITLE_CHARS, nonEmpty } from './common';
+import { modelRef } from './common';
 import { defineCommand } from './define';
 
 export const preparedModel = object({
@@ -26,7 +26,7 @@ export const prepareCommands = {
   prepareModel: defineCommand('prepareModel', {
     summary: 'Loads a model ahead of the first prompt (a local model, its context); answers when it is ready.',
     requires: ['write'],
-    params: { model: optional(nonEmpty(MAX_TITLE_CHARS)) },
+    params: { model: optional(modelRef) },
     result: preparedModel,
   }),
 };

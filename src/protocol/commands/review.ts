@@ -1,5 +1,5 @@
 /**
- * Review commands (issue 12 item 2): the diff of a write_file / apply_edit call waiting for
+ * Review commands: the diff of a write_file / apply_edit call waiting for
  * approval (computed by the tool's own code, nothing written), the files a turn changed (its
  * first pre-edit checkpoint against the working tree now), one file's hunks, and Keep / Undo per
  * file and per hunk. Every undo saves a restore point first, so `undoRestore` takes it back.

@@ -4,7 +4,7 @@
  * list the active runs, and stream a run's turn (`turnChunks` / `turnEnded` updates).
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
-import { MAX_PROMPT_CHARS, name, nonEmpty, seq } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name, nonEmpty, seq } from './common';
 import { defineCommand } from './define';
 import { rateLimitWaitView, subscribed } from './threads';
 import { mentionList } from './context';
@@ -36,7 +36,7 @@ export const runCommands = {
     summary: 'Starts a run: the prompt in a thread (a new one when threadId is null) with the given or the default model; while the thread runs, the prompt is queued.',
     requires: (p: { threadId: string | null }) => (p.threadId === null ? ['write', 'startThreads'] : ['write']),
     params: {
-      threadId: nullable(name), prompt: nonEmpty(MAX_PROMPT_CHARS), model: optional(name), parentMessageId: optional(name),
+      threadId: nullable(name), prompt: nonEmpty(MAX_PROMPT_CHARS), model: optional(modelRef), parentMessageId: optional(name),
       /** While the thread runs: `queue` (default) waits in the thread's queue, `refuse` answers `run/threadBusy`. */
       ifBusy: optional(literal('queue', 'refuse')),
       /** Queued: promote it at once, so the running turn takes it at its next boundary. */

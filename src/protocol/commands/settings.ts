@@ -1,6 +1,6 @@
 /** Settings commands: the model in use, the models offered (and recent ones), and changing the default model. */
 import { arrayOf, bool, nullable, object, optional, str, type Infer } from '../wire/validators';
-import { MAX_TITLE_CHARS, nonEmpty } from './common';
+import { modelRef } from './common';
 import { defineCommand } from './define';
 
 export const modelChoice = object({ ref: str, label: str, isDemo: bool });
@@ -35,7 +35,7 @@ export const settingsCommands = {
   setModel: defineCommand('setModel', {
     summary: 'Changes the default model (a provider:model ref); answers the new settings.',
     requires: ['owner'],
-    params: { model: nonEmpty(MAX_TITLE_CHARS) },
+    params: { model: modelRef },
     result: settingsView,
   }),
 };

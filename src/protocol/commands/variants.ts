@@ -4,7 +4,7 @@
  * workspace (refused on conflict, nothing changed), discard one, cancel them.
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infer } from '../wire/validators';
-import { MAX_PROMPT_CHARS, name, nonEmpty } from './common';
+import { MAX_PROMPT_CHARS, modelRef, name, nonEmpty } from './common';
 import { ack, defineCommand } from './define';
 import { subscribed } from './threads';
 
@@ -30,7 +30,7 @@ export const variantCommands = {
   startVariants: defineCommand('startVariants', {
     summary: `Runs the prompt as 1..${MAX_VARIANTS} variants, one model each, each in its own worktree.`,
     requires: ['write', 'startThreads'],
-    params: { prompt: nonEmpty(MAX_PROMPT_CHARS), models: arrayOf(str), parentThreadId: optional(name) },
+    params: { prompt: nonEmpty(MAX_PROMPT_CHARS), models: arrayOf(modelRef), parentThreadId: optional(name) },
     result: variantPoolView,
   }),
   listVariants: defineCommand('listVariants', {

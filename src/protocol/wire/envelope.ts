@@ -14,6 +14,7 @@
  * `JSON.stringify(raw)`. Known values are encoded as `JSON.stringify(value)`.
  */
 import { VoxError, type ErrorCode } from './vox-error';
+import { quote } from './quote';
 import { ValidationError, isPlainObject } from './validators';
 
 export type EnvelopeErrorCode = ErrorCode<'protocol'>;
@@ -57,11 +58,7 @@ export type DecodeResult<T> = { ok: true; message: Decoded<T> } | { ok: false; e
 const PREVIEW_CHARS = 80;
 
 function preview(text: string): string {
-  if (text.length <= PREVIEW_CHARS) return JSON.stringify(text);
-  let end = PREVIEW_CHARS;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // never split a surrogate pair
-  return JSON.stringify(`${text.slice(0, end)}…`);
+  return JSON.stringify(quote(text, PREVIEW_CHARS));
 }
 
 export class ForwardCompatibleEnvelope<T> {

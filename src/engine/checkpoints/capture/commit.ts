@@ -22,6 +22,7 @@
  *     (the nested commit P recorded) is only the base of their "files changed".
  */
 import * as fsp from 'node:fs/promises';
+import { quote } from '../../../protocol/wire/quote';
 import * as path from 'node:path';
 import type { GitResult } from '../../git/git';
 import { commitTree, emptyTree, headCommit, readCommit, run, runText, type RepoInfo } from '../repo';
@@ -210,7 +211,7 @@ export async function fastImportCommit(repo: RepoInfo, spec: Promise<FastImportC
   const lines = r.stdout.toString('latin1').split('\n');
   const commit = lines[0]?.trim() ?? '';
   const tree = /^040000 tree ([0-9a-f]{40,64})\t/.exec(lines[1] ?? '')?.[1] ?? '';
-  if (!/^[0-9a-f]{40,64}$/.test(commit) || !tree) throw new CheckpointError('gitFailed', `fast-import did not report the new commit and tree: ${r.stdout.toString('utf8').slice(0, FAST_IMPORT_OUTPUT_EXCERPT_CHARS)}`);
+  if (!/^[0-9a-f]{40,64}$/.test(commit) || !tree) throw new CheckpointError('gitFailed', `fast-import did not report the new commit and tree: ${quote(r.stdout.toString('utf8'), FAST_IMPORT_OUTPUT_EXCERPT_CHARS)}`);
   return { commit, tree };
 }
 

@@ -29,6 +29,7 @@
  * full journal is applied (5) alongside.
  */
 import * as fs from 'node:fs';
+import { quote } from '../../../protocol/wire/quote';
 import { indexIdentity } from '../../git/index-file';
 import { createTempIndex, headCommit, type RepoInfo } from '../repo';
 import type { CommitMeta } from '../refs';
@@ -244,7 +245,7 @@ async function captureIncremental(repo: RepoInfo, warm: WarmState | null, target
       // The checkpoint exists; only the warm state is in doubt: the next capture starts afresh.
       await dropWarmIndex(repo);
       const reason = String((fr.status === 'rejected' ? fr.reason : (rr as PromiseRejectedResult).reason) as Error);
-      return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: [...plan.warnings, `the warm index was dropped: ${reason}`.slice(0, WARNING_EXCERPT_CHARS)], head: plan.head, node: capturedNode(repo, w, plan) };
+      return { commit: w.commit, tree: w.tree, meta: plan.commit.meta, warnings: [...plan.warnings, quote(`the warm index was dropped: ${reason}`, WARNING_EXCERPT_CHARS)], head: plan.head, node: capturedNode(repo, w, plan) };
     }
     await recordIncremental(repo, { warm, copy: copy?.file ?? null, flushed: flush, warmIndexId, warmIndex, written: w, changes: plan.commit.changes, fast: ctx.changedPaths !== null, nested: plan.nested.map((n) => n.warm), skipped: plan.commit.meta.skipped, conv: plan.conv }); // 5
     copy = null;

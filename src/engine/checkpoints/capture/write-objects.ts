@@ -17,6 +17,7 @@
  * Anything unusual in an incremental capture throws `FallBack` (the full snapshot then decides).
  */
 import { createHash } from 'node:crypto';
+import { quote } from '../../../protocol/wire/quote';
 import * as fs from 'node:fs';
 import { splitNul } from '../../git/git';
 import { run, type RepoInfo } from '../repo';
@@ -183,7 +184,7 @@ export async function addAll(repo: RepoInfo, index: string, spec: { exclude?: Bu
   const input = parts.length ? Buffer.concat(parts) : undefined;
   if (input) args.push('--pathspec-from-file=-', '--pathspec-file-nul');
   const r = await run(repo, args, { index, input, okExitCodes: [1] });
-  if (r.exitCode === 1) warnings.push(`some files could not be read and were left out: ${r.stderr.trim().slice(0, WARNING_EXCERPT_CHARS)}`);
+  if (r.exitCode === 1) warnings.push(`some files could not be read and were left out: ${quote(r.stderr.trim(), WARNING_EXCERPT_CHARS)}`);
 }
 
 /**

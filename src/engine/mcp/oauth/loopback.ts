@@ -7,6 +7,7 @@
  * state ends the wait with `mcp/authFailed`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { quote } from '../../../protocol/wire/quote';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { McpError } from './errors';
@@ -54,7 +55,7 @@ function sameState(a: string, b: string): boolean {
 }
 
 function cut(s: string): string {
-  return s.length > ERROR_TEXT_CHARS ? `${s.slice(0, ERROR_TEXT_CHARS)}…` : s;
+  return quote(s, ERROR_TEXT_CHARS);
 }
 
 function listen(server: Server, port: number): Promise<number> {

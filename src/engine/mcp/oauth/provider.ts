@@ -1,5 +1,5 @@
 /**
- * OAuth sign-in of the MCP client to HTTP servers that require it (issue 16 item 1): an
+ * OAuth sign-in of the MCP client to HTTP servers that require it: an
  * `OAuthClientProvider` of the official SDK (authorization code + PKCE, dynamic client
  * registration, refresh) whose registration, tokens and verifier live only in the host's secret
  * store (./secrets.ts), with a loopback redirect listener (./loopback.ts) that receives the code.
