@@ -205,7 +205,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
     }
   };
 
-  // Permission modes and rules (settings and .vox/permissions.json), Plan / Act and plans (issue 12, items 3–4).
+  // Permission modes and rules (settings and .vox/permissions.json), Plan / Act and plans.
   const permissions = new PermissionService({ workspaceRoot: config.workspaceRoot, host, store, policy });
   const plans = new PlanService(store);
   // Rules and the system prompt's $variables (SPEC 6.1, 6.2): the runner and the context meter share its system prompt.

@@ -39,7 +39,7 @@ export interface VoxApi {
   readonly rulesView: RulesView;
   /** Edit review: waiting edits in the diff editor, the turn review and its Explorer decorations. */
   readonly review: ReviewApi;
-  /** "MCP Servers" (issue 16): the configured MCP servers, their status and tools. */
+  /** "MCP Servers": the configured MCP servers, their status and tools. */
   readonly mcpServersView: McpServersView;
   /**
    * This window's log folder for Vox (`ExtensionContext.logUri`): the "Vox" output channel

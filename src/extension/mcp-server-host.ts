@@ -1,5 +1,5 @@
 /**
- * Vox's MCP server in VS Code (issue 16 item 3): runs the streamable-HTTP server of
+ * Vox's MCP server in VS Code: runs the streamable-HTTP server of
  * src/mcp-server/http/ on 127.0.0.1 while `vox.mcpServer.enabled` is true (port
  * `vox.mcpServer.port`, 0 = any), restarts it when either setting changes, stops it on disable
  * and on deactivation. A client connecting for the first time gets a prompt (read only / default /

@@ -1,5 +1,5 @@
 /**
- * UI end to end of the conversation tree (issue 13, items 2 and 4) in a real VS Code (code-server
+ * UI end to end of the conversation tree in a real VS Code (code-server
  * + Chromium, own session with a fresh profile on the sample workspace), with the offline demo
  * model and the scripted OpenAI-compatible server as `openai:gpt-e2e`. Called by
  * test/e2e/run-e2e.mjs (pass 1, UI set `branches`); each check is one named, counted check:

@@ -1,5 +1,5 @@
 /**
- * UI end to end of partial compaction (SPEC 3.7, issue 14 item 4) in a real VS Code (code-server
+ * UI end to end of partial compaction (SPEC 3.7) in a real VS Code (code-server
  * + Chromium, own session with a fresh profile on the sample workspace), with the scripted
  * OpenAI-compatible server as `openai:gpt-e2e`. Called by test/e2e/run-e2e.mjs (pass 1, UI set
  * `compact`); each check is one named, counted check:

@@ -1,5 +1,5 @@
 /**
- * UI end to end of importing other agents' sessions (issue 15, items 1 and 6) in a real VS Code
+ * UI end to end of importing other agents' sessions in a real VS Code
  * (code-server + Chromium, own session). The session's private HOME holds the recorded fixtures
  * where the tools keep them — `~/.claude/projects/…` (Claude Code 2.1.332), `~/.codex/sessions/…`
  * (Codex 0.171.0) — and a Cursor `~/.cursor/chats/<md5>/<agent>/store.db` written in WAL mode.

@@ -1,5 +1,5 @@
 /**
- * UI end to end of Vox's MCP server over HTTP (issue 16 item 3) in a real VS Code (code-server +
+ * UI end to end of Vox's MCP server over HTTP in a real VS Code (code-server +
  * Chromium, own session): the extension host listens on 127.0.0.1 and this process plays the
  * MCP client (OAuth with DPoP proofs made by jose).
  * Called by test/e2e/run-e2e.mjs (pass 1, set `mcphttp`); each check is one named check there:

@@ -1,5 +1,5 @@
 /**
- * UI end to end of Vox as an MCP client (issue 16 item 1) in a real VS Code (code-server +
+ * UI end to end of Vox as an MCP client in a real VS Code (code-server +
  * Chromium, own session with a fresh profile on the sample workspace plus a `.vscode/mcp.json`
  * naming the stdio MCP server of ./fixtures/mcp-notes-server.mjs as "notes"). Called by
  * test/e2e/run-e2e.mjs (`--set mcp`); each check is one named, counted check there:

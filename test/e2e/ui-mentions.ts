@@ -1,5 +1,5 @@
 /**
- * @-mentions and the context meter in the real chat (issue 12, item 6), in the chat UI session's
+ * @-mentions and the context meter in the real chat, in the chat UI session's
  * side bar after the command-output check (the API key and `openai:gpt-e2e` already picked; the
  * sample workspace has src/math.js): typing `@math` in the composer lists the workspace file
  * src/math.js (the engine's suggestMentions over ripgrep's listing), Enter adds it as a chip with

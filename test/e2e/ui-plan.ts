@@ -1,5 +1,5 @@
 /**
- * Plan mode in the real chat (issue 12, item 4), in the chat UI session's side bar after the
+ * Plan mode in the real chat, in the chat UI session's side bar after the
  * command-output check: a new thread switched to Plan before its first prompt; the scripted
  * model is offered only read tools and submit_plan (checked in the request it got) and submits a
  * two-step plan, which shows as a checklist (screenshot test-results/screenshot-plan.png, copied to

@@ -1,5 +1,5 @@
 /**
- * Edit review in the real VS Code (issue 12 item 2), in the chat UI session after the command
+ * Edit review in the real VS Code, in the chat UI session after the command
  * output check (write approval "ask", the sample git workspace): two named, counted checks.
  *   1. The scripted model calls write_file on src/math.js changing two distant lines. While the
  *      call waits for approval, a diff editor opens by itself, titled "math.js (Vox write_file —

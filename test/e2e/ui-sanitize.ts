@@ -1,5 +1,5 @@
 /**
- * UI end to end of the context sanitiser and the handoff across models (issue 14, items 3 and 5)
+ * UI end to end of the context sanitiser and the handoff across models
  * in a real VS Code (code-server + Chromium, own session with a fresh profile on the sample
  * workspace), two models `compat:sanitize-a` and `compat:sanitize-b` on one scripted
  * OpenAI-compatible server on 127.0.0.1. Called by test/e2e/run-e2e.mjs (`--set sanitize`); each

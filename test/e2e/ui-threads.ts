@@ -1,6 +1,6 @@
 /**
- * UI end to end of thousands of threads and in-thread find over tool output and plans (issue 15
- * items 4 and 5) in a real VS Code (code-server + Chromium, own session with a fresh profile on
+ * UI end to end of thousands of threads and in-thread find over tool output and plans in a
+ * real VS Code (code-server + Chromium, own session with a fresh profile on
  * the sample workspace). Before the session starts, a bundle of THREADS generated threads (the
  * oldest one with a tool call whose result holds a rare word, and a plan) is imported into the
  * profile's database through the engine's importBundle command (the same store the extension

@@ -286,7 +286,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
-    description: 'imported sessions (issue 15): the source of a thread, and per-file import bookkeeping',
+    description: 'imported sessions: the source of a thread, and per-file import bookkeeping',
     up(db) {
       db.exec(`
         -- 'claude-code' | 'codex' | 'cursor' for imported threads, NULL for Vox's own

@@ -1,5 +1,5 @@
 /**
- * "Vox: Compare Branches" (issue 13, item 4; SPEC 5.4): an editor tab showing 2..4 branches of a
+ * "Vox: Compare Branches" (SPEC 5.4): an editor tab showing 2..4 branches of a
  * thread side by side — the shared messages collapsed, then each branch's messages after the
  * divergence point in its own column, and the diff of the final answers. A client of the
  * protocol like every view: `getThreadTree` to find the branches, `compareBranches` for the data.

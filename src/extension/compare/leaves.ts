@@ -1,5 +1,5 @@
 /**
- * Which branches "Compare branches" shows (issue 13, item 4), without VS Code: the active branch
+ * Which branches "Compare branches" shows, without VS Code: the active branch
  * first, then the others newest first, at most MAX_COMPARED_BRANCHES (src/protocol/branches.ts).
  * With more branches than fit, the caller asks the user, with these preselected.
  */

@@ -1,5 +1,5 @@
 /**
- * "MCP Servers" tree in the Vox container (issue 16 item 1), a protocol client: the rows are
+ * "MCP Servers" tree in the Vox container, a protocol client: the rows are
  * ./tree-model.ts's nodes of the last `mcpServers` update (watchMcpServers) or listMcpServers
  * answer. A tool's checkbox calls setMcpToolEnabled. Welcome content (package.json) shows when no
  * server is configured. The commands are in ./commands.ts.

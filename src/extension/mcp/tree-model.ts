@@ -1,5 +1,5 @@
 /**
- * The "MCP Servers" tree as plain data (issue 16 item 1): a pure function from the engine's
+ * The "MCP Servers" tree as plain data: a pure function from the engine's
  * `McpServerListView` (listMcpServers / the `mcpServers` update) to nodes — one per server with
  * its status icon, transport and tool count, a tooltip naming its config file and last error;
  * under it an error row when it failed, its tools (checkbox = enabled, read-only ones marked) and

@@ -1,6 +1,6 @@
 /**
  * Explorer decorations for the files the agent changed and the user has not reviewed yet
- * (issue 12 item 2): badge "V", a tooltip naming the thread, until the file is kept, undone or
+ *: badge "V", a tooltip naming the thread, until the file is kept, undone or
  * "Mark All Reviewed". Fed by `listTurnChanges` of a thread whenever one of its runs ends or it
  * is checkpointed or restored (`watchThreads`), and after every Keep / Undo. It attaches when the
  * engine starts and never starts it itself.

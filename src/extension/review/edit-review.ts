@@ -1,5 +1,5 @@
 /**
- * Edits waiting for approval, reviewed in VS Code's diff editor (issue 12 item 2). When a
+ * Edits waiting for approval, reviewed in VS Code's diff editor. When a
  * write_file / apply_edit call waits, the engine computes its preview (`previewToolCall`: the
  * tool's own logic, nothing written) and, per `vox.review.openDiff` ("open", the default;
  * "offer": a notification with "Show Diff", Accept, Reject; "off"), a `vscode.diff` opens: the

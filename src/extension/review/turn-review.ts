@@ -1,5 +1,5 @@
 /**
- * "Vox: Review Changes" (issue 12 item 2): what the agent changed in a turn, file by file and
+ * "Vox: Review Changes": what the agent changed in a turn, file by file and
  * hunk by hunk, with Keep / Undo of each. The files are `listTurnChanges` (the turn's first
  * pre-edit checkpoint against the working tree now); choosing one opens its diff (checkpoint ↔
  * the real file, editable) and a picker of its hunks: Undo one hunk, Undo the whole file, or

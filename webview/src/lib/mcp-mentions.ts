@@ -1,5 +1,5 @@
 /**
- * MCP resources in the @-mention popup (issue 16 item 1): the engine's `suggestMentions` offers
+ * MCP resources in the @-mention popup: the engine's `suggestMentions` offers
  * the connected servers' resources as mentions of kind `mcp` (target `<server>/<uri>`, label
  * `<server>:<name>`; src/protocol/mentions.ts). Here: recognising such a row (the popup shows its
  * server as a badge) and the text an accepted one leaves in the draft.

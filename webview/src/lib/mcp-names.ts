@@ -1,5 +1,5 @@
 /**
- * Names of MCP things as the chat shows them (issue 16 item 1): a tool the model calls as
+ * Names of MCP things as the chat shows them: a tool the model calls as
  * `mcp__<server>__<tool>` (its card gets the server as a badge), a prompt offered as the slash
  * command `/mcp.<server>.<prompt>`, a resource offered as an @-mention. Pure functions.
  */

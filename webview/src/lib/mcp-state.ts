@@ -1,5 +1,5 @@
 /**
- * The composer's MCP parts (issue 16 item 1): the servers as the engine lists them
+ * The composer's MCP parts: the servers as the engine lists them
  * (listMcpServers, then every `mcpServers` update of watchMcpServers), the slash menu — `/compact`
  * and each connected server's prompts as `/mcp.<server>.<prompt>` — the inline form that asks
  * a prompt's arguments, and the expansion (getMcpPrompt) that replaces the slash command in the

@@ -1,5 +1,5 @@
 /**
- * In-thread find (SPEC 6.4, issue 15 item 4), pure: what text each entry of a thread shows (user
+ * In-thread find (SPEC 6.4), pure: what text each entry of a thread shows (user
  * prompts without their context block; a run's answer or streamed text, the prompts that steered
  * it, and its tool calls — name, arguments as the card pretty-prints them, a command's terminal
  * output as plain text, the result, the changed files — in the order the run renders them; the

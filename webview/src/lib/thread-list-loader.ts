@@ -1,5 +1,5 @@
 /**
- * Loading the thread list for thousands of threads (SPEC §5.4, issue 15 item 5): a pass fetches
+ * Loading the thread list for thousands of threads (SPEC §5.4): a pass fetches
  * the first THREAD_LIST_FIRST_PAGE threads at once, then the rest in pages of THREAD_LIST_CHUNK
  * every THREAD_LIST_CHUNK_INTERVAL_MS; one request in flight at a time (a refresh of the newest
  * threads asked for meanwhile goes after it, never beside it). Pages merge into the model by

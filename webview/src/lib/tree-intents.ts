@@ -1,5 +1,5 @@
 /**
- * The conversation-tree intents of the webview (issue 13, items 2 and 4): regenerate an answer
+ * The conversation-tree intents of the webview: regenerate an answer
  * (same posture, or another model), retry a failed or cut-off run, edit a user message (a new
  * branch) or an assistant message (in place), switch branch, and open the side-by-side compare
  * tab. Each checks what it can here and sends one protocol command (src/protocol/commands/

@@ -1,5 +1,5 @@
 /**
- * The conversation tree of one thread, as the webview keeps it (issue 13, items 2 and 4): every
+ * The conversation tree of one thread, as the webview keeps it: every
  * message of every branch (id, parent, role, run, content, status, edited), the thread's head, and
  * the derived `entries` — the path from the root to the head, each user message followed by the
  * runs that answer it. Pure and JSON-serialisable like ./thread-state.ts, which calls in here for
