@@ -19,6 +19,7 @@ const WRITES_PER_PROCESS = 150;
 
 /** Appends WRITES_PER_PROCESS messages (one event per transaction) with the word argv[2] to the database argv[1]. */
 const WRITER = `
+  require('./test/support/engine-schema.ts');
   const { VoxStore } = require('./src/engine/store/store.ts');
   const [file, word] = process.argv.slice(1);
   const s = VoxStore.open(file);

@@ -34,6 +34,7 @@ function node(script: string, args: string[] = []): Promise<{ code: number | nul
 
 /** Opens (creating and migrating) the database at argv[1] once the clock passes argv[2]: every process starts its open at the same instant. */
 const OPEN_AT = `
+  require('./test/support/engine-schema.ts');
   const { VoxStore } = require('./src/engine/store/store.ts');
   const [file, at] = process.argv.slice(1);
   while (Date.now() < Number(at)) {}
