@@ -53,7 +53,6 @@ export const HANDLERS: { [K in CommandType]: Handler<K> } = {
   ...mcpHandlers,
   ...mcpAppHandlers,
   ...forkHandlers,
-  // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
   ...searchHandlers,

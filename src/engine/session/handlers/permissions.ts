@@ -62,6 +62,6 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
   async actOnPlan(ctx, cmd) {
     checkActAllowed(ctx.services, ctx.session.grant, cmd.threadId);
     const prompt = ctx.services.plans.actOn(cmd.threadId, cmd.planId, cmd.prompt);
-    return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, ...(cmd.model ? { model: cmd.model } : {}) });
+    return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, history: false, ...(cmd.model ? { model: cmd.model } : {}) });
   },
 };
