@@ -12,7 +12,7 @@ import type { Grant } from '../../protocol/commands/grants';
 import type { ResolvedModel } from '../providers/types';
 import type { QueueRow, VoxStore } from '../store/store';
 import { allocate } from '../ids/ids';
-import type { ThreadModes } from '../session/grant-modes';
+import type { ThreadModes } from '../permissions/grant-modes';
 import { RunError } from './errors';
 import { isLiveRun, THREAD_TITLE_PROMPT_CHARS, type RunHandle, type RunRegistry } from './registry';
 import { decideTurnStart, newThreadModesOf, refusalOf, type PreparedTurn, type ThreadRead, type TurnStartCommand, type TurnStartDecision, type TurnStartReadModel } from './turn-start';

@@ -19,7 +19,7 @@ import type { Grant } from '../../protocol/commands/grants';
 import type { PermissionModeName, WorkMode } from '../../protocol/events';
 import type { ResolvedModel } from '../providers/types';
 import type { RunRow } from '../store/store';
-import { checkWithinGrant, GrantModeError, newThreadModes, type ThreadModes } from '../session/grant-modes';
+import { checkWithinGrant, GrantModeError, newThreadModes, type ThreadModes } from '../permissions/grant-modes';
 import { RunError } from './errors';
 import { busyError, type StartRunRequest } from './registry';
 

@@ -1,11 +1,11 @@
 /**
- * The grant's mode ceiling (./grant-modes.ts) for commands other than sendPrompt that start runs,
+ * The grant's mode ceiling (../permissions/grant-modes.ts) for commands other than sendPrompt that start runs,
  * checked before their handler. A prompt's thread (a new one created in explicit modes, an
  * existing one checked against the ceiling) is decided with its turn (../runs/turn-start.ts).
  */
 import type { Grant } from '../../protocol/commands/grants';
 import type { EngineServices } from '../services';
-import { checkWithinGrant } from './grant-modes';
+import { checkWithinGrant } from '../permissions/grant-modes';
 
 /** Commands that start a run of an existing thread (in that thread's modes) other than sendPrompt, which checks itself. */
 const RUNS_EXISTING_THREAD: ReadonlySet<string> = new Set(['regenerate', 'retry', 'editMessage']);

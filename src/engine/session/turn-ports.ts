@@ -1,7 +1,7 @@
 /**
  * The turn-start ports (../runs/start-turn.ts) of a session's command: the engine's store, runs,
  * models and queue, the MCP servers' bounded wait (a client's prompt gets their tools), and the
- * session's grant with the thread modes it is checked against (./grant-modes.ts).
+ * session's grant with the thread modes it is checked against (../permissions/grant-modes.ts).
  */
 import type { Grant } from '../../protocol/commands/grants';
 import type { TurnStartPorts } from '../runs/start-turn';

@@ -5,10 +5,10 @@ import type { PlanRow } from '../../store/plan-reads';
 import { PermissionRulesError } from '../../permissions/rules';
 import { runHandlers } from './runs';
 import type { HandlerTable } from './types';
-import { checkWithinGrant } from '../grant-modes';
+import { checkWithinGrant } from '../../permissions/grant-modes';
 import type { Grant } from '../../../protocol/commands/grants';
 
-/** A session whose grant has modes may not switch a thread to Act above them (../grant-modes.ts). */
+/** A session whose grant has modes may not switch a thread to Act above them (../../permissions/grant-modes.ts). */
 function checkActAllowed(services: EngineServices, grant: Grant, threadId: string): void {
   if (!grant.modes) return;
   services.store.getThread(threadId);
