@@ -13,6 +13,7 @@ import type { ResolvedModel } from '../providers/types';
 import type { QueueRow, VoxStore } from '../store/store';
 import { allocate } from '../ids/ids';
 import type { ThreadModes } from '../permissions/grant-modes';
+import type { ChildRunRequest } from './background';
 import { RunError } from './errors';
 import { isLiveRun, THREAD_TITLE_PROMPT_CHARS, type RunHandle, type RunRegistry } from './registry';
 import { decideTurnStart, newThreadModesOf, refusalOf, type PreparedTurn, type ThreadRead, type TurnStartCommand, type TurnStartDecision, type TurnStartReadModel } from './turn-start';
@@ -122,4 +123,18 @@ function act(ports: TurnStartPorts, cmd: TurnStartCommand, d: TurnStartDecision,
         throw e;
       }
   }
+}
+
+/**
+ * A subagent's turn (./background.ts): a new child thread listed under its parent, on the model
+ * asked (a ref), never queued. The composition root's `startChild` is meant to be this plus the
+ * stream's peek; until it is wired there, subagents start with `RunRegistry.start` directly.
+ */
+export async function startChildTurn(ports: Pick<TurnStartPorts, 'store' | 'runs' | 'resolveModel' | 'defaultModel'>, req: ChildRunRequest): Promise<RunHandle> {
+  const out = await startTurn(ports, {
+    threadId: null, prompt: req.task, model: req.model, ifBusy: 'refuse', what: `start subagent ${req.title}`,
+    run: { title: req.title, kind: 'subagent', workspaceRoot: req.workspaceRoot, parent: { threadId: req.parentThreadId, runId: req.parentRunId } },
+  });
+  if (out.kind !== 'started') throw new Error(`a subagent's turn was ${out.kind}, not started`); // a new thread is never busy
+  return out.handle;
 }

@@ -15,7 +15,7 @@
  */
 import type { SqlDatabase } from './driver';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
-import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
+import { openDatabase, readOnlyError, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { project } from './projections';
 import { cachingStatements } from './statement-cache';
@@ -61,7 +61,21 @@ export class VoxStore {
   }
 
   static open(file: string, opts?: OpenOptions): VoxStore {
-    return new VoxStore(openDatabase(file, opts));
+    const store = new VoxStore(openDatabase(file, opts));
+    if (opts?.readonly) store.readOnlyFile = file;
+    return store;
+  }
+
+  /** The file, when opened read-only (`OpenOptions.readonly`): the session refuses commands that write before they run. */
+  private readOnlyFile: string | null = null;
+
+  get readOnly(): boolean {
+    return this.readOnlyFile !== null;
+  }
+
+  /** The typed refusal of a write to this store (opened read-only). */
+  readOnlyError(): StoreError {
+    return readOnlyError(this.readOnlyFile ?? this.db.name);
   }
 
   close(): void {
