@@ -25,6 +25,7 @@ import { RunRegistry } from './runs/registry';
 import { ThreadRunQueue, type DrainPolicy } from './runs/queue';
 import { RateLimitWaits, systemClock, type EngineClock } from './runs/rate-limit';
 import { BackgroundWork } from './runs/background';
+import { startChildTurn } from './runs/start-turn';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
 import { ContextService } from './context/service';
@@ -228,9 +229,9 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   const background = new BackgroundWork({
     store,
     startChild: async (req) => {
-      const model = await providers.resolve(req.model);
       if (!runsRef) throw new Error('the run registry is not ready');
-      const h = runsRef.start({ prompt: req.task, title: req.title, model, kind: 'subagent', workspaceRoot: req.workspaceRoot, parent: { threadId: req.parentThreadId, runId: req.parentRunId } });
+      // The same turn start as every other (runs/start-turn.ts): a child thread under its parent.
+      const h = await startChildTurn({ store, runs: runsRef, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model() }, req);
       return { ...h, peek: () => streams.accumulated(h.runId)?.text ?? '' };
     },
   });

@@ -14,6 +14,7 @@
  * children; when the deepest such fork is among the roots themselves, F is `root`.
  */
 import { VoxError } from './wire/vox-error';
+import type { ErrorDetailsOf } from './wire/error-details';
 
 /** The id a fork among root messages uses in branch ids. */
 export const ROOT_FORK = 'root';
@@ -30,7 +31,7 @@ export class BranchError extends VoxError<'branch'> {
   constructor(
     code: BranchError['code'],
     message: string,
-    readonly details?: { threadId?: string; messageId?: string; runId?: string; count?: number; max?: number },
+    readonly details?: ErrorDetailsOf<'branch'>,
   ) {
     super(code, message);
   }

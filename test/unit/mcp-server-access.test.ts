@@ -8,7 +8,7 @@ import { checkAccess, McpToolAccess } from '../../src/mcp-server/access';
 import { applyDomSnapshotRule, DOM_SNAPSHOT_LIMIT_BYTES, dropDomSnapshots, isDomSnapshot } from '../../src/mcp-server/dom-snapshot';
 import { McpServerError } from '../../src/mcp-server/errors';
 import { mcpGrant, voxModes } from '../../src/mcp-server/grants';
-import { checkWithinGrant, GrantModeError, levelsOf, newThreadModes } from '../../src/engine/session/grant-modes';
+import { checkWithinGrant, GrantModeError, levelsOf, newThreadModes } from '../../src/engine/permissions/grant-modes';
 import { ownerGrant } from '../../src/protocol/commands/grants';
 
 function refusal(fn: () => unknown): McpServerError {

@@ -13,19 +13,16 @@ import {
 import { MAX_TREE_MESSAGES, type BranchView } from '../../protocol/commands/branches';
 import { splitContext } from '../../protocol/mentions';
 import type { SamplingSettings } from '../../protocol/posture';
-import type { ResolvedModel } from '../providers/types';
 import { RunError } from '../runs/errors';
-import { isLiveRun, storedPosture, type RunRegistry } from '../runs/registry';
+import { isLiveRun, storedPosture } from '../runs/registry';
+import { startTurn, type TurnStartPorts } from '../runs/start-turn';
+import { unprepared, type PreparedTurn } from '../runs/turn-start';
 import type { MessageRow, RunRow, VoxStore } from '../store/store';
 import { countMessages, lastRunOfMessage, messageById, runEndedStopReason } from './reads';
 import { unifiedDiff } from './unified-diff';
 
-export interface BranchDeps {
-  store: VoxStore;
-  runs: RunRegistry;
-  resolveModel(ref: string): Promise<ResolvedModel>;
-  /** The default model ref (a prompt whose run recorded none). */
-  defaultModel(): string;
+/** What reruns start turns through (../runs/start-turn.ts): the store, runs and models; a session's grant and the thread modes checked against it. */
+export interface BranchDeps extends Pick<TurnStartPorts, 'store' | 'runs' | 'resolveModel' | 'defaultModel' | 'grant' | 'modesOf'> {
   /**
    * Rules (../rules/): the block of the rules a posture recorded (a regenerate re-attaches them),
    * and the preparer of an edited prompt (its @rule tokens stripped, its rules attached).
@@ -105,28 +102,32 @@ function promptAbove(store: VoxStore, threadId: string, m: MessageRow | undefine
   return undefined;
 }
 
-/** Re-sends user message `u` as a new sibling (same parent), with its run's posture or `model`. */
-async function rerun(deps: BranchDeps, threadId: string, u: MessageRow, run: RunRow | undefined, model: string | undefined, content = u.content): Promise<RerunStarted> {
+/** Re-sends user message `u` as a new sibling (same parent), with its run's posture or `model`; `what` names the command for a refusal. */
+async function rerun(deps: BranchDeps, what: string, threadId: string, u: MessageRow, run: RunRow | undefined, model: string | undefined, content = u.content): Promise<RerunStarted> {
   const original = run ?? lastRunOfMessage(deps.store.db, u.id);
   const posture = original ? storedPosture(original) : undefined;
-  const resolved = await deps.resolveModel(model ?? posture?.model ?? original?.model ?? deps.defaultModel());
   const sampling: SamplingSettings | undefined = posture ? { temperature: posture.temperature, topP: posture.topP, reasoningEffort: posture.reasoningEffort } : undefined;
-  // The same prompt re-attaches the rules its posture recorded; an edited one gets its own.
-  let rules: { rules: string[]; userRules?: string } | undefined = posture ? { rules: posture.rules } : undefined;
-  if (deps.rules && content !== u.content) {
-    const p = (await deps.rules.storedPreparer(threadId))(content);
-    content = p.prompt;
-    rules = { rules: p.names, ...(p.block ? { userRules: p.block } : {}) };
-  } else if (deps.rules && posture && posture.rules.length > 0) {
-    const b = await deps.rules.blockFor(threadId, posture.rules);
-    rules = { rules: b.names, ...(b.block ? { userRules: b.block } : {}) };
-  }
-  const h = deps.runs.start({
-    threadId, prompt: content, model: resolved, parentMessageId: u.parentId,
-    ...(sampling ? { sampling } : {}),
-    ...(rules ?? {}),
+  const { store, runs, resolveModel, defaultModel, grant, modesOf } = deps;
+  const out = await startTurn({ store, runs, resolveModel, defaultModel, ...(grant ? { grant } : {}), ...(modesOf ? { modesOf } : {}) }, {
+    threadId, prompt: content, model: model ?? posture?.model ?? original?.model ?? defaultModel(), parentMessageId: u.parentId,
+    // A rerun answers an earlier message: it never waits in the queue.
+    ifBusy: 'refuse', what: `${what} in thread ${threadId}`,
+    ...(sampling ? { run: { sampling } } : {}),
+    // The same prompt re-attaches the rules its posture recorded; an edited one gets its own.
+    prepare: async (): Promise<PreparedTurn> => {
+      if (deps.rules && content !== u.content) {
+        const p = (await deps.rules.storedPreparer(threadId))(content);
+        return { ...unprepared(p.prompt), queuedPrompt: content, rules: p.names, rulesBlock: p.block };
+      }
+      if (deps.rules && posture && posture.rules.length > 0) {
+        const b = await deps.rules.blockFor(threadId, posture.rules);
+        return { ...unprepared(content), rules: b.names, rulesBlock: b.block };
+      }
+      return { ...unprepared(content), rules: posture?.rules ?? [] };
+    },
   });
-  return { threadId: h.threadId, runId: h.runId, userMessageId: h.userMessageId };
+  if (out.kind !== 'started') throw new Error(`a rerun was ${out.kind}, not started`); // ifBusy 'refuse': a busy thread refuses
+  return { threadId: out.handle.threadId, runId: out.handle.runId, userMessageId: out.handle.userMessageId };
 }
 
 /** `regenerate`: the prompt answered by a message / run (or the head's) re-sent as a sibling. */
@@ -148,7 +149,7 @@ export async function regenerate(deps: BranchDeps, cmd: { threadId: string; mess
     u = promptAbove(store, cmd.threadId, head ? messageById(store.db, head) : undefined);
   }
   if (!u) throw new BranchError('nothingToRegenerate', 'there is no prompt to regenerate here', { threadId: cmd.threadId });
-  return rerun(deps, cmd.threadId, u, run, cmd.model);
+  return rerun(deps, 'regenerate', cmd.threadId, u, run, cmd.model);
 }
 
 /** `retry`: regenerate for a run that did not finish (failed, cancelled, interrupted, or cut at the output limit). */
@@ -163,7 +164,7 @@ export async function retry(deps: BranchDeps, cmd: { threadId: string; runId: st
   }
   const u = run.userMessageId ? messageById(store.db, run.userMessageId) : undefined;
   if (!u) throw new BranchError('nothingToRegenerate', `run ${run.id} has no prompt to retry`, { threadId: cmd.threadId, runId: run.id });
-  return rerun(deps, cmd.threadId, u, run, cmd.model);
+  return rerun(deps, 'retry', cmd.threadId, u, run, cmd.model);
 }
 
 /**
@@ -185,7 +186,7 @@ export async function editMessage(
   if (m.role !== 'user') throw new BranchError('badTarget', `message ${m.id} is a ${m.role} message; only user and assistant messages can be edited`, { threadId: cmd.threadId, messageId: m.id });
   const { prompt, chips } = splitContext(m.content);
   const keptContext = chips.length > 0 && splitContext(cmd.content).chips.length === 0 ? m.content.slice(prompt.length) : '';
-  const r = await rerun(deps, cmd.threadId, m, undefined, cmd.model, cmd.content + keptContext);
+  const r = await rerun(deps, 'editMessage', cmd.threadId, m, undefined, cmd.model, cmd.content + keptContext);
   return { messageId: r.userMessageId, edited: false, runId: r.runId };
 }
 

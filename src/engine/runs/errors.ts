@@ -1,5 +1,6 @@
 /** Typed failures of starting and controlling runs. */
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+import type { ErrorDetailsOf } from '../../protocol/wire/error-details';
 
 export type RunErrorCode = ErrorCode<'run'>;
 
@@ -10,7 +11,7 @@ export class RunError extends VoxError<'run'> {
     code: RunErrorCode,
     message: string,
     /** The run that holds the thread (threadBusy), or the run asked about. */
-    readonly details: { runId?: string; threadId?: string } = {},
+    readonly details: ErrorDetailsOf<'run'> = {},
   ) {
     super(code, message);
   }

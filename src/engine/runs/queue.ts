@@ -21,9 +21,10 @@ import { StoreError } from '../store/errors';
 import { allocate } from '../ids/ids';
 import { RunError } from './errors';
 import { isLiveRun, type RunHandle, type RunRegistry } from './registry';
+import { startTurn } from './start-turn';
+import { MAX_QUEUED_PER_THREAD } from './turn-start';
 
-/** Most prompts one thread may have waiting. */
-export const MAX_QUEUED_PER_THREAD = 50;
+export { MAX_QUEUED_PER_THREAD };
 /** How often an engine with prompts waiting checks whether their threads have freed up (a run ending in another process). */
 export const QUEUE_POLL_MS = 500;
 
@@ -175,10 +176,15 @@ export class ThreadRunQueue {
     if (!entry || !this.deps.runs.accepting) return null;
     // Someone else's entry waits for its owner — unless asked for it now, or its owner is gone and this engine drains all.
     if (!asked && !mine(entry) && (this.deps.policy === 'own' || isOwnerAlive(entry.ownerPid, entry.ownerStartedAt))) return null;
-    const model = await this.deps.resolveModel(entry.model ?? this.deps.defaultModel());
+    const { store, runs, resolveModel, defaultModel } = this.deps;
     try {
       const prepareRules = await this.deps.rulesFor?.(threadId);
-      return this.deps.runs.start({ threadId, prompt: entry.prompt, model, fromQueue: entry.entryId, ...(prepareRules ? { prepareRules } : {}) });
+      // The entry's rules are prepared in the start's transaction (its latest edit); a busy thread keeps it waiting.
+      const out = await startTurn({ store, runs, resolveModel, defaultModel }, {
+        threadId, prompt: entry.prompt, model: entry.model, ifBusy: 'wait', what: `start queued prompt ${entry.entryId}`,
+        run: { fromQueue: entry.entryId, ...(prepareRules ? { prepareRules } : {}) },
+      });
+      return out.kind === 'started' ? out.handle : null;
     } catch (e) {
       if (e instanceof RunError && e.code === 'threadBusy') return null; // still running: the entry waits (or steers)
       if (e instanceof RunError && e.code === 'queueEntryGone') return asked ? null : this.drainNext(threadId);

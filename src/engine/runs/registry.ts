@@ -340,7 +340,8 @@ export function isLiveRun(r: RunRow): boolean {
   return isOwnerAlive(r.ownerPid, r.ownerStartedAt);
 }
 
-function busyError(run: RunRow): RunError {
+/** `run/threadBusy` naming the run that holds the thread. */
+export function busyError(run: RunRow): RunError {
   const where = run.ownerPid === process.pid ? 'in this window' : `in another Vox process (pid ${run.ownerPid})`;
   return new RunError('threadBusy', `this thread is already running a turn (${run.model}, started ${new Date(run.startedAt).toISOString()} ${where}); wait for it to finish or stop it first`, {
     runId: run.id,

@@ -3,12 +3,15 @@
  * the CLI, later a guest page or an MCP client) talking the protocol of src/protocol. Each
  * message is decoded through the forward-compatible command envelope, checked against the
  * session's grant (a command above it is refused with `protocol/capabilityDenied` before anything
- * runs), dispatched to its area's handler (./handlers/), and answered exactly once: `result` with
+ * runs), held to its declared flags (a read-only store refuses a writing command; an exclusive one
+ * waits for the one before it, ./exclusive.ts), dispatched to its area's handler (./handlers/), and answered exactly once: `result` with
  * the value (checked against the command's result validator) or `error` ({domain, code, message},
  * ./wire-errors.ts). Subscriptions then push only new data until `unsubscribe` or `dispose`.
  */
 import { EnvelopeError } from '../../protocol/wire/envelope';
 import { commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
+import { exclusiveKey } from '../../protocol/commands/define';
+import { runExclusive } from './exclusive';
 import { holds, missingCapabilities, type Grant } from '../../protocol/commands/grants';
 import type { SettingsView } from '../../protocol/commands/settings';
 import { groupRecent, recentModels, uiPreferences } from '../connect/recent';
@@ -93,12 +96,18 @@ export class ClientSession {
       }
     };
     const fail = (e: unknown) => this.send({ type: 'error', inReplyTo: requestId, ...toWireError(e, (x) => this.log(x)) });
-    try {
+    // The command's flags (../../protocol/commands/define.ts): a read-only store refuses writers; exclusive ones wait their turn.
+    if (this.services.store.readOnly && !spec.readOnly) return fail(this.services.store.readOnlyError());
+    const run = () => {
       // A grant with modes (an MCP client's) may not start a run above them (./thread-modes.ts).
       checkRunCommandModes(this.services, this.grant, type, message as { threadId?: unknown });
       const handler = this.services.handlers.get(type);
       if (!handler) throw new Error(`no handler for ${type}`);
-      const out = (handler as (ctx: unknown, cmd: unknown) => unknown)({ services: this.services, session: this }, message);
+      return (handler as (ctx: unknown, cmd: unknown) => unknown)({ services: this.services, session: this }, message);
+    };
+    const key = exclusiveKey(spec, message as { threadId?: unknown });
+    try {
+      const out = key === null ? run() : runExclusive(this.services, key, run);
       if (out instanceof Promise) out.then(reply, fail);
       else reply(out);
     } catch (e) {

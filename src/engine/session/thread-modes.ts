@@ -1,38 +1,11 @@
 /**
- * Where a prompt's thread gets its modes under a session's grant (./grant-modes.ts): a new thread
- * asked with modes (or by a session whose grant has modes) is created first with explicit
- * permission and work modes, in one transaction, so its first run already decides under them; a
- * prompt of a limited session to an existing thread is refused when that thread runs above the
- * grant's modes (its permission mode, its Plan / Act).
+ * The grant's mode ceiling (../permissions/grant-modes.ts) for commands other than sendPrompt that start runs,
+ * checked before their handler. A prompt's thread (a new one created in explicit modes, an
+ * existing one checked against the ceiling) is decided with its turn (../runs/turn-start.ts).
  */
 import type { Grant } from '../../protocol/commands/grants';
-import type { CommandOf } from '../../protocol/commands/index';
-import { allocate } from '../ids/ids';
-import { titleFromPrompt } from '../runs/registry';
 import type { EngineServices } from '../services';
-import { checkWithinGrant, GrantModeError, newThreadModes } from './grant-modes';
-
-/** The thread the prompt goes to: the given one (checked), a new one created with its modes, or null (the run creates it). */
-export function threadWithGrantModes(services: Pick<EngineServices, 'store' | 'permissions' | 'plans'>, grant: Grant, cmd: CommandOf<'sendPrompt'>): string | null {
-  const { store } = services;
-  if (cmd.threadId !== null) {
-    if (cmd.newThread) throw new GrantModeError('newThread modes apply to a new thread only (threadId null); change an existing thread\'s modes with setPermissionMode / setWorkMode');
-    if (grant.modes) {
-      store.getThread(cmd.threadId); // typed store/notFound first
-      checkWithinGrant(grant, { permissionMode: services.permissions.mode(cmd.threadId).mode, workMode: services.plans.workMode(cmd.threadId) }, `prompt thread ${cmd.threadId}`);
-    }
-    return cmd.threadId;
-  }
-  const modes = newThreadModes(grant, cmd.newThread);
-  if (!modes) return null;
-  const threadId = allocate('thread');
-  store.append(
-    { type: 'thread.created', threadId, title: titleFromPrompt(cmd.prompt) },
-    { type: 'thread.permissionModeSet', threadId, mode: modes.permissionMode },
-    { type: 'thread.workModeSet', threadId, mode: modes.workMode },
-  );
-  return threadId;
-}
+import { checkWithinGrant } from '../permissions/grant-modes';
 
 /** Commands that start a run of an existing thread (in that thread's modes) other than sendPrompt, which checks itself. */
 const RUNS_EXISTING_THREAD: ReadonlySet<string> = new Set(['regenerate', 'retry', 'editMessage']);

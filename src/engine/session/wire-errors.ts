@@ -2,34 +2,22 @@
  * The one mapping from a thrown value to the error a client receives, `{domain, code, message,
  * details?}`. A `VoxError` keeps its domain, code and message; the structured facts some carry
  * (the files of a variant conflict, the run holding a busy thread, a dirty worktree's files) are
- * passed as `details` by the table below — never a `cause`, a stack or git's raw output. Anything
+ * passed as `details`, the fields its domain declares (../../protocol/wire/error-details.ts) — never a `cause`, a stack or git's raw output. Anything
  * that is not a VoxError is an internal error: the client gets a generic message and the raw
  * error goes to the host's log, so no library's words reach a user as if they were Vox's.
  */
 import type { WireError } from '../../protocol/errors';
-import { isVoxError, type ErrorDomain, type VoxError } from '../../protocol/wire/vox-error';
+import { isVoxError, type VoxError } from '../../protocol/wire/vox-error';
+import { detailFields } from '../../protocol/wire/error-details';
 import { EnvelopeError } from '../../protocol/wire/envelope';
 import { redact } from '../platform/secrets';
 
 type DetailsOf = (e: VoxError & { details?: Record<string, unknown> }) => Record<string, unknown> | undefined;
 
-/** The fields of `details` that may travel, by domain (JSON-safe facts only). */
-const DETAIL_FIELDS: Partial<Record<ErrorDomain, readonly string[]>> = {
-  run: ['runId', 'threadId'],
-  variant: ['files', 'models', 'index', 'path'],
-  worktree: ['path', 'dirtyFiles', 'lockReason', 'leftBehind'],
-  provider: ['status', 'resetAtMs', 'retryAfterMs'],
-  download: ['status'],
-  connect: ['provider', 'endpoint', 'status'],
-  branch: ['threadId', 'messageId', 'runId', 'count', 'max'],
-  compaction: ['threadId', 'messageId'],
-  mcpApp: ['threadId', 'itemId', 'bytes', 'max'],
-};
-
 const pickDetails: DetailsOf = (e) => {
-  const fields = DETAIL_FIELDS[e.domain];
+  const fields = detailFields(e.domain);
   const d = e.details;
-  if (!fields || !d || typeof d !== 'object') return undefined;
+  if (fields.length === 0 || !d || typeof d !== 'object') return undefined;
   const out: Record<string, unknown> = {};
   for (const f of fields) if (d[f] !== undefined) out[f] = d[f];
   return Object.keys(out).length > 0 ? out : undefined;

@@ -51,6 +51,11 @@ const WAL_SUFFIXES = ['-wal', '-shm'];
 /** What to do about a database Vox cannot write, said once for every path to it. */
 const READ_ONLY_ADVICE = 'Vox can list and show threads but not change them. Make the file and its folder writable, or point VOX_HOME (the vox CLI) at a writable folder.';
 
+/** The refusal of a write to `file`, a read-only database (a read-only file or folder, or opened read-only). */
+export function readOnlyError(file: string, cause?: unknown): StoreError {
+  return new StoreError('readOnly', `${file} cannot be written (a read-only file or folder). ${READ_ONLY_ADVICE}`, cause);
+}
+
 function writable(p: string): boolean {
   try {
     fs.accessSync(p, fs.constants.W_OK);
@@ -105,7 +110,7 @@ export function storeErrorOf(file: string, e: unknown): StoreError {
     return new StoreError('locked', `${file} is locked by another process (another VS Code window or vox command has held a write for more than ${BUSY_TIMEOUT_MS / 1000} s); try again, or close it.`, e);
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new StoreError('readOnly', `${file} cannot be written (a read-only file or folder). ${READ_ONLY_ADVICE}`, e);
+    return readOnlyError(file, e);
   }
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new StoreError('io', `${file}: the disk is full; nothing was written.`, e);
   return new StoreError('io', `Cannot use database ${file}: ${err.message ?? String(e)}`, e);
@@ -191,7 +196,7 @@ function openOnce(file: string, opts: OpenOptions, migrations: readonly Migratio
     }
   }
   if (!opts.readonly && (!writable(dir) || (exists && !writable(file)) || WAL_SUFFIXES.some((x) => fs.existsSync(file + x) && !writable(file + x)))) {
-    throw new StoreError('readOnly', `${file} cannot be written (a read-only file or folder). ${READ_ONLY_ADVICE}`);
+    throw readOnlyError(file);
   }
   // A WAL database in a folder that cannot be written cannot be read in place (SQLite creates its
   // shared-memory file there): read a private copy.

@@ -15,7 +15,7 @@
  */
 import type { SqlDatabase } from './driver';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
-import { openDatabase, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
+import { openDatabase, readOnlyError, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
 import { ResolvedSchema, defaultStoreSchemas, type StoreSchema } from './schema';
 import { cachingStatements } from './statement-cache';
@@ -67,7 +67,21 @@ export class VoxStore {
   /** Opens (creating and migrating) the database with the core's schema and the given modules' (`schema`). */
   static open(file: string, opts: OpenOptions & { schema?: readonly StoreSchema[] } = {}): VoxStore {
     const schema = new ResolvedSchema(opts.schema ?? defaultStoreSchemas());
-    return new VoxStore(openDatabase(file, opts, schema.migrations), Date.now, schema);
+    const store = new VoxStore(openDatabase(file, opts, schema.migrations), Date.now, schema);
+    if (opts.readonly) store.readOnlyFile = file;
+    return store;
+  }
+
+  /** The file, when opened read-only (`OpenOptions.readonly`): the session refuses commands that write before they run. */
+  private readOnlyFile: string | null = null;
+
+  get readOnly(): boolean {
+    return this.readOnlyFile !== null;
+  }
+
+  /** The typed refusal of a write to this store (opened read-only). */
+  readOnlyError(): StoreError {
+    return readOnlyError(this.readOnlyFile ?? this.db.name);
   }
 
   close(): void {

@@ -19,6 +19,8 @@ import * as fs from 'node:fs';
 import type { TurnResult } from '../agent/runner';
 import type { ResolvedModel } from '../providers/types';
 import type { RunHandle, RunRegistry } from '../runs/registry';
+import { startTurn } from '../runs/start-turn';
+import type { VoxStore } from '../store/store';
 import { workspaceLeases } from '../platform/workspace-lease';
 import { WorktreeError, createManagedWorktree, removeManagedWorktree } from '../worktrees/worktrees';
 import { snapshotVariant, worktreeIndexPath } from './diff';
@@ -33,6 +35,8 @@ import {
 export interface VariantRunnerDeps {
   /** Starts each variant's run (in its worktree), so Stop-all and shutdown see them too. */
   runs: RunRegistry;
+  /** The store the turn start reads the variant's thread from (../runs/start-turn.ts). */
+  store: VoxStore;
   /** Receives errors thrown by `onDidChange` listeners; default console.error. */
   onListenerError?: (error: unknown) => void;
 }
@@ -271,11 +275,18 @@ export class VariantGroup {
 
     let result: TurnResult;
     try {
-      slot.turn = this.opts.deps.runs.start({
-        threadId: slot.threadId, prompt: this.prompt, model: slot.resolved, workspaceRoot: slot.worktreePath, kind: 'variant',
-        // Live diff stats after every file-changing tool (coalesced and rate-limited by the refresher).
-        hooks: (bus) => bus.on('afterTool', (c) => void (c.tool.mutating && slot.refresher.request()), { name: 'variants: diff stats' }),
+      // The variant's model was resolved with the pool's checks; its thread is new and its own: the turn starts (or the start's refusal fails the variant).
+      const { store, runs } = this.opts.deps;
+      const out = await startTurn({ store, runs, resolveModel: async () => slot.resolved, defaultModel: () => slot.model }, {
+        threadId: slot.threadId, prompt: this.prompt, model: slot.resolved, ifBusy: 'refuse', what: `start variant ${slot.index}`,
+        run: {
+          workspaceRoot: slot.worktreePath, kind: 'variant',
+          // Live diff stats after every file-changing tool (coalesced and rate-limited by the refresher).
+          hooks: (bus) => bus.on('afterTool', (c) => void (c.tool.mutating && slot.refresher.request()), { name: 'variants: diff stats' }),
+        },
       });
+      if (out.kind !== 'started') throw new Error(`variant ${slot.index}'s turn was ${out.kind}, not started`);
+      slot.turn = out.handle;
       slot.runId = slot.turn.runId;
       this.setStatus(slot, 'running');
       if (slot.cancelRequested) slot.turn.cancel();

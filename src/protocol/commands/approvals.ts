@@ -14,6 +14,7 @@ export type ApprovalRequestView = Infer<typeof approvalRequest>;
 
 export const approvalCommands = {
   listApprovals: defineCommand('listApprovals', {
+    readOnly: true,
     summary: 'Tool calls waiting for approval, oldest first (of one thread, or all).',
     requires: ['read'],
     params: { threadId: optional(name) },

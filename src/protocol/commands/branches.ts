@@ -40,18 +40,21 @@ const editedContent = refine(str, (s) => s.length <= MAX_PROMPT_CHARS, `string o
 
 export const branchCommands = {
   getThreadTree: defineCommand('getThreadTree', {
+    readOnly: true,
     summary: `Every message of a thread (all branches, in creation order) with its branches and head; at most ${MAX_TREE_MESSAGES} messages.`,
     requires: ['read'],
     params: { threadId: name },
     result: object({ threadId: str, headMessageId: nullable(str), messages: arrayOf(messageView), branches: arrayOf(branchView) }),
   }),
   switchBranch: defineCommand('switchBranch', {
+    exclusive: 'thread',
     summary: 'Moves the thread\'s head to the latest leaf under a message (its branch becomes the active path); refused while the thread runs.',
     requires: ['write'],
     params: { threadId: name, toMessageId: name },
     result: object({ headMessageId: str }),
   }),
   regenerate: defineCommand('regenerate', {
+    exclusive: 'thread',
     summary: 'Re-sends the prompt an answer replied to as a new sibling (the old answer stays as a branch), with that run\'s posture or `model`; no target: the head\'s answer.',
     requires: ['write'],
     params: {
@@ -66,12 +69,14 @@ export const branchCommands = {
     result: rerunResult,
   }),
   retry: defineCommand('retry', {
+    exclusive: 'thread',
     summary: 'Regenerate for a run that failed, was cancelled or interrupted, or stopped at the output limit.',
     requires: ['write'],
     params: { threadId: name, runId: name, model: optional(modelRef) },
     result: rerunResult,
   }),
   editMessage: defineCommand('editMessage', {
+    exclusive: 'thread',
     summary: 'Assistant message: edited in place (marked edited; the original stays in the event log). User message: a new branch with the new text, run at once.',
     requires: ['write'],
     params: {
@@ -83,6 +88,7 @@ export const branchCommands = {
     result: object({ messageId: str, edited: bool, runId: nullable(str) }),
   }),
   compareBranches: defineCommand('compareBranches', {
+    readOnly: true,
     summary: 'Side-by-side data of 2..4 branches (by leaf): the shared messages, each branch after the divergence point, and unified diffs of the final answers.',
     requires: ['read'],
     params: { threadId: name, leafIds: arrayOf(name) },

@@ -48,6 +48,7 @@ export type BundleImportView = Infer<typeof bundleImportView>;
 
 export const bundleCommands = {
   exportBundle: defineCommand('exportBundle', {
+    readOnly: true,
     summary: 'Writes threads (all, or `threadIds` and their subagent threads) with every branch, message, run and item, the rules (.vox/rules and settings) and checkpoint ref names to one versioned JSON file.',
     requires: ['owner'],
     params: { path: bundlePath, threadIds: optional(refine(arrayOf(name), (l) => l.length <= MAX_BUNDLE_THREAD_FILTER, `at most ${MAX_BUNDLE_THREAD_FILTER} thread ids`)) },

@@ -35,6 +35,7 @@ export const compactionCommands = {
     result: compactionView,
   }),
   listCompactions: defineCommand('listCompactions', {
+    readOnly: true,
     summary: 'The thread\'s compactions, oldest first, with which of them apply to its current path.',
     requires: ['read'],
     params: { threadId: name },

@@ -33,6 +33,7 @@ export const contextEstimate = object({
 
 export const contextCommands = {
   estimateContext: defineCommand('estimateContext', {
+    readOnly: true,
     summary: 'How many tokens the next request of a thread (null: a new one) would use with this draft and these mentions, against the model\'s context window.',
     requires: ['read'],
     params: {
@@ -44,6 +45,7 @@ export const contextCommands = {
     result: contextEstimate,
   }),
   suggestMentions: defineCommand('suggestMentions', {
+    readOnly: true,
     summary: 'What an @-mention may name for a query: workspace files and folders (fuzzy, .gitignore-aware), @problems, @terminal, @git, @selection and past threads, best first.',
     requires: ['read'],
     params: {

@@ -20,6 +20,7 @@ export type HandoffPreview = Infer<typeof handoffPreview>;
 
 export const handoffCommands = {
   previewHandoff: defineCommand('previewHandoff', {
+    readOnly: true,
     summary: 'The <context_handoff> preamble the thread\'s next prompt would get on a model (default: the configured one) with a strategy (default deltaSinceTargetLastSeen): runs covered, turns verbatim / compacted / left out, tokens, bytes.',
     requires: ['read'],
     params: {

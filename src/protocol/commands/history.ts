@@ -20,6 +20,7 @@ export type PromptHistoryEntry = Infer<typeof promptHistoryEntry>;
 
 export const historyCommands = {
   listPromptHistory: defineCommand('listPromptHistory', {
+    readOnly: true,
     summary: `The newest prompts sent from any client (at most ${MAX_PROMPT_HISTORY}), newest last; consecutive repeats are collapsed.`,
     requires: ['read'],
     params: { limit: optional(refine(int, (n) => n > 0 && n <= MAX_PROMPT_HISTORY, `integer from 1 to ${MAX_PROMPT_HISTORY}`)) },

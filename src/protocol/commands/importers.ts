@@ -63,6 +63,7 @@ export type ImportCountsView = Infer<typeof importCounts>;
 
 export const importerCommands = {
   scanExternalSessions: defineCommand('scanExternalSessions', {
+    readOnly: true,
     summary: 'Claude Code, Codex and Cursor sessions found on disk (source, project, date, title, size, imported or not), newest first.',
     requires: ['read'],
     params: dirParams,

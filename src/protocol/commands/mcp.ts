@@ -71,48 +71,56 @@ export type McpServerListView = Infer<typeof mcpServerListView>;
 
 export const mcpCommands = {
   listMcpServers: defineCommand('listMcpServers', {
+    readOnly: true,
     summary: 'The configured MCP servers with their status, tools, prompts and resources, and the config files that did not parse.',
     requires: ['read'],
     params: {},
     result: mcpServerListView,
   }),
   watchMcpServers: defineCommand('watchMcpServers', {
+    readOnly: true,
     summary: 'Subscribes to `mcpServers` updates (every server, after any change); answers {target: "mcpServers"}.',
     requires: ['read'],
     params: {},
     result: object({ target: str }),
   }),
   restartMcpServer: defineCommand('restartMcpServer', {
+    readOnly: true,
     summary: 'Stops and starts one MCP server (reloading the config files first).',
     requires: ['owner'],
     params: { name: mcpName },
     result: mcpServerView,
   }),
   setMcpServerEnabled: defineCommand('setMcpServerEnabled', {
+    readOnly: true,
     summary: 'Enables or disables one MCP server (kept in the workspace settings); a disabled server is stopped and its tools leave the agent.',
     requires: ['owner'],
     params: { name: mcpName, enabled: bool },
     result: mcpServerView,
   }),
   setMcpToolEnabled: defineCommand('setMcpToolEnabled', {
+    readOnly: true,
     summary: 'Enables or disables one tool of an MCP server for the agent (kept in the workspace settings).',
     requires: ['owner'],
     params: { name: mcpName, tool: mcpName, enabled: bool },
     result: mcpServerView,
   }),
   authenticateMcpServer: defineCommand('authenticateMcpServer', {
+    readOnly: true,
     summary: 'Signs in to an HTTP MCP server that requires OAuth (opens the browser; the tokens go to SecretStorage), then connects.',
     requires: ['owner'],
     params: { name: mcpName },
     result: mcpServerView,
   }),
   readMcpResource: defineCommand('readMcpResource', {
+    readOnly: true,
     summary: 'Reads one resource of an MCP server (what an @-mention of it attaches), text bounded.',
     requires: ['read'],
     params: { server: mcpName, uri: refine(str, (s) => s.length > 0 && s.length <= MAX_MCP_URI_CHARS, `1..${MAX_MCP_URI_CHARS} characters`) },
     result: object({ uri: str, mimeType: nullable(str), text: str, truncated: bool }),
   }),
   getMcpPrompt: defineCommand('getMcpPrompt', {
+    readOnly: true,
     summary: 'Expands one prompt of an MCP server with its arguments (what its slash command inserts).',
     requires: ['read'],
     params: { server: mcpName, name: mcpName, arguments: optional(unknownValue) },

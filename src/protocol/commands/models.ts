@@ -42,18 +42,21 @@ export type ConnectionTestView = Infer<typeof connectionTestView>;
 
 export const modelCommands = {
   listModels: defineCommand('listModels', {
+    readOnly: true,
     summary: "A provider's models, from its API (base URL: the given one, else the provider's setting, else its default).",
     requires: ['owner'],
     params: { provider: literal(...CONNECT_PROVIDER_IDS), baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
     result: modelListView,
   }),
   testModel: defineCommand('testModel', {
+    readOnly: true,
     summary: 'Sends the smallest real request to a provider:model and answers how long it took (failures name host:port and the cause).',
     requires: ['owner'],
     params: { ref: modelRef, baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
     result: connectionTestView,
   }),
   setUiPreference: defineCommand('setUiPreference', {
+    readOnly: true,
     summary: 'Keeps a UI choice (the demo banner dismissed, the thread list collapsed) across reloads; answers the new settings.',
     requires: ['owner'],
     params: { key: literal(...UI_PREFERENCE_KEYS), value: bool },

@@ -42,6 +42,7 @@ const planText = nonEmpty(MAX_PLAN_FIELD_CHARS);
 
 export const permissionCommands = {
   getPermissions: defineCommand('getPermissions', {
+    readOnly: true,
     summary: 'The permission mode in force (of a thread, or the workspace default) and the effective rules, with any rule-file errors.',
     requires: ['read'],
     params: { threadId: optional(name) },
@@ -60,6 +61,7 @@ export const permissionCommands = {
     result: object({ threadId: str, workMode }),
   }),
   getPlan: defineCommand('getPlan', {
+    readOnly: true,
     summary: 'A thread\'s Plan / Act mode and its current plan (null when none).',
     requires: ['read'],
     params: { threadId: name },

@@ -24,6 +24,7 @@ export type PreparedModel = Infer<typeof preparedModel>;
 
 export const prepareCommands = {
   prepareModel: defineCommand('prepareModel', {
+    readOnly: true,
     summary: 'Loads a model ahead of the first prompt (a local model, its context); answers when it is ready.',
     requires: ['write'],
     params: { model: optional(modelRef) },

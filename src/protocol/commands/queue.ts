@@ -33,12 +33,14 @@ const entryRef = { threadId: name, entryId: name };
 
 export const queueCommands = {
   listQueue: defineCommand('listQueue', {
+    readOnly: true,
     summary: 'The prompts waiting for the thread\'s run to end, next first.',
     requires: ['read'],
     params: { threadId: name },
     result: object({ entries: arrayOf(queuedPromptView) }),
   }),
   getQueued: defineCommand('getQueued', {
+    readOnly: true,
     summary: 'One queued prompt and what became of it (still queued, started or steered into a run, cancelled).',
     requires: ['read'],
     params: { entryId: name },

@@ -18,18 +18,21 @@ export type ReviewHunkView = Infer<typeof reviewHunk>;
 
 export const reviewCommands = {
   previewToolCall: defineCommand('previewToolCall', {
+    readOnly: true,
     summary: 'The file change a write_file/apply_edit call waiting for approval would make: the file now and exactly what the tool will write (nothing is written).',
     requires: ['read'],
     params: { callId: name },
     result: object({ callId: str, threadId: str, runId: str, toolName: str, path: str, beforeBase64: nullable(str), afterBase64: str }),
   }),
   listTurnChanges: defineCommand('listTurnChanges', {
+    readOnly: true,
     summary: 'Files changed since a turn\'s first edit (its first pre-tool checkpoint) against the working tree now; default: the thread\'s latest turn that edited files.',
     requires: ['read'],
     params: { threadId: name, runId: optional(name) },
     result: object({ ...turnFields, repoRoot: str, files: arrayOf(reviewFile) }),
   }),
   listFileHunks: defineCommand('listFileHunks', {
+    readOnly: true,
     summary: 'One file\'s hunks from the turn\'s baseline to now (none for a binary file).',
     requires: ['read'],
     params: { threadId: name, runId: optional(name), path: name },

@@ -81,42 +81,49 @@ export type RulesPreview = Infer<typeof rulesPreview>;
 
 export const ruleCommands = {
   listRules: defineCommand('listRules', {
+    readOnly: true,
     summary: 'Every rule: user (settings), workspace (.vox/rules/*.md) and peer files (CLAUDE.md, AGENTS.md, .clinerules), with attach mode, enabled state, source and the files that did not parse.',
     requires: ['read'],
     params: {},
     result: ruleListView,
   }),
   getRule: defineCommand('getRule', {
+    readOnly: true,
     summary: 'One rule by name (`rule/unknownRule` when there is none).',
     requires: ['read'],
     params: { name: ruleNameParam },
     result: ruleView,
   }),
   createRule: defineCommand('createRule', {
+    readOnly: true,
     summary: 'Creates a rule: in the user settings (scope user) or as .vox/rules/<name>.md (scope workspace). Bad, reserved or taken names are refused.',
     requires: ['owner'],
     params: { scope: ruleScope, name: ruleNameParam, attach: ruleAttach, body, description: optional(description), paths: optional(paths) },
     result: ruleView,
   }),
   updateRule: defineCommand('updateRule', {
+    readOnly: true,
     summary: 'Changes a user or workspace rule (attach mode, body, description, paths); peer files are edited as files.',
     requires: ['owner'],
     params: { name: ruleNameParam, attach: optional(ruleAttach), body: optional(body), description: optional(nullable(description)), paths: optional(paths) },
     result: ruleView,
   }),
   setRuleEnabled: defineCommand('setRuleEnabled', {
+    readOnly: true,
     summary: 'Enables or disables a rule in this workspace (kept in .vox/rules/.disabled.json).',
     requires: ['owner'],
     params: { name: ruleNameParam, enabled: bool },
     result: ruleView,
   }),
   previewRules: defineCommand('previewRules', {
+    readOnly: true,
     summary: 'What a prompt would become: its manual rule tokens stripped, the <user_rules> block it would get, and its warnings.',
     requires: ['read'],
     params: { prompt: refine(str, (s) => s.length <= MAX_PROMPT_CHARS, `at most ${MAX_PROMPT_CHARS} characters`), mentionPaths: optional(arrayOf(str)) },
     result: rulesPreview,
   }),
   getSystemPrompt: defineCommand('getSystemPrompt', {
+    readOnly: true,
     summary: 'The system prompt a turn of the thread (null: a new thread) would get, $variables resolved, and the <user_rules> block of its always rules.',
     requires: ['read'],
     params: { threadId: optional(nullable(name)) },

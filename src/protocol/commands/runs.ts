@@ -33,6 +33,7 @@ export type ActiveRun = Infer<typeof activeRun>;
 
 export const runCommands = {
   sendPrompt: defineCommand('sendPrompt', {
+    exclusive: 'thread',
     summary: 'Starts a run: the prompt in a thread (a new one when threadId is null) with the given or the default model; while the thread runs, the prompt is queued.',
     requires: (p: { threadId: string | null }) => (p.threadId === null ? ['write', 'startThreads'] : ['write']),
     params: {
@@ -63,24 +64,28 @@ export const runCommands = {
     }),
   }),
   cancelRun: defineCommand('cancelRun', {
+    readOnly: true,
     summary: 'Stops one run; what streamed so far is kept.',
     requires: ['write'],
     params: { runId: name },
     result: object({ runId: str, cancelled: bool }),
   }),
   cancelAllRuns: defineCommand('cancelAllRuns', {
+    readOnly: true,
     summary: 'Stops every active run of this engine, variants included.',
     requires: ['write'],
     params: {},
     result: object({ cancelled: int }),
   }),
   listRuns: defineCommand('listRuns', {
+    readOnly: true,
     summary: 'The runs active in this engine now.',
     requires: ['read'],
     params: { threadId: optional(name) },
     result: object({ runs: arrayOf(activeRun) }),
   }),
   listWaits: defineCommand('listWaits', {
+    readOnly: true,
     summary: 'Every run waiting for a rate limit, in any process on this database (`orphaned`: its process is gone; Resume now takes it over).',
     requires: ['read'],
     params: {},
@@ -105,6 +110,7 @@ export const runCommands = {
     result: object({ runId: str, waiting: nullable(rateLimitWaitView) }),
   }),
   subscribeTurn: defineCommand('subscribeTurn', {
+    readOnly: true,
     summary: 'The turn\'s chunks after `afterSeq` (a `turnChunks` update), then new ones batched, then `turnEnded`.',
     requires: ['read'],
     params: {

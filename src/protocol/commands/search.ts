@@ -46,6 +46,7 @@ export type MessageHit = Infer<typeof messageHit>;
 
 export const searchCommands = {
   searchThreads: defineCommand('searchThreads', {
+    readOnly: true,
     summary: 'Thread titles (fuzzy) and message text and tool output (trigram index, active branches) matching a query, best first, with snippets.',
     requires: ['read'],
     params: {

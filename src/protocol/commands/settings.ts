@@ -27,12 +27,14 @@ export type SettingsView = Infer<typeof settingsView>;
 
 export const settingsCommands = {
   getSettings: defineCommand('getSettings', {
+    readOnly: true,
     summary: 'The default model, the models offered, the recent models by provider, the demo notice and the kept UI choices.',
     requires: ['read'],
     params: {},
     result: settingsView,
   }),
   setModel: defineCommand('setModel', {
+    readOnly: true,
     summary: 'Changes the default model (a provider:model ref); answers the new settings.',
     requires: ['owner'],
     params: { model: modelRef },

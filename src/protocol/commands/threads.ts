@@ -57,18 +57,21 @@ export type ChildThreadView = Infer<typeof childThreadView>;
 
 export const threadCommands = {
   listChildThreads: defineCommand('listChildThreads', {
+    readOnly: true,
     summary: 'The subagent threads a thread spawned, oldest first, each with its status (running, completed, cancelled, failed, interrupted).',
     requires: ['read'],
     params: { threadId: name },
     result: object({ threads: arrayOf(childThreadView) }),
   }),
   listThreads: defineCommand('listThreads', {
+    readOnly: true,
     summary: 'One page of threads, most recently updated first; pass `before` (the previous page\'s nextCursor) for the next.',
     requires: ['read'],
     params: { limit: optional(refine(int, (n) => n >= 1 && n <= MAX_THREAD_PAGE, `1..${MAX_THREAD_PAGE}`)), before: optional(str) },
     result: object({ threads: arrayOf(threadSummary), nextCursor: nullable(str) }),
   }),
   getThread: defineCommand('getThread', {
+    readOnly: true,
     summary: 'A thread with its active message path and its runs.',
     requires: ['read'],
     params: { threadId: name },
@@ -81,18 +84,21 @@ export const threadCommands = {
     result: object({ threadId: str, created: bool }),
   }),
   subscribeThread: defineCommand('subscribeThread', {
+    readOnly: true,
     summary: 'The thread\'s events after `afterSeq` (an `events` update), then every new one live.',
     requires: ['read'],
     params: { threadId: name, afterSeq: seq },
     result: subscribed,
   }),
   watchThreads: defineCommand('watchThreads', {
+    readOnly: true,
     summary: 'A `threadChanged` update whenever any thread is created, renamed, deleted, rewound, switches branch, runs, is checkpointed or has an answer edited.',
     requires: ['read'],
     params: {},
     result: subscribed,
   }),
   unsubscribe: defineCommand('unsubscribe', {
+    readOnly: true,
     summary: 'Ends a subscription by its target (`thread:<id>`, `turn:<id>`, `threads`, `variants`).',
     requires: ['read'],
     params: { target: name },

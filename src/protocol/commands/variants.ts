@@ -34,18 +34,21 @@ export const variantCommands = {
     result: variantPoolView,
   }),
   listVariants: defineCommand('listVariants', {
+    readOnly: true,
     summary: 'The variant pools of this engine that still have variants.',
     requires: ['read'],
     params: {},
     result: object({ pools: arrayOf(variantPoolView) }),
   }),
   watchVariants: defineCommand('watchVariants', {
+    readOnly: true,
     summary: 'A `variants` update (every pool) now and on every status or stats change.',
     requires: ['read'],
     params: {},
     result: subscribed,
   }),
   diffVariant: defineCommand('diffVariant', {
+    readOnly: true,
     summary: 'A variant\'s changes against its base commit: per-file stats and the patch text.',
     requires: ['read'],
     params: target,

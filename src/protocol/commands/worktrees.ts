@@ -19,6 +19,7 @@ export const worktreeCommands = {
     result: object({ worktree: worktreeView, env: nullable(envReport) }),
   }),
   listWorktrees: defineCommand('listWorktrees', {
+    readOnly: true,
     summary: 'The managed worktrees of the workspace\'s repository.',
     requires: ['read'],
     params: {},

@@ -53,7 +53,6 @@ export const HANDLERS: { [K in Exclude<CommandType, ModuleCommands>]: Handler<K>
   ...handoffHandlers,
   ...mcpHandlers,
   ...forkHandlers,
-  // After runHandlers: its sendPrompt wraps theirs (the prompt history).
   ...historyHandlers,
   ...importerHandlers,
 };

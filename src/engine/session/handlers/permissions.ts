@@ -5,10 +5,10 @@ import type { PlanRow } from '../../store/plan-reads';
 import { PermissionRulesError } from '../../permissions/rules';
 import { runHandlers } from './runs';
 import type { HandlerTable } from './types';
-import { checkWithinGrant } from '../grant-modes';
+import { checkWithinGrant } from '../../permissions/grant-modes';
 import type { Grant } from '../../../protocol/commands/grants';
 
-/** A session whose grant has modes may not switch a thread to Act above them (../grant-modes.ts). */
+/** A session whose grant has modes may not switch a thread to Act above them (../../permissions/grant-modes.ts). */
 function checkActAllowed(services: EngineServices, grant: Grant, threadId: string): void {
   if (!grant.modes) return;
   services.store.getThread(threadId);
@@ -62,6 +62,6 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
   async actOnPlan(ctx, cmd) {
     checkActAllowed(ctx.services, ctx.session.grant, cmd.threadId);
     const prompt = ctx.services.plans.actOn(cmd.threadId, cmd.planId, cmd.prompt);
-    return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, ...(cmd.model ? { model: cmd.model } : {}) });
+    return runHandlers.sendPrompt(ctx, { type: 'sendPrompt', threadId: cmd.threadId, prompt, history: false, ...(cmd.model ? { model: cmd.model } : {}) });
   },
 };

@@ -1,56 +1,63 @@
 /** Handlers of the run commands (../../../protocol/commands/runs.ts). */
 import { ChunkBatcher } from '../../stream/chunk-batcher';
-import { RunError } from '../../runs/errors';
 import { waitView } from '../../runs/rate-limit';
 import { isLiveRun } from '../../runs/registry';
 import type { TurnChunk, TurnEnd } from '../../stream/turn-stream-registry';
-import type { CommandOf } from '../../../protocol/commands/index';
-import type { RulesService } from '../../rules/service';
+import type { CommandOf, CommandResult } from '../../../protocol/commands/index';
+import type { EngineServices } from '../../services';
 import type { HandlerTable } from './types';
 import { checkChoice } from '../../handoff/apply';
-import { threadWithGrantModes } from '../thread-modes';
+import { startTurn, type TurnStartOutcome, type TurnStartRequest } from '../../runs/start-turn';
+import { sessionTurnPorts } from '../turn-ports';
+import { recordSentPrompt } from './history';
 
-/** The prompt's rules: the paths of its file and folder mentions attach `paths` rules, their labels are known mentions. */
-function prepareRules(rules: RulesService, cmd: CommandOf<'sendPrompt'>) {
+/**
+ * A client's prompt as a turn start (../../runs/start-turn.ts): its rules (the paths of its file
+ * and folder mentions attach `paths` rules, their labels are known mentions; manual @rule tokens
+ * leave the prompt, the rules' block goes with the turn) and its @-mentions (the context block
+ * the model sees and the thread keeps, context/) are prepared once the cheap checks passed.
+ */
+function promptTurn(services: EngineServices, cmd: CommandOf<'sendPrompt'>): TurnStartRequest {
+  const { rules, context } = services;
   const targets = (cmd.mentions ?? []).filter((m) => (m.kind === 'file' || m.kind === 'folder') && m.target).map((m) => m.target!);
-  return rules.prepare(cmd.prompt, targets, cmd.threadId, targets);
+  return {
+    threadId: cmd.threadId, prompt: cmd.prompt, model: cmd.model ?? null, ifBusy: cmd.ifBusy ?? 'queue', steer: cmd.steer === true,
+    what: `prompt thread ${cmd.threadId}`,
+    ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
+    ...(cmd.newThread ? { newThread: cmd.newThread } : {}),
+    ...(cmd.handoff ? { run: { handoff: checkChoice(cmd.handoff) } } : {}),
+    prepare: async (model, threadId) => {
+      const r = await rules.prepare(cmd.prompt, targets, threadId, targets);
+      const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
+      // Queued as typed (its rule tokens kept): the queue prepares its rules when it starts (runs/queue.ts).
+      return { prompt, text: r.prompt, queuedPrompt: `${cmd.prompt}${prompt.slice(r.prompt.length)}`, rules: r.names, rulesBlock: r.block, warnings: r.warnings };
+    },
+  };
+}
+
+/** sendPrompt's answer for what became of the turn. */
+function sent(cmd: CommandOf<'sendPrompt'>, out: TurnStartOutcome): CommandResult<'sendPrompt'> {
+  if (out.kind === 'waiting') throw new Error('a sent prompt is never one already queued'); // ifBusy is never 'wait' here
+  const p = out.prepared;
+  const ruled = { ...(p.rules.length > 0 ? { rules: p.rules } : {}), ...(p.warnings.length > 0 ? { warnings: p.warnings } : {}) };
+  if (out.kind === 'queued') return { threadId: out.threadId, runId: null, queued: { entryId: out.entryId, position: out.position }, ...ruled };
+  return { threadId: out.handle.threadId, runId: out.handle.runId, queued: null, ...ruled, ...(p.text !== cmd.prompt ? { prompt: p.text } : {}) };
 }
 
 type RunCommand = 'sendPrompt' | 'cancelRun' | 'cancelAllRuns' | 'listRuns' | 'subscribeTurn' | 'resumeRun' | 'snoozeRun' | 'setAutoResume' | 'listWaits';
 
 export const runHandlers: HandlerTable<RunCommand> = {
+  /** The turn (started or queued; a new thread's modes and a limited grant's ceiling decided with it), then the prompt history's step. */
   async sendPrompt({ services, session }, cmd) {
-    const { providers, host, runs, queue, store, context, rules, mcp } = services;
-    const model = await providers.resolve(cmd.model ?? host.model());
-    // A new thread's modes, or a limited grant's check of an existing thread's (../thread-modes.ts); it may create the thread.
-    cmd = { ...cmd, threadId: threadWithGrantModes(services, session.grant, cmd) };
-    await mcp.readyWithin(); // MCP servers' tools join the first turn (mcp/manager.ts; bounded wait)
-    // Rules (rules/): manual @rule tokens leave the prompt; the attached rules' block goes with the turn, not into the message.
-    const r = await prepareRules(rules, cmd);
-    // @-mentions become the prompt's context block (what the model sees and the thread keeps; context/).
-    const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
-    const ruled = { ...(r.names.length > 0 ? { rules: r.names } : {}), ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}) };
-    // A prompt to a running thread waits its turn (behind any already waiting); an edit of an earlier message cannot.
-    const queueable = cmd.threadId !== null && cmd.ifBusy !== 'refuse' && !cmd.parentMessageId;
-    const enqueue = (threadId: string) => {
-      // Queued as typed (its rule tokens kept): the queue prepares its rules when it starts (runs/queue.ts).
-      const q = queue.enqueue(threadId, `${cmd.prompt}${prompt.slice(r.prompt.length)}`, cmd.model ?? null, cmd.steer === true);
-      return { threadId, runId: null, queued: { entryId: q.entry.entryId, position: q.position }, ...ruled };
-    };
-    if (queueable && store.queue(cmd.threadId!).length > 0) return enqueue(cmd.threadId!);
+    let out: CommandResult<'sendPrompt'>;
     try {
-      const h = runs.start({
-        prompt, model,
-        ...(cmd.threadId !== null ? { threadId: cmd.threadId } : {}),
-        ...(cmd.parentMessageId ? { parentMessageId: cmd.parentMessageId } : {}),
-        ...(r.names.length > 0 ? { rules: r.names, userRules: r.block } : {}),
-        ...(cmd.handoff ? { handoff: checkChoice(cmd.handoff) } : {}),
-      });
-      return { threadId: h.threadId, runId: h.runId, queued: null, ...ruled, ...(r.prompt !== cmd.prompt ? { prompt: r.prompt } : {}) };
+      out = sent(cmd, await startTurn(sessionTurnPorts(services, session.grant), promptTurn(services, cmd)));
     } catch (e) {
-      if (queueable && e instanceof RunError && e.code === 'threadBusy') return enqueue(cmd.threadId!);
+      recordSentPrompt(services.store, cmd, cmd.threadId);
       throw e;
     }
+    recordSentPrompt(services.store, cmd, out.threadId);
+    return out;
   },
   cancelRun({ services: { runs } }, cmd) {
     return { runId: cmd.runId, cancelled: runs.cancel(cmd.runId) };
