@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { VoxStore } from '../src/engine/store/store';
+import { STORE_SCHEMAS } from '../src/engine/modules';
 import { ImportService } from '../src/engine/importers/service';
 
 /** Default size of the generated history (MB). */
@@ -87,7 +88,7 @@ function main(): void {
     console.log(`history: ${total.toFixed(1)} MB in ${g.files} files, ${g.sessions} sessions (from the recorded 2.0.77 / 2.1.332 transcripts)`);
     baseline(home); // warm the page cache for both
     const base = baseline(home);
-    const store = VoxStore.open(path.join(dir, 'vox.db'));
+    const store = VoxStore.open(path.join(dir, 'vox.db'), { schema: STORE_SCHEMAS });
     const svc = new ImportService(store);
     let t0 = performance.now();
     const r = svc.import({ claudeDir: home }).sources[0]!;

@@ -33,6 +33,7 @@ import * as v8 from 'node:v8';
 import Fuse from 'fuse.js';
 import MiniSearch from 'minisearch';
 import { VoxStore } from '../src/engine/store/store';
+import { STORE_SCHEMAS } from '../src/engine/modules';
 import { createSearchIndex } from '../src/engine/search/index-sync';
 import { searchBodies } from '../src/engine/search/body-search';
 import { searchThreads } from '../src/engine/search/search';
@@ -180,7 +181,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 const s = (x: number) => `${(x / 1000).toFixed(1)} s`;
 
 function buildVox(c: Corpus, dir: string): { store: VoxStore; buildMs: number; bytes: number } {
-  const store = VoxStore.open(path.join(dir, 'vox.db'));
+  const store = VoxStore.open(path.join(dir, 'vox.db'), { schema: STORE_SCHEMAS });
   const db = store.db;
   db.exec('DROP TABLE search_fts; DROP TABLE search_docs;');
   const now = Date.now();

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { createEngine } from '../src/engine/engine';
 import { environmentHost } from '../src/engine/host';
 import { VoxStore } from '../src/engine/store/store';
+import { STORE_SCHEMAS } from '../src/engine/modules';
 import { ownerGrant } from '../src/protocol/commands/grants';
 import { DEFAULT_THREAD_PAGE } from '../src/protocol/commands/threads';
 import type { EngineUpdate } from '../src/protocol/updates';
@@ -81,7 +82,7 @@ function main(): void {
   console.log(['threads', 'subscribe', 'subscribe/log (old)', 'ratio', 'open (protocol)', 'list page', 'page JSON', 'list all (old)', 'all JSON'].join('\t'));
   let seeded = 0;
   for (const n of counts) {
-    const store = VoxStore.open(dbPath);
+    const store = VoxStore.open(dbPath, { schema: STORE_SCHEMAS });
     seedThreads(store, seeded, n);
     seeded = n;
     const pick = () => `thread:bench-${Math.floor(rand() * n)}`;

@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { createEngine } from '../src/engine/engine';
 import { environmentHost } from '../src/engine/host';
 import { VoxStore } from '../src/engine/store/store';
+import { STORE_SCHEMAS } from '../src/engine/modules';
 import { branchesOf, buildTree } from '../src/protocol/branches';
 import { ownerGrant } from '../src/protocol/commands/grants';
 import type { VoxEvent } from '../src/protocol/events';
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   const dbPath = path.join(dir, 'vox.db');
   const rand = seededRandom(SEED);
   const seeded = new Map<number, string[]>();
-  const store = VoxStore.open(dbPath);
+  const store = VoxStore.open(dbPath, { schema: STORE_SCHEMAS });
   for (const n of SIZES) seeded.set(n, seed(store, `thread:tree-${n}`, n, rand));
   store.close();
   const engine = createEngine({ dbPath, workspaceRoot: dir, demoModelPath: path.join(dir, 'none.gguf'), autoCheckpoints: false }, environmentHost({ model: 'local:demo', notify: () => undefined }));

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 import { CheckpointService } from '../../src/engine/checkpoints/service';
 
 /** How often the barrier is polled (ms). */
@@ -19,7 +20,7 @@ const BARRIER_TIMEOUT_MS = 60_000;
 async function main(): Promise<void> {
   const [dbFile, worktree, threadId, go] = process.argv.slice(2);
   if (!dbFile || !worktree || !threadId || !go) throw new Error('usage: capture-process <db> <worktree> <thread> <go file>');
-  const store = VoxStore.open(dbFile);
+  const store = VoxStore.open(dbFile, { schema: STORE_SCHEMAS });
   const service = new CheckpointService(store, worktree);
   // Warm up the process (module loading, the helper) before the barrier.
   await service.isRepository();
