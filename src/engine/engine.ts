@@ -216,7 +216,16 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
   const terminals = new CommandOutputHub();
   // The capability modules: their stages on the bus, their tools, their services and handlers (./modules.ts).
-  const installed = installModules(modules, { host, store, tools, hooks, workspaceRoot: config.workspaceRoot, services: { providers, streams, plans, rules, permissions, mcp } }, install);
+  let installed: ReturnType<typeof installModules>;
+  try {
+    installed = installModules(modules, { host, store, tools, hooks, workspaceRoot: config.workspaceRoot, services: { providers, streams, plans, rules, permissions, mcp } }, install);
+  } catch (e) {
+    // A module list that does not fit (a missing dependency, a command without a handler): what was built so far is taken down.
+    for (const step of [...teardown].reverse()) {
+      void Promise.resolve().then(step.dispose).catch((err: unknown) => host.notify({ level: 'error', source: 'engine', message: `shutting down ${step.name} failed: ${(err as Error).message}` }));
+    }
+    throw e;
+  }
   const runner = new AgentRunner({
     store, streams, tools, policy, gate, terminals,
     permissions: (threadId, call) => permissions.decide(threadId, call),
