@@ -8,6 +8,7 @@
  * get the normalised text (`progress 100%`, no intermediate frames). One named, counted check.
  */
 import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 import { textTurn, toolCallTurn } from '../support/fake-openai-server';
 import * as h from './harness';
 import type { ChatContext } from './ui-chat-context';
@@ -72,7 +73,7 @@ export async function runCommandOutputCheck(c: ChatContext, names = COMMAND_OUTP
         await shot('e2e-command-output');
         const toModel = (fk.requests[before + 1]?.body?.messages as { role: string; content: unknown }[] | undefined)?.at(-1);
         assert(toModel?.role === 'tool' && toModel.content === NORMALISED, `the model got ${JSON.stringify(toModel)}, expected the normalised ${JSON.stringify(NORMALISED)}`);
-        const store = VoxStore.open(dbFile, { readonly: true });
+        const store = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });
         try {
           const thread = store.listThreads().find((t) => t.title === PROMPT);
           assert(thread, 'the thread is not in the store');

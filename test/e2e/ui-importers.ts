@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import * as h from './harness';
 import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 
 import { CURSOR_CONVERSATION, CursorWriter } from '../support/cursor-store';
 import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
@@ -86,7 +87,7 @@ export const runImporterChecks = defineUiSet({
       const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
       const imported = (): { source: string; n: number }[] => {
         if (!fs.existsSync(dbFile)) return [];
-        const s = VoxStore.open(dbFile, { readonly: true });
+        const s = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });
         try {
           return s.db.prepare('SELECT source, COUNT(*) AS n FROM threads WHERE source IS NOT NULL GROUP BY source ORDER BY source').all() as { source: string; n: number }[];
         } finally {

@@ -32,6 +32,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { STEERED_TOOL_RESULT } from '../../src/engine/agent/runner';
 import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 import { rateLimited, textTurn, toolCallTurn } from '../support/fake-openai-server';
 import * as h from './harness';
 import type { ChatContext } from './ui-chat-context';
@@ -153,7 +154,7 @@ async function transcript(view: Frame): Promise<string[]> {
 
 /** Reads the engine's store (read-only, through VoxStore) and closes it again. */
 function withStore<T>(dbFile: string, fn: (s: VoxStore) => T): T {
-  const store = VoxStore.open(dbFile, { readonly: true });
+  const store = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });
   try {
     return fn(store);
   } finally {

@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import * as h from './harness';
 import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 import type { VoxEvent } from '../../src/protocol/events';
 import { longThreadEvents } from '../webview/support/long-thread';
 import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
@@ -44,7 +45,7 @@ const widget = (p: Page) => p.locator('.quick-input-widget');
 
 /** Writes the two threads into the profile's store before VS Code opens it. */
 function seed(dbFile: string): void {
-  const store = VoxStore.open(dbFile);
+  const store = VoxStore.open(dbFile, { schema: STORE_SCHEMAS });
   try {
     const events = longThreadEvents({ threadId: LONG, messages: MESSAGES }).map(({ seq: _s, time: _t, ...e }) => e as unknown as VoxEvent);
     store.append(...events);
