@@ -214,6 +214,8 @@ export function turnFailureText(e: unknown): string {
 }
 
 let installed = 0;
+/** Moves on every install and uninstall, so a bus's sorted handler lists are rebuilt only then (not per streamed delta). */
+let generation = 0;
 
 function withTimeout<T>(p: Promise<T>, ms: number | null, onTimeout: () => Error): Promise<T> {
   if (ms === null) return p;
@@ -243,9 +245,11 @@ export class HookBus {
     };
     const list = this.entries[stage] as Entry<S>[];
     list.push(entry);
+    generation++;
     return () => {
       const i = list.indexOf(entry);
       if (i >= 0) list.splice(i, 1);
+      generation++;
     };
   }
 
@@ -254,10 +258,16 @@ export class HookBus {
     return new HookBus(this.onError, this);
   }
 
+  private readonly sorted = new Map<HookStage, { generation: number; list: Entry<HookStage>[] }>();
+
+  /** The stage's handlers, the parent's and this bus's, by order (then install order); cached until a handler is installed or removed. */
   private all<S extends HookStage>(stage: S): Entry<S>[] {
+    const cached = this.sorted.get(stage);
+    if (cached && cached.generation === generation) return cached.list as unknown as Entry<S>[];
     const own = this.entries[stage] as Entry<S>[];
-    const list = this.parent ? [...this.parent.all(stage), ...own] : [...own];
-    return list.sort((a, b) => a.order - b.order || a.seq - b.seq);
+    const list = (this.parent ? [...this.parent.all(stage), ...own] : [...own]).sort((a, b) => a.order - b.order || a.seq - b.seq);
+    this.sorted.set(stage, { generation, list: list as unknown as Entry<HookStage>[] });
+    return list;
   }
 
   /**
