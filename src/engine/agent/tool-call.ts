@@ -110,8 +110,8 @@ export class ToolCalls {
     // Tool output is stored, streamed and shown to the model: no secrets in it (a file may hold a key).
     const final: ToolResult = { ...result!, content: redact(result!.content) };
     const shown = final.app ? { app: { ...final.app, html: redact(final.app.html) } } : {};
-    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError, ...shown } as never);
-    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [], ...shown } as never));
+    store.append({ type: 'item.completed', threadId, runId, itemId: id, status: itemStatus, content: final.content, isError: !!final.isError, ...shown });
+    streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: itemStatus, content: truncate(final.content, TOOL_RESULT_MAX_CHARS), changedPaths: final.changedPaths ?? [], ...shown }));
     return final;
   }
 
