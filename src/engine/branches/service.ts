@@ -1,5 +1,5 @@
 /**
- * The conversation tree in the engine (SPEC 5.4, 6.3; issue 13 items 2 and 4): the whole tree
+ * The conversation tree in the engine (SPEC 5.4, 6.3): the whole tree
  * of a thread with its branches, switching branch (the head moves to the latest leaf under a
  * message, refused while the thread runs — checked in the same IMMEDIATE transaction that moves
  * it, so it holds across processes), regenerate / retry (the prompt re-sent as a new sibling
