@@ -6,6 +6,7 @@
  * the table is bounded to MAX_PROMPT_HISTORY rows in the transaction that adds one.
  */
 import { MAX_PROMPT_HISTORY } from '../../protocol/commands/history';
+import { redact } from '../platform/secrets';
 import type { SqlDatabase } from './driver';
 
 export { MAX_PROMPT_HISTORY };
@@ -19,8 +20,9 @@ export interface PromptHistoryRow {
 }
 
 /** Adds `prompt` as the newest entry (or refreshes the newest when it is the same text) and drops the oldest past the bound. */
-export function recordPrompt(db: SqlDatabase, prompt: string, threadId: string | null, at: number): void {
-  if (prompt.trim().length === 0) return;
+export function recordPrompt(db: SqlDatabase, given: string, threadId: string | null, at: number): void {
+  if (given.trim().length === 0) return;
+  const prompt = redact(given); // nothing enters the store unredacted (../platform/secrets.ts)
   db.transaction(() => {
     const newest = db.prepare('SELECT id, prompt FROM prompt_history ORDER BY id DESC LIMIT 1').get() as { id: number; prompt: string } | undefined;
     if (newest && newest.prompt === prompt) {

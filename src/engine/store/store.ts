@@ -6,7 +6,9 @@
  * registration in one synchronous step; a thread subscription reads only that thread's rows
  * (`events_by_thread`), so its cost does not grow with the number of threads. Turn chunks are
  * persisted as they stream so a killed process loses nothing; `recoverInterrupted` turns runs
- * whose owner process died into interrupted runs with their partial text kept.
+ * whose owner process died into interrupted runs with their partial text kept. Every event and
+ * chunk is redacted before it is written (../platform/secrets.ts `redactDeep`: the maintained
+ * secret rule set), so no credential enters the database whichever path wrote it.
  *
  * `beginRun` is the one way a run starts: thread creation (if asked), the user message and
  * `run.started` are written in one IMMEDIATE transaction, after checking that the thread has no
@@ -27,6 +29,7 @@ import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput,
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
 import { isOwnerAlive } from '../platform/process-identity';
+import { redactDeep } from '../platform/secrets';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
   type CheckpointRow, type MessageRow, type PersistedChunk, type QueueRow, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
@@ -111,7 +114,8 @@ export class VoxStore {
       const { events, result } = prepare();
       const stored: StoredEvent[] = [];
       const threads = new Set<string>();
-      for (const { event, time } of events) {
+      for (const { event: given, time } of events) {
+        const event = redactDeep(given);
         const threadId = 'threadId' in event ? event.threadId : null;
         const { type, ...rest } = event;
         const seq = Number(this.insertEvent.run(threadId, type, JSON.stringify(rest), time).lastInsertRowid);
@@ -140,7 +144,8 @@ export class VoxStore {
   }
 
   private appendInTransaction(events: VoxEvent[], time: number = this.now()): StoredEvent[] {
-    return events.map((e) => {
+    return events.map((given) => {
+      const e = redactDeep(given);
       const threadId = 'threadId' in e ? e.threadId : null;
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
@@ -221,7 +226,7 @@ export class VoxStore {
   }
 
   persistChunk(c: PersistedChunk): void {
-    this.write(() => this.insertChunk.run(c.turnId, c.seq, c.kind, c.data));
+    this.write(() => this.insertChunk.run(c.turnId, c.seq, c.kind, redactDeep(c.data)));
   }
 
   chunksAfter(turnId: string, afterSeq: number): PersistedChunk[] {
