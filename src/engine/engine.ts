@@ -31,6 +31,7 @@ import { VariantPool } from './variants/pool';
 import { ContextService } from './context/service';
 import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
+import { startRedactionPass } from './store/redaction-pass';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
 import { parseSampling } from './branches/sampling';
@@ -258,6 +259,13 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   });
   runsRef = runs;
   if (!config.readOnly) background.recoverInterrupted();
+  // Text written before the current secret rule set is redacted in the background (./store/redaction-pass.ts).
+  if (!config.readOnly) {
+    install('redaction pass', startRedactionPass(store.db, store.schema.redactable, {
+      onDone: (changed) => { if (changed > 0) host.notify({ level: 'info', source: 'engine', message: `Redacted ${changed} stored values that held credentials (written before the current secret rules).` }); },
+      onError: (e) => host.notify({ level: 'error', source: 'engine', message: `Redacting stored credentials stopped: ${(e as Error).message ?? String(e)} (it goes on at the next start).` }),
+    }));
+  }
 
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));

@@ -33,6 +33,7 @@ export function createMcpAppsTable(db: SqlDatabase): void {
 /** The MCP Apps module's part of the store: migration 14 and the projections of ./projections.ts. */
 export const MCP_APPS_SCHEMA: StoreSchema = {
   module: 'mcp-apps',
+  redactable: [{ table: 'mcp_apps', columns: ['title', 'html', 'state'] }],
   migrations: [{ version: MCP_APPS_MIGRATION_VERSION, description: 'MCP Apps (SPEC 5.3): the app each tool call returned and its saved state', up: createMcpAppsTable }],
   projectors: MCP_APP_PROJECTORS,
   observers: { 'item.completed': { after: (db, e, time) => projectItemApp(db, e, time) } },

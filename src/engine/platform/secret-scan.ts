@@ -148,6 +148,14 @@ function compile(): Compiled {
   };
 }
 
+/** The version of Vox's own rules: raised whenever VOX_RULES changes, so existing databases are redacted again. */
+const VOX_RULES_VERSION = 1;
+
+/** Names the rule set in force (gitleaks' version and Vox's): a database redacted under another one is redacted again. */
+export function secretRulesId(): string {
+  return `${(rulesData as RulesFile).source} + vox ${VOX_RULES_VERSION}`;
+}
+
 /** Where the rule set came from (shown in docs and `vox` diagnostics). */
 export function secretRulesSource(): string {
   return (rulesData as RulesFile).source;

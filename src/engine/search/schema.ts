@@ -8,6 +8,8 @@ import { SEARCH_MIGRATION_VERSION, createSearchIndex, currentHead, dropThread, i
 
 export const SEARCH_SCHEMA: StoreSchema = {
   module: 'search',
+  // The index keeps its own copy of the text it matches: redacted with the rest (../store/redaction-pass.ts).
+  redactable: [{ table: 'search_fts', columns: ['text'] }],
   migrations: [{
     version: SEARCH_MIGRATION_VERSION,
     description: 'search: the FTS5 trigram index over message bodies and tool output, backfilled (../search/index-sync.ts)',

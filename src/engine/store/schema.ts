@@ -14,8 +14,9 @@ import type { EventOf, VoxEvent, VoxEventType } from '../../protocol/events';
 import { StoreError } from './errors';
 import { MIGRATIONS, type Migration } from './migrations';
 import { CORE_PROJECTORS, touchThread, type Projector } from './projections';
+import { CORE_REDACTABLE, type RedactableColumns } from './redaction-pass';
 
-export type { Migration, Projector };
+export type { Migration, Projector, RedactableColumns };
 
 /** A module's view of one event type it does not own: `before` reads, inside the same transaction, what `after` needs. */
 export interface Observer<K extends VoxEventType, B = unknown> {
@@ -26,6 +27,8 @@ export interface Observer<K extends VoxEventType, B = unknown> {
 export interface StoreSchema {
   /** The module's name (in errors). */
   module: string;
+  /** The module's text columns, for the one-time redaction of databases written before the rule set (./redaction-pass.ts). */
+  redactable?: readonly RedactableColumns[];
   migrations?: readonly Migration[];
   projectors?: { [K in VoxEventType]?: Projector<K> };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each observer's `before` value is its own
@@ -39,6 +42,8 @@ type AnyObserver = { before?(db: SqlDatabase, e: VoxEvent): unknown; after(db: S
 export class ResolvedSchema {
   readonly migrations: readonly Migration[];
   readonly latest: number;
+  /** The core's text columns and the modules'. */
+  readonly redactable: readonly RedactableColumns[];
   private readonly projectors = new Map<string, AnyProjector>();
   private readonly observers = new Map<string, AnyObserver[]>();
 
@@ -49,6 +54,7 @@ export class ResolvedSchema {
     }
     this.migrations = all;
     this.latest = all[all.length - 1]!.version;
+    this.redactable = [...CORE_REDACTABLE, ...modules.flatMap((m) => m.redactable ?? [])];
     for (const [type, p] of Object.entries(CORE_PROJECTORS)) this.projectors.set(type, p as AnyProjector);
     for (const m of modules) {
       for (const [type, p] of Object.entries(m.projectors ?? {})) {
