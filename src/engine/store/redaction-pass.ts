@@ -78,6 +78,17 @@ export class RedactionPass {
 
   /** One batch of the first column not yet done. */
   step(): RedactionStep {
+    // Freed space is zeroed while the pass runs, so the old text does not stay in the file's free pages.
+    const secure = this.db.pragma('secure_delete');
+    this.db.pragma('secure_delete = ON');
+    try {
+      return this.batch();
+    } finally {
+      this.db.pragma(`secure_delete = ${Number(secure) ? 'ON' : 'OFF'}`);
+    }
+  }
+
+  private batch(): RedactionStep {
     return this.db.transaction(() => {
       for (const { table, column, key } of this.targets) {
         const target = `${table}.${column}`;
