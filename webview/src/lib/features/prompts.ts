@@ -55,6 +55,7 @@ export const promptsFeature = defineFeature({
           ctx.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
           return false;
         }
+        if (context().refuseUnattached()) return false; // the composer says which mention, the chip is marked
         if (!opts.force && !context().checkFits()) return false; // the composer asks to confirm
         let threadId = m.thread?.threadId ?? null;
         const running = !!m.thread && !!activeRun(m.thread);
