@@ -141,7 +141,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   private sidebar: vscode.WebviewView | undefined;
   /** The side bar chat's connection, once VS Code has resolved the view (cleared when it is disposed). */
   private readonly sidebarConnection = new WaitableValue<ChatConnection>();
-  private readonly panels = new Set<vscode.WebviewPanel>();
+  private readonly panels = new Map<vscode.WebviewPanel, ChatConnection>();
   private readonly visibility = new vscode.EventEmitter<boolean>();
   /** Fires with `isVisible()` when a chat (side bar or tab) is shown or hidden. */
   readonly onDidChangeVisibility = this.visibility.event;
@@ -187,7 +187,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     panel.webview.html = chatHtml(panel.webview, this.ctx.extensionUri);
     const conn = new ChatConnection(panel.webview, this.host, this.log, this.codeActions, this.drafts);
     this.connections.add(conn);
-    this.panels.add(panel);
+    this.panels.set(panel, conn);
     panel.onDidChangeViewState(() => this.visibility.fire(this.isVisible()));
     panel.onDidDispose(() => {
       conn.dispose();
@@ -203,9 +203,18 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     (await this.sidebarConnection.wait(SIDEBAR_RESOLVE_TIMEOUT_MS))?.post(u);
   }
 
+  /**
+   * Sends a host command to the chat in front: the active chat tab, else the side bar chat if it
+   * is resolved (a keybinding scoped to the chat's focus; nothing is opened).
+   */
+  toFocused(u: EngineUpdate): void {
+    const panel = [...this.panels].find(([p]) => p.active);
+    (panel?.[1] ?? this.sidebarConnection.value)?.post(u);
+  }
+
   /** True while the user can see a Vox chat (the side bar view, or a chat tab in front). */
   isVisible(): boolean {
-    return !!this.sidebar?.visible || [...this.panels].some((p) => p.visible);
+    return !!this.sidebar?.visible || [...this.panels.keys()].some((p) => p.visible);
   }
 
   /**

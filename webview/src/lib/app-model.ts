@@ -31,6 +31,8 @@ export interface AppModel {
   thread: ThreadState | null;
   /** Tool calls waiting for the user, of every thread (each shows in its own thread; see `approvalsOf`). */
   approvals: ApprovalView[];
+  /** The waiting approval the sticky bar shows, after Next (null: the oldest; ./approval-bar.ts). */
+  approvalFocus?: string | null;
   notices: Notice[];
   draft: string;
   /** Every thread's composer draft by thread id ('' a new thread's), the open one's included (./drafts.ts). */
