@@ -142,6 +142,35 @@ describe('chat webview in Chromium: the draft is never lost', function () {
     await area().press('Enter');
     const sent = await w.waitPosted('the prompt', (m) => m.type === 'sendPrompt');
     assert.equal(sent.mentions, undefined);
+    await w.host({ type: 'error', inReplyTo: sent.requestId, domain: 'run', code: 'unknownThread', message: 'no such thread' }); // the draft comes back
+    await w.eventually('the draft back', async () => (await area().inputValue()) === 'fix @src/a.ts please now!');
+  });
+
+  it('a mention the engine cannot attach when the prompt goes (strictMentions) is the same error: the draft and chips come back, the chip marked', async () => {
+    await area().click();
+    await area().press('End');
+    await area().pressSequentially(' @sr');
+    const ask = await w.waitPosted('a mention query', (m) => m.type === 'suggestMentions' && m.query === 'sr' && (m.requestId as string) !== undefined);
+    const asks = (await w.posted()).filter((m) => m.type === 'suggestMentions' && m.query === 'sr');
+    await w.host({ type: 'result', inReplyTo: asks.at(-1)!.requestId ?? ask.requestId, value: { items: [{ kind: 'file', target: 'src/gone.ts', label: 'src/gone.ts', detail: 'file' }] } });
+    await page.locator('#vox-mention-popup [role="option"]').first().waitFor();
+    await area().press('Enter');
+    await w.eventually('the chip', async () => (await chips()).join() === 'src/gone.ts');
+    const count = (await w.posted()).filter((m) => m.type === 'sendPrompt').length;
+    const notices = await page.locator('.notices .notice').count();
+    await area().press('Enter'); // no estimate has said anything about the chip yet: the engine checks
+    await w.eventually('a second send', async () => (await w.posted()).filter((m) => m.type === 'sendPrompt').length === count + 1);
+    const sent = (await w.posted()).filter((m) => m.type === 'sendPrompt').at(-1)!;
+    assert.equal(sent.strictMentions, true, 'the chat asks the engine to refuse a prompt whose mention cannot be attached');
+    await w.host({ type: 'error', inReplyTo: sent.requestId, domain: 'context', code: 'mentionNotAttached', message: 'Not sent: src/gone.ts cannot be attached (File not found: src/gone.ts).',
+      details: { mentions: [{ index: 0, label: 'src/gone.ts', warning: 'File not found: src/gone.ts' }] } });
+    const error = page.locator('.composer .send-error[role="alert"]');
+    await error.waitFor();
+    assert.match(await error.innerText(), /src\/gone\.ts/);
+    await page.locator('.composer .chip[data-blocking="true"]').waitFor();
+    assert.deepEqual(await chips(), ['src/gone.ts'], 'the chip came back');
+    assert.match(await area().inputValue(), /@src\/gone\.ts/, 'the draft came back');
+    assert.equal(await page.locator('.notices .notice').count(), notices, 'an error in the composer, not a notice');
     assert.deepEqual(w.pageErrors, []);
   });
 });

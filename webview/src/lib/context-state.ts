@@ -177,6 +177,24 @@ export class ContextController {
     return true;
   }
 
+  /**
+   * The engine refused a send because mentions could not be attached (`context/mentionNotAttached`,
+   * `details.mentions`: their indexes and reasons): those chips are marked and the error shows. True (handled).
+   */
+  markUnattached(message: string, details: unknown): true {
+    const listed = (details as { mentions?: unknown } | undefined)?.mentions;
+    const bad = Array.isArray(listed) ? listed.filter((b): b is { index: number; warning?: unknown } => typeof (b as { index?: unknown })?.index === 'number') : [];
+    for (const b of bad) {
+      const chip = this.model.chips[b.index];
+      if (!chip) continue;
+      chip.status = 'warning';
+      chip.warning = typeof b.warning === 'string' ? b.warning : chip.warning;
+      chip.blocking = true;
+    }
+    this.model.sendError = `${message} Remove ${bad.length === 1 ? 'the marked mention' : 'the marked mentions'} or fix ${bad.length === 1 ? 'it' : 'them'}, then send again.`;
+    return true;
+  }
+
   /** The mentions to send with the prompt. */
   mentions(): Mention[] {
     return this.model.chips.map((c) => ({ kind: c.kind, ...(c.target !== undefined ? { target: c.target } : {}) }));
