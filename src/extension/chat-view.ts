@@ -10,6 +10,7 @@ import { hostActionMessage, type HostAction } from '../protocol/host';
 import type { EngineUpdate } from '../protocol/updates';
 import type { EngineHost } from './engine-host';
 import { CodeActions } from './code-actions/code-actions';
+import { DraftStore } from './drafts';
 import { WaitableValue } from './waitable-value';
 
 export const CHAT_VIEW_ID = 'vox.chatView';
@@ -71,7 +72,8 @@ class ChatConnection implements vscode.Disposable {
   private readonly disposable: vscode.Disposable;
   private disposed = false;
 
-  constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel, private readonly codeActions: CodeActions) {
+  constructor(private readonly webview: vscode.Webview, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel, private readonly codeActions: CodeActions,
+    private readonly drafts: DraftStore) {
     this.disposable = webview.onDidReceiveMessage((msg: unknown) => this.receive(msg));
     void this.connect();
   }
@@ -98,6 +100,16 @@ class ChatConnection implements vscode.Disposable {
   }
 
   private receive(msg: unknown): void {
+    const type = msg && typeof msg === 'object' ? (msg as { type?: unknown }).type : undefined;
+    // The composer's drafts: kept by the extension host (./drafts.ts), not engine commands.
+    if (type === 'draftSave') {
+      this.drafts.save(msg);
+      return;
+    }
+    if (type === 'draftsRequest') {
+      void this.webview.postMessage({ type: 'drafts', drafts: this.drafts.all() });
+      return;
+    }
     if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'codeAction') {
       void this.codeActions.handle(msg); // a code block's Insert at Cursor / Apply to File (./code-actions/)
       return;
@@ -129,16 +141,19 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   private sidebar: vscode.WebviewView | undefined;
   /** The side bar chat's connection, once VS Code has resolved the view (cleared when it is disposed). */
   private readonly sidebarConnection = new WaitableValue<ChatConnection>();
-  private readonly panels = new Set<vscode.WebviewPanel>();
+  private readonly panels = new Map<vscode.WebviewPanel, ChatConnection>();
   private readonly visibility = new vscode.EventEmitter<boolean>();
   /** Fires with `isVisible()` when a chat (side bar or tab) is shown or hidden. */
   readonly onDidChangeVisibility = this.visibility.event;
   private badge: vscode.ViewBadge | undefined;
 
   private readonly codeActions: CodeActions;
+  /** Every chat's drafts, in the workspace state (./drafts.ts). */
+  private readonly drafts: DraftStore;
 
   constructor(private readonly ctx: vscode.ExtensionContext, private readonly host: EngineHost, private readonly log: vscode.LogOutputChannel) {
     this.codeActions = new CodeActions(log);
+    this.drafts = new DraftStore(ctx.workspaceState, (m) => log.warn(m));
   }
 
   private options(): vscode.WebviewOptions {
@@ -148,7 +163,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = this.options();
     view.webview.html = chatHtml(view.webview, this.ctx.extensionUri);
-    const conn = new ChatConnection(view.webview, this.host, this.log, this.codeActions);
+    const conn = new ChatConnection(view.webview, this.host, this.log, this.codeActions, this.drafts);
     this.connections.add(conn);
     this.sidebar = view;
     this.sidebarConnection.set(conn);
@@ -170,9 +185,9 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     const panel = vscode.window.createWebviewPanel(CHAT_PANEL_TYPE, 'Vox', vscode.ViewColumn.Beside, this.options());
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'vox.svg');
     panel.webview.html = chatHtml(panel.webview, this.ctx.extensionUri);
-    const conn = new ChatConnection(panel.webview, this.host, this.log, this.codeActions);
+    const conn = new ChatConnection(panel.webview, this.host, this.log, this.codeActions, this.drafts);
     this.connections.add(conn);
-    this.panels.add(panel);
+    this.panels.set(panel, conn);
     panel.onDidChangeViewState(() => this.visibility.fire(this.isVisible()));
     panel.onDidDispose(() => {
       conn.dispose();
@@ -188,9 +203,18 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     (await this.sidebarConnection.wait(SIDEBAR_RESOLVE_TIMEOUT_MS))?.post(u);
   }
 
+  /**
+   * Sends a host command to the chat in front: the active chat tab, else the side bar chat if it
+   * is resolved (a keybinding scoped to the chat's focus; nothing is opened).
+   */
+  toFocused(u: EngineUpdate): void {
+    const panel = [...this.panels].find(([p]) => p.active);
+    (panel?.[1] ?? this.sidebarConnection.value)?.post(u);
+  }
+
   /** True while the user can see a Vox chat (the side bar view, or a chat tab in front). */
   isVisible(): boolean {
-    return !!this.sidebar?.visible || [...this.panels].some((p) => p.visible);
+    return !!this.sidebar?.visible || [...this.panels.keys()].some((p) => p.visible);
   }
 
   /**

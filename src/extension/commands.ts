@@ -1,6 +1,6 @@
 /**
  * The chat, model and settings commands (a contribution, ./contribution.ts): new thread, focus
- * the chat, open it in an editor tab, send selection, stop, connect / select a model, set an API
+ * the chat, approve / deny the waiting tool call (the chat's sticky bar), open it in an editor tab, send selection, stop, connect / select a model, set an API
  * key, choose a GGUF, use Ollama, download a recommended model, open settings, show logs.
  */
 import * as path from 'node:path';
@@ -16,7 +16,7 @@ const MAX_SELECTION_CHARS = 100_000;
 export const chatCommands: ExtensionContribution = {
   name: 'chat, model and settings commands',
   commands: [
-    'vox.focusChat', 'vox.newThread', 'vox.openChatInEditor', 'vox.sendSelection', 'vox.stop',
+    'vox.focusChat', 'vox.newThread', 'vox.approveWaiting', 'vox.denyWaiting', 'vox.openChatInEditor', 'vox.sendSelection', 'vox.stop',
     CONNECT_COMMAND, 'vox.selectModel', 'vox.setApiKey', 'vox.chooseGguf', 'vox.useOllama', 'vox.downloadModel',
     'vox.openSettings', 'vox.showLogs',
   ],
@@ -25,6 +25,9 @@ export const chatCommands: ExtensionContribution = {
     const connect = new ConnectModelFlow(host, log);
     reg('vox.newThread', () => chats.toSidebar({ type: 'hostCommand', command: 'newThread' }));
     reg('vox.focusChat', () => chats.toSidebar({ type: 'hostCommand', command: 'focusComposer' }));
+    // Keybindings in the chat's focus (package.json): the chat answers the approval its sticky bar shows.
+    reg('vox.approveWaiting', () => chats.toFocused({ type: 'hostCommand', command: 'approveWaiting' }));
+    reg('vox.denyWaiting', () => chats.toFocused({ type: 'hostCommand', command: 'denyWaiting' }));
     reg('vox.openChatInEditor', () => chats.openInEditor());
     reg('vox.sendSelection', async () => {
       const ed = vscode.window.activeTextEditor;

@@ -2,9 +2,14 @@
  * Messages between the VS Code host and the chat webview that are not engine data: palette
  * commands acting on the view (`hostCommand`, host → webview) and buttons that run a VS Code
  * command (`hostAction`, webview → host), and a code block's Insert at Cursor / Apply to File
- * (`codeAction`, webview → host: the extension edits the editor or the file). Declared once here for both sides.
+ * (`codeAction`, webview → host: the extension edits the editor or the file), and the composer's
+ * drafts (`draftSave` / `draftsRequest`, webview → host; `drafts`, host → webview: the extension
+ * host keeps a copy of each thread's draft, so it outlives the webview's own state). Declared once
+ * here for both sides.
  */
-import { literal, object, optional, refine, str, type Infer } from './wire/validators';
+import { MAX_PROMPT_CHARS } from './commands/common';
+import { MAX_MENTIONS, mentionKind } from './mentions';
+import { arrayOf, int, literal, nullable, object, optional, refine, str, type Infer } from './wire/validators';
 
 export const HOST_ACTIONS = ['setApiKey', 'chooseGguf', 'useOllama', 'downloadModel', 'useVsCodeLm', 'connectModel', 'reviewChanges', 'compareBranches'] as const;
 export type HostAction = (typeof HOST_ACTIONS)[number];
@@ -16,7 +21,7 @@ export type HostActionMessage = Infer<typeof hostActionMessage>;
 /** Host → webview: a palette command acting on the view. */
 export const hostCommandUpdate = object({
   type: literal('hostCommand'),
-  command: literal('newThread', 'focusComposer', 'insertPrompt', 'openThread'),
+  command: literal('newThread', 'focusComposer', 'insertPrompt', 'openThread', 'approveWaiting', 'denyWaiting', 'nextWaiting'),
   text: optional(str),
   threadId: optional(str),
   /** openThread: the message to scroll to and highlight (a search result). */
@@ -40,3 +45,37 @@ export const codeActionMessage = object({
   lang: optional(str),
 });
 export type CodeActionMessage = Infer<typeof codeActionMessage>;
+
+/** Most drafts the extension host keeps (the most recently saved; one per thread, plus a new thread's). */
+export const MAX_SAVED_DRAFTS = 50;
+/** Longest label of a saved chip (a path or a thread title; longer is garbage). */
+export const MAX_DRAFT_CHIP_LABEL_CHARS = 1_024;
+
+/** One @-mention chip of a draft, as the composer shows it (its size and warning are estimated again). */
+export const draftChip = object({
+  kind: mentionKind,
+  target: optional(str),
+  label: refine(str, (s) => s.length <= MAX_DRAFT_CHIP_LABEL_CHARS, `at most ${MAX_DRAFT_CHIP_LABEL_CHARS} characters`),
+});
+/** The composer of one thread: its text, chips and caret, and when it was saved (ms since the epoch; the newer copy wins). */
+export const savedDraft = object({
+  text: refine(str, (s) => s.length <= MAX_PROMPT_CHARS, `at most ${MAX_PROMPT_CHARS} characters`),
+  chips: refine(arrayOf(draftChip), (c) => c.length <= MAX_MENTIONS, `at most ${MAX_MENTIONS} chips`),
+  selectionStart: int,
+  selectionEnd: int,
+  savedAt: int,
+});
+export type SavedDraft = Infer<typeof savedDraft>;
+
+/** Whose draft: a thread id, or '' for the first prompt of a new thread. */
+const threadKey = refine(str, (s) => s.length <= MAX_CODE_PATH_CHARS, `at most ${MAX_CODE_PATH_CHARS} characters`);
+
+/** Webview → host: a thread's draft changed (null: it is empty now, forget it). */
+export const draftSaveMessage = object({ type: literal('draftSave'), threadKey, draft: nullable(savedDraft) });
+export type DraftSaveMessage = Infer<typeof draftSaveMessage>;
+/** Webview → host: send the drafts you keep (answered by a `drafts` update). */
+export const draftsRequestMessage = object({ type: literal('draftsRequest') });
+export type DraftsRequestMessage = Infer<typeof draftsRequestMessage>;
+/** Host → webview: the drafts the extension host keeps, newest first. */
+export const draftsUpdate = object({ type: literal('drafts'), drafts: arrayOf(object({ threadKey: str, draft: savedDraft })) });
+export type DraftsUpdate = Infer<typeof draftsUpdate>;

@@ -10,7 +10,7 @@ import { arrayOf, bool, int, literal, nullable, object, optional, str, unknownVa
 import { wireChunk } from './chunks';
 import { endedRunStatus } from './events';
 import { wireError } from './errors';
-import { hostCommandUpdate } from './host';
+import { draftsUpdate, hostCommandUpdate } from './host';
 import { approvalRequest } from './commands/approvals';
 import { settingsView } from './commands/settings';
 import { variantPoolView } from './commands/variants';
@@ -58,6 +58,7 @@ export const mcpServersUpdate = object({ type: literal('mcpServers'), ...mcpServ
 
 export const updateEnvelope = forwardCompatible({
   hostCommand: hostCommandUpdate,
+  drafts: draftsUpdate,
   result: resultUpdate,
   error: errorUpdate,
   events: eventsUpdate,
@@ -73,6 +74,7 @@ export const updateEnvelope = forwardCompatible({
 
 export type EngineUpdate =
   | Infer<typeof hostCommandUpdate>
+  | Infer<typeof draftsUpdate>
   | Infer<typeof resultUpdate>
   | Infer<typeof errorUpdate>
   | Infer<typeof eventsUpdate>

@@ -17,12 +17,16 @@
  *   7. screenshots;
  *   8. Ctrl+F in the chat opens the in-thread find (the list is virtualised, so it searches the
  *      thread's state, not the page): "square" matches in the prompt and the answer, Enter steps
- *      to the next match, Esc closes it.
+ *      to the next match, Esc closes it;
+ *   9. a draft with an @file chip survives hiding the chat (the Explorer takes the side bar, the
+ *      webview is destroyed) and showing it again: text, chip and caret;
+ *  10. the chat owns the Vox side bar: no Vox Rules view beside it, and the message list takes
+ *      most of the view's height.
  */
 import type { Frame, Page } from 'playwright-core';
 import * as h from './harness';
 import { textTurn } from '../support/fake-openai-server';
-import { assert, checkScreenshots, readmePicture } from './ui-session';
+import { VOX_WEBVIEW, assert, checkScreenshots, readmePicture } from './ui-session';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorToasts, setApiKey, toast, waitForEditorTab, widenSideBar } from './ui-workbench';
@@ -37,7 +41,12 @@ export const COMPOSER_CHECKS = {
   apply: 'composer UI: Apply to square.ts opens a diff against the proposal, asks, and writes the file only after "Apply"',
   screenshots: 'composer UI: screenshots in test-results/ and the README picture',
   find: 'composer UI: Ctrl+F in the chat opens find over the thread: matches counted, Enter steps to the next, Esc closes',
+  draft: 'composer UI: a draft with an @file chip survives Explorer and back (the webview destroyed and re-created): text, chip and caret',
+  room: 'composer UI: the chat owns the Vox side bar (no Vox Rules view there) and its message list has most of the view\'s height',
 } as const;
+
+/** The least share of the chat view's height the message list gets with a short thread open (it had 150–170 px of ~700 beside the Rules view). */
+const MIN_LIST_SHARE = 0.5;
 
 const MODEL = 'openai:gpt-e2e';
 const API_KEY = 'sk-e2e-composer';
@@ -213,6 +222,53 @@ export const runComposerChecks = defineUiSet({
       await h.waitFor('Enter to step to match 2', 10_000, async () => (await count.innerText()).trim() === `2/${total}`);
       await bar.locator('.find-input').press('Escape');
       await bar.waitFor({ state: 'detached', timeout: 10_000 });
+    });
+
+    // ---- 9. The draft survives hide / show
+    await check(COMPOSER_CHECKS.draft, async () => {
+      requireState('highlighted');
+      let view = await sidebar();
+      const area = composer(view);
+      await area.click({ timeout: 10_000 });
+      await area.fill('');
+      await area.pressSequentially('look at @math');
+      const row = view.locator('#vox-mention-popup [role="option"]', { hasText: 'math.js' }).first();
+      await row.waitFor({ timeout: 20_000 });
+      await area.press('Enter');
+      const chips = (v: Frame) => v.locator('.composer .chips .chip .label').allInnerTexts();
+      await h.waitFor('the @file chip', 10_000, async () => (await chips(view)).join() === 'src/math.js');
+      await area.pressSequentially('please');
+      await area.press('Home');
+      await area.press('ArrowRight');
+      const text = await area.inputValue();
+      await view.evaluate('window.__voxE2eMark = "before-hide"');
+      await h.runCommand(p, 'View: Show Explorer');
+      await h.waitFor('the chat webview to be destroyed while hidden', 10_000, async () => view.isDetached() || (await h.findWebviews(p, VOX_WEBVIEW, { within: '.part.sidebar' })).length === 0);
+      await h.runCommand(p, 'Vox: Focus on Chat View');
+      view = await sidebar();
+      assert((await view.evaluate('window.__voxE2eMark ?? null')) === null, 'the chat webview kept its document while hidden: hide/show was not tested');
+      await h.waitFor('the draft back', 15_000, async () => (await composer(view).inputValue().catch(() => '')) === text);
+      assert((await chips(view)).join() === 'src/math.js', `the chips after show: ${JSON.stringify(await chips(view))}`);
+      const caret = await composer(view).evaluate((el) => (el as unknown as { selectionStart: number }).selectionStart);
+      assert(caret === 1, `the caret came back at ${caret}, not 1`);
+      await shot('e2e-composer-draft-kept');
+      // Leave an empty composer for what follows.
+      await view.locator('.composer .chip .remove').first().click({ timeout: 5_000 });
+      await composer(view).fill('');
+    });
+
+    // ---- 10. Room to work: the chat alone in the Vox side bar
+    await check(COMPOSER_CHECKS.room, async () => {
+      requireState('highlighted');
+      const headers = await p.locator('.part.sidebar .pane-header').allInnerTexts();
+      assert(!headers.some((t) => /Vox Rules/i.test(t)), `the Vox side bar still has ${JSON.stringify(headers)}`);
+      const view = await sidebar();
+      const [list, whole] = await view.evaluate(() => {
+        const d = (globalThis as unknown as { document: { querySelector(s: string): { clientHeight: number } | null }; innerHeight: number });
+        return [d.document.querySelector('.scroller')?.clientHeight ?? 0, d.innerHeight];
+      });
+      assert(list >= MIN_LIST_SHARE * whole, `the message list is ${list} px of a ${whole} px view (< ${MIN_LIST_SHARE * 100}%)`);
+      await shot('e2e-composer-room');
     });
 
     await o.check(COMPOSER_CHECKS.screenshots, async () => {

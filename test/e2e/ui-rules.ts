@@ -8,7 +8,7 @@
  *      Enter inserts `@house-style `; Send: the request the server got has the stripped prompt and
  *      the `<user_rules>` block with the rule's body ($workspace_root resolved), and the thread's
  *      message shows the prompt without the block;
- *   2. the "Vox Rules" view lists the rule with its attach mode; its tooltip previews the body;
+ *   2. the "Vox Rules" view (in the Explorer) lists the rule with its attach mode; its tooltip previews the body;
  *   3. "Vox: Show System Prompt" opens a document with the $variables resolved
  *      (vox.systemPrompt.append names $workspace_root, $git_branch and $active_spoke);
  *   4. screenshots (docs/screenshot-rules.png with --update-screenshot).
@@ -90,7 +90,8 @@ export const runRulesChecks = defineUiSet({
 
     // ---- 2. The Vox Rules view
     await check(RULES_CHECKS.view, async () => {
-      await h.runCommand(p, 'Vox: Focus on Vox Rules View', 30_000);
+      // The view lives in the Explorer (collapsed by default): its focus command opens and expands it.
+      await h.runCommand(p, 'Explorer: Focus on Vox Rules View', 30_000);
       const row = p.locator(`${SIDEBAR} .monaco-list-row`, { hasText: RULE }).first();
       await row.waitFor({ timeout: 20_000 });
       const text = (await row.innerText()).replace(/\s+/g, ' ');

@@ -8,6 +8,7 @@
  */
 import type { Mention, ResolvedMention } from '../../protocol/mentions';
 import { formatContext } from '../../protocol/mentions';
+import { ContextError } from './errors';
 import type { CommandResult } from '../../protocol/commands/index';
 import { buildHistory, DEFAULT_SYSTEM_PROMPT } from '../conversation/history';
 import { TurnSalvage } from '../salvage/turn-salvage';
@@ -71,10 +72,19 @@ export class ContextService {
     );
   }
 
-  /** The user message a prompt with mentions becomes (the prompt itself without any). */
-  async promptWithMentions(prompt: string, mentions: readonly Mention[] | undefined, model?: ResolvedModel): Promise<string> {
+  /**
+   * The user message a prompt with mentions becomes (the prompt itself without any). `strict`: a
+   * mention that cannot be attached is a `ContextError` (mentionNotAttached) naming each by index,
+   * instead of a warning inside the message.
+   */
+  async promptWithMentions(prompt: string, mentions: readonly Mention[] | undefined, model?: ResolvedModel, strict = false): Promise<string> {
     if (!mentions || mentions.length === 0) return prompt;
-    return formatContext(prompt, await this.resolve(mentions, model));
+    const resolved = await this.resolve(mentions, model);
+    const bad = resolved.flatMap((r, index) => (r.chip.status === 'warning' ? [{ index, label: r.chip.label, warning: r.chip.warning ?? 'not attached' }] : []));
+    if (strict && bad.length > 0) {
+      throw new ContextError('mentionNotAttached', `Not sent: ${bad.map((b) => `${b.label} cannot be attached (${b.warning})`).join('; ')}.`, { mentions: bad });
+    }
+    return formatContext(prompt, resolved);
   }
 
   async estimate(p: { threadId: string | null; draft: string; mentions?: readonly Mention[] | undefined; model?: string | undefined }): Promise<ContextEstimate> {

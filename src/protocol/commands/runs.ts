@@ -44,6 +44,8 @@ export const runCommands = {
       steer: optional(bool),
       /** @-mentions the engine resolves into the prompt (files, folders, problems, terminal, git, selection, threads; ../mentions.ts). */
       mentions: optional(mentionList),
+      /** true: a mention that cannot be attached (a missing file, binary, nothing selected) refuses the send (`context/mentionNotAttached`) instead of going as a warning in the message. */
+      strictMentions: optional(bool),
       /** false: not added to the prompt history (a prompt the client wrote itself, such as "Continue"). */
       history: optional(bool),
       /** The context handoff this prompt gets (SPEC 5.1, ../handoff.ts), built even without a model change; default: automatic on a change, deltaSinceTargetLastSeen. */

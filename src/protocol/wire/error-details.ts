@@ -20,6 +20,8 @@ export interface ErrorDetailsByDomain {
   branch: { threadId?: string; messageId?: string; runId?: string; count?: number; max?: number };
   compaction: { threadId?: string; messageId?: string };
   mcpApp: { threadId?: string; itemId?: string; bytes?: number; max?: number };
+  /** `mentionNotAttached`: each mention that could not be attached, by its index in the prompt's mentions. */
+  context: { mentions?: Array<{ index: number; label: string; warning: string }> };
 }
 
 export type DetailedDomain = keyof ErrorDetailsByDomain & ErrorDomain;
@@ -37,6 +39,7 @@ const FIELDS: { [D in DetailedDomain]: { [F in keyof ErrorDetailsByDomain[D]]-?:
   branch: { threadId: true, messageId: true, runId: true, count: true, max: true },
   compaction: { threadId: true, messageId: true },
   mcpApp: { threadId: true, itemId: true, bytes: true, max: true },
+  context: { mentions: true },
 };
 
 /** The fields of `details` that may travel for `domain` (none: it sends no details). */

@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict'],
   /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
   guard: ['singleTokenRun', 'ngramCycle'],
+  /** A prompt's @-mentions (engine/context/): one that cannot be attached when the client asked that all be (`strictMentions`). */
+  context: ['mentionNotAttached'],
   /** Context handoff across models (SPEC 5.1, engine/handoff/). */
   handoff: ['manualContextMissing', 'unknownThread'],
   /** Settings the host supplied. */

@@ -11,6 +11,7 @@ import type { ThreadState } from './thread-model';
 import type { PermissionsView } from '../../../src/protocol/commands/permissions';
 import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';
+import type { SavedDraft } from '../../../src/protocol/host';
 
 export type { SettingsView, ThreadSummary };
 
@@ -30,8 +31,14 @@ export interface AppModel {
   thread: ThreadState | null;
   /** Tool calls waiting for the user, of every thread (each shows in its own thread; see `approvalsOf`). */
   approvals: ApprovalView[];
+  /** The waiting approval the sticky bar shows, after Next (null: the oldest; ./approval-bar.ts). */
+  approvalFocus?: string | null;
   notices: Notice[];
   draft: string;
+  /** Every thread's composer draft by thread id ('' a new thread's), the open one's included (./drafts.ts). */
+  drafts?: Record<string, SavedDraft>;
+  /** Where the composer puts the caret; `request` bumps each time it should (a draft restored). */
+  draftCaret?: { start: number; end: number; request: number } | null;
   /** A prompt sent but not yet seen back as a user message. */
   sending: { requestId: string; prompt: string } | null;
   /** Bumped when the composer should take focus. */

@@ -28,6 +28,8 @@ export interface ChipView extends Mention {
   tokens: number | null;
   status: ContextChip['status'] | 'pending';
   warning: string | null;
+  /** Set when Send was refused because this mention cannot be attached (`refuseUnattached`). */
+  blocking?: boolean;
 }
 
 export interface ContextModel {
@@ -39,10 +41,12 @@ export interface ContextModel {
   overflow: { tokens: number; window: number } | null;
   /** The last prompt's rules (SPEC 6.1): the rules the engine attached, and its warnings (`@words` that are neither a rule nor a mention). */
   sentRules?: { rules: string[]; warnings: string[] } | null;
+  /** Why the last Send did not go (a mention that cannot be attached); cleared when the chips change. */
+  sendError?: string | null;
 }
 
 export function createContextModel(): ContextModel {
-  return { popup: null, chips: [], estimate: null, overflow: null, sentRules: null };
+  return { popup: null, chips: [], estimate: null, overflow: null, sentRules: null, sendError: null };
 }
 
 /** The mention being typed at `caret`: an `@` at the start or after whitespace, then no whitespace up to the caret. */
@@ -151,7 +155,44 @@ export class ContextController {
   removeChip(index: number): void {
     this.model.chips.splice(index, 1);
     this.model.overflow = null;
+    this.model.sendError = null;
+    for (const c of this.model.chips) c.blocking = false;
     this.scheduleEstimate(0);
+  }
+
+  /**
+   * Before a send: a chip the engine said it cannot attach (a missing file, binary, nothing
+   * selected) stops it — the chip is marked and `sendError` says why. A prompt is never sent
+   * without a mention the user sees attached. True when the send was refused.
+   */
+  refuseUnattached(): boolean {
+    const bad = this.model.chips.filter((c) => c.status === 'warning');
+    for (const c of this.model.chips) c.blocking = c.status === 'warning';
+    if (bad.length === 0) {
+      this.model.sendError = null;
+      return false;
+    }
+    const what = bad.map((c) => `${c.label}${c.warning ? ` (${c.warning})` : ''}`).join('; ');
+    this.model.sendError = `Not sent: ${bad.length === 1 ? 'a mention' : `${bad.length} mentions`} cannot be attached — ${what}. Remove ${bad.length === 1 ? 'it' : 'them'} or fix ${bad.length === 1 ? 'it' : 'them'}, then send again.`;
+    return true;
+  }
+
+  /**
+   * The engine refused a send because mentions could not be attached (`context/mentionNotAttached`,
+   * `details.mentions`: their indexes and reasons): those chips are marked and the error shows. True (handled).
+   */
+  markUnattached(message: string, details: unknown): true {
+    const listed = (details as { mentions?: unknown } | undefined)?.mentions;
+    const bad = Array.isArray(listed) ? listed.filter((b): b is { index: number; warning?: unknown } => typeof (b as { index?: unknown })?.index === 'number') : [];
+    for (const b of bad) {
+      const chip = this.model.chips[b.index];
+      if (!chip) continue;
+      chip.status = 'warning';
+      chip.warning = typeof b.warning === 'string' ? b.warning : chip.warning;
+      chip.blocking = true;
+    }
+    this.model.sendError = `${message} Remove ${bad.length === 1 ? 'the marked mention' : 'the marked mentions'} or fix ${bad.length === 1 ? 'it' : 'them'}, then send again.`;
+    return true;
   }
 
   /** The mentions to send with the prompt. */
@@ -163,6 +204,7 @@ export class ContextController {
   clearAfterSend(): void {
     this.lastSent = this.model.chips;
     this.model.chips = [];
+    this.model.sendError = null;
     this.model.popup = null;
     this.model.overflow = null;
     this.scheduleEstimate(0);

@@ -60,6 +60,7 @@ class ControllerCore {
       send: (c, extra) => this.send(c, extra),
       notify: (code, message) => this.notify(code, message),
       hostAction: (action, args) => bridge.sendHostAction(action, args),
+      draftMessage: (message) => bridge.sendDraftMessage?.(message),
       use: <I extends object>(f: Feature<I>): I => this.use(f),
       openThread: (id) => this.openThread(id),
       newThread: () => this.newThread(),

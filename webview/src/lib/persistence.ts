@@ -7,6 +7,7 @@
  * replayed from seq 0, which is always correct, only slower).
  */
 import { createThreadState, isThreadState, type ThreadState } from './thread-state';
+import { savedDraft, type SavedDraft } from '../../../src/protocol/host';
 
 /** Version of the saved shape; a state of another version is ignored. */
 export const PERSIST_VERSION = 1;
@@ -46,9 +47,28 @@ export interface PersistedState {
    * Optional: states saved by older builds have none.
    */
   threadListJson?: string | null;
+  /**
+   * Every thread's composer draft (text, chips, caret) by thread id, '' for a new thread's
+   * (./drafts.ts). Optional: states saved by older builds have only `draft`.
+   */
+  drafts?: Record<string, SavedDraft>;
 }
 
-export interface Restored { draft: string; approvals: SavedApproval[]; thread: ThreadState | null; threadListJson: string | null }
+export interface Restored { draft: string; approvals: SavedApproval[]; thread: ThreadState | null; threadListJson: string | null; drafts: Record<string, SavedDraft> }
+
+/** The saved drafts that still fit the shape (one that does not is dropped; the host's copy may have it). */
+function decodeDrafts(raw: unknown): Record<string, SavedDraft> {
+  const out: Record<string, SavedDraft> = {};
+  if (!isRecord(raw)) return out;
+  for (const [key, value] of Object.entries(raw)) {
+    try {
+      out[key] = savedDraft(value);
+    } catch {
+      // dropped
+    }
+  }
+  return out;
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,7 +82,7 @@ function isApproval(v: unknown): v is SavedApproval {
     && typeof v.toolName === 'string' && typeof v.argumentsJson === 'string' && TOOL_CLASSES.includes(v.toolClass);
 }
 
-export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[], threadListJson: string | null = null): PersistedState {
+export function encodeState(thread: ThreadState | null, draft: string, approvals: readonly SavedApproval[], threadListJson: string | null = null, drafts: Record<string, SavedDraft> = {}): PersistedState {
   const tooMany = thread !== null && (thread.tree?.messageCount ?? thread.entries.length) > MAX_PERSISTED_THREAD_MESSAGES;
   let threadJson: string | null = thread && !tooMany ? JSON.stringify(thread) : null;
   if (threadJson !== null && threadJson.length > MAX_PERSISTED_THREAD_CHARS) threadJson = null;
@@ -73,6 +93,7 @@ export function encodeState(thread: ThreadState | null, draft: string, approvals
     threadJson,
     approvals: approvals.map((a) => ({ callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
     ...(threadListJson !== null ? { threadListJson } : {}),
+    ...(Object.keys(drafts).length > 0 ? { drafts: { ...drafts } } : {}),
   };
 }
 
@@ -82,7 +103,8 @@ export function decodeState(raw: unknown, warn: (message: string) => void): Rest
   const draft = typeof raw.draft === 'string' ? raw.draft : '';
   const approvals = Array.isArray(raw.approvals) ? raw.approvals.filter(isApproval) : [];
   const threadListJson = typeof raw.threadListJson === 'string' ? raw.threadListJson : null;
-  if (typeof raw.threadId !== 'string') return { draft, approvals, thread: null, threadListJson };
+  const drafts = decodeDrafts(raw.drafts);
+  if (typeof raw.threadId !== 'string') return { draft, approvals, thread: null, threadListJson, drafts };
   let thread = createThreadState(raw.threadId);
   if (typeof raw.threadJson === 'string') {
     try {
@@ -93,5 +115,5 @@ export function decodeState(raw: unknown, warn: (message: string) => void): Rest
       warn('saved thread state is not JSON; replaying the thread from the start');
     }
   }
-  return { draft, approvals, thread, threadListJson };
+  return { draft, approvals, thread, threadListJson, drafts };
 }

@@ -39,14 +39,14 @@ export class StateSaver {
   }
 
   /**
-   * Saves {threadId, draft, thread state with its seqs, waiting approvals} now. `raw`: the plain
+   * Saves {threadId, draft and every thread's drafts, thread state with its seqs, waiting approvals} now. `raw`: the plain
    * object the open thread was just replayed into (faster to encode than its proxy).
    */
   now(raw?: ThreadState): void {
     this.dirty = false;
     this.generation++;
     try {
-      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals, this.threadList?.savedJson() ?? null));
+      this.bridge.setState(encodeState(raw ?? this.model.thread, this.model.draft, this.model.approvals, this.threadList?.savedJson() ?? null, this.model.drafts ?? {}));
     } catch (e) {
       this.log.warn(`could not save the webview state: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -62,6 +62,7 @@ export class StateSaver {
     const saved = decodeState(this.bridge.getState(), (w) => this.log.warn(w));
     if (!saved) return;
     this.model.draft = saved.draft;
+    this.model.drafts = saved.drafts;
     this.model.approvals = saved.approvals.map((a) => ({ ...a, responding: false }));
     this.model.thread = saved.thread;
     this.threadList?.restore(saved.threadListJson);

@@ -20,6 +20,7 @@ export function createVsCodeBridge(win: Window = window): HostBridge {
     send: (command) => api.postMessage(command),
     sendHostAction: (action, args) => api.postMessage({ type: 'hostAction', action, ...(args?.threadId ? { threadId: args.threadId } : {}) } satisfies HostActionMessage),
     sendCodeAction: (message) => api.postMessage(message),
+    sendDraftMessage: (message) => api.postMessage(message),
     onMessage(listener) {
       const handler = (e: MessageEvent): void => listener(e.data);
       win.addEventListener('message', handler);

@@ -28,7 +28,7 @@ function promptTurn(services: EngineServices, cmd: CommandOf<'sendPrompt'>): Tur
     ...(cmd.handoff ? { run: { handoff: checkChoice(cmd.handoff) } } : {}),
     prepare: async (model, threadId) => {
       const r = await rules.prepare(cmd.prompt, targets, threadId, targets);
-      const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model);
+      const prompt = await context.promptWithMentions(r.prompt, cmd.mentions, model, cmd.strictMentions === true);
       // Queued as typed (its rule tokens kept): the queue prepares its rules when it starts (runs/queue.ts).
       return { prompt, text: r.prompt, queuedPrompt: `${cmd.prompt}${prompt.slice(r.prompt.length)}`, rules: r.names, rulesBlock: r.block, warnings: r.warnings };
     },

@@ -1,9 +1,12 @@
 /**
  * Approvals: tool calls waiting for the user, of every thread (`approvalRequested` /
  * `approvalSettled` updates, `listApprovals` answers; saved with the webview state so a reload
- * keeps them), Approve / Deny, and their end — settled, answered, or the item completed.
+ * keeps them), Approve / Deny, and their end — settled, answered, or the item completed. The
+ * sticky bar (../approval-bar.ts) shows one of the open thread's at a time: Next walks them, and
+ * the keybindings' host commands answer the one it shows.
  */
-import type { AppModel } from '../app-model';
+import { approvalsOf, type AppModel } from '../app-model';
+import { nextApproval, shownApproval } from '../approval-bar';
 import { defineFeature } from './feature';
 
 function dropApproval(m: AppModel, callId: string): void {
@@ -22,6 +25,20 @@ export const approvalsFeature = defineFeature({
           if (!approval || approval.responding) return;
           approval.responding = true;
           ctx.send({ type: 'respondToApproval', callId, decision }, { callId });
+        },
+        /** The bar's approval (of the open thread) answered: Approve / Deny on the bar, or their keybindings. */
+        respondToShownApproval(decision: 'approved' | 'denied'): boolean {
+          const shown = shownApproval(approvalsOf(m, m.thread?.threadId ?? null), m.approvalFocus);
+          if (!shown) return false;
+          const approval = shown.approval;
+          if (approval.responding) return false;
+          approval.responding = true;
+          ctx.send({ type: 'respondToApproval', callId: approval.callId, decision }, { callId: approval.callId });
+          return true;
+        },
+        /** Next on the bar: the following waiting approval of the open thread. */
+        showNextApproval(): void {
+          m.approvalFocus = nextApproval(approvalsOf(m, m.thread?.threadId ?? null), m.approvalFocus);
         },
       },
       updates: {

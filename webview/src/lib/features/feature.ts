@@ -15,7 +15,7 @@
  */
 import type { ClientCommand, CommandResult, CommandType } from '../../../../src/protocol/commands/index';
 import type { StoredEventOf, VoxEventType } from '../../../../src/protocol/events';
-import type { HostAction } from '../../../../src/protocol/host';
+import type { DraftSaveMessage, DraftsRequestMessage, HostAction } from '../../../../src/protocol/host';
 import type { EngineUpdate, UpdateOf } from '../../../../src/protocol/updates';
 import type { AppModel, Logger } from '../app-model';
 import type { Pending } from '../requests';
@@ -45,6 +45,8 @@ export interface FeatureContext {
   notify(code: string, message: string): void;
   /** Something outside the engine, for the extension (src/protocol/host.ts). */
   hostAction(action: HostAction, args?: { threadId?: string }): void;
+  /** The composer's draft to the extension host's copy, or a request for it (src/protocol/host.ts). */
+  draftMessage(message: DraftSaveMessage | DraftsRequestMessage): void;
   /** Another installed feature's intents (looked up when called: install order does not matter). */
   use<I extends object>(feature: Feature<I>): I;
   /** Opens a thread: subscribes it from its last seqs (a no-op for the open one). */

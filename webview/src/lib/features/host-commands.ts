@@ -1,8 +1,9 @@
 /**
  * What the extension asks of the chat view (`hostCommand` updates: the palette's New Thread,
- * Focus Composer, Add to Chat, a search result to open at its message), done through the
+ * Focus Composer, Add to Chat, a search result to open at its message, the approval keybindings), done through the
  * controller's own intents.
  */
+import { approvalsFeature } from './approvals';
 import { defineFeature } from './feature';
 import { searchFeature } from './search';
 
@@ -23,6 +24,15 @@ export const hostCommandsFeature = defineFeature({
             case 'insertPrompt':
               if (u.text) m.draft = m.draft.length > 0 ? `${m.draft}\n${u.text}` : u.text;
               m.focusRequests++;
+              return;
+            case 'approveWaiting':
+              ctx.use(approvalsFeature).respondToShownApproval('approved');
+              return;
+            case 'denyWaiting':
+              ctx.use(approvalsFeature).respondToShownApproval('denied');
+              return;
+            case 'nextWaiting':
+              ctx.use(approvalsFeature).showNextApproval();
               return;
             case 'openThread':
               if (u.threadId && u.messageId) ctx.use(searchFeature).requestReveal(u.threadId, u.messageId);

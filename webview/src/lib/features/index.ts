@@ -12,6 +12,7 @@ import { backgroundFeature } from './background';
 import { branchesFeature } from './branches';
 import { compactionFeature } from './compaction';
 import { contextFeature } from './context';
+import { draftsFeature } from './drafts';
 import { handoffFeature } from './handoff';
 import { hostCommandsFeature } from './host-commands';
 import { mcpFeature } from './mcp';
@@ -44,6 +45,7 @@ export const FEATURES = [
   branchesFeature,
   compactionFeature,
   contextFeature,
+  draftsFeature,
   mcpAppsFeature,
   searchFeature,
   hostCommandsFeature,

@@ -5,6 +5,8 @@
  * thread's user message (or as a queued prompt, or with its rule tokens stripped:
  * ../rules-state.ts). A first prompt in Plan mode creates its thread in Plan first; `/compact`
  * runs instead of being sent (./compaction.ts); a failed send gives the text and its mentions back.
+ * Mentions go with `strictMentions`: one that cannot be attached — known from the estimate, or
+ * found by the engine at send — stops the send with an error in the composer, never a silent drop.
  */
 import { MAX_PROMPT_CHARS } from '../../../../src/protocol/commands/index';
 import { splitContext } from '../../../../src/protocol/mentions';
@@ -55,12 +57,13 @@ export const promptsFeature = defineFeature({
           ctx.notify('promptTooLong', `The prompt has ${prompt.length} characters; the limit is ${MAX_PROMPT_CHARS}.`);
           return false;
         }
+        if (context().refuseUnattached()) return false; // the composer says which mention, the chip is marked
         if (!opts.force && !context().checkFits()) return false; // the composer asks to confirm
         let threadId = m.thread?.threadId ?? null;
         const running = !!m.thread && !!activeRun(m.thread);
         const mentions = context().mentions();
         if (threadId === null && m.nextWorkMode === 'plan') threadId = createPlanThread(prompt);
-        const requestId = ctx.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions } : {}) }, { prompt });
+        const requestId = ctx.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions, strictMentions: true } : {}) }, { prompt });
         m.sending = { requestId, prompt };
         m.draft = '';
         context().clearAfterSend();
@@ -112,6 +115,8 @@ export const promptsFeature = defineFeature({
           if (m.draft.length === 0 && req.prompt) m.draft = req.prompt; // give the text back
           context().restoreAfterFailedSend(); // and its mentions
           m.sending = null;
+          // A mention the engine could not attach: said in the composer, the chip marked (no notice).
+          if (u.domain === 'context' && u.code === 'mentionNotAttached') return context().markUnattached(u.message, u.details);
         },
       },
       start: () => intents.loadPromptHistory(),
