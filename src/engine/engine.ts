@@ -49,7 +49,7 @@ function bindHost(h: Host): Host {
   return {
     model: () => h.model(), setModel: (r) => h.setModel(r), modelChoices: () => h.modelChoices(), approvalSettings: () => h.approvalSettings(),
     providerSettings: () => h.providerSettings(), permissionSettings: () => h.permissionSettings?.(), samplingSettings: () => h.samplingSettings?.(),
-    ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto') => h.setPermissionMode!(m) } : {}),
+    ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto', t: 'workspace' | 'user') => h.setPermissionMode!(m, t) } : {}),
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),

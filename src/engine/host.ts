@@ -70,8 +70,8 @@ export interface Host {
    * null values: the provider's default.
    */
   samplingSettings?(): unknown;
-  /** Persists the workspace's default permission mode (VS Code: the workspace setting). */
-  setPermissionMode?(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void>;
+  /** Persists the default permission mode: the workspace's (VS Code: .vscode/settings.json) or the user's settings. */
+  setPermissionMode?(mode: 'ask' | 'autoEdits' | 'fullAuto', target: 'workspace' | 'user'): Promise<void>;
   /** A provider key, or undefined when none is set. Never logged, never stored by the engine. */
   secret(name: ProviderSecret): Promise<string | undefined>;
   /** Notices for the user or the log (checkpoint failures, over-budget captures, recovered runs). */

@@ -101,10 +101,10 @@ export class EngineHost implements Host, vscode.Disposable {
     return { temperature: cfg.get('temperature'), topP: cfg.get('topP'), reasoningEffort: cfg.get('reasoningEffort') };
   }
 
-  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto'): Promise<void> {
-    // The workspace's default; without a folder open, the user's.
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await vscode.workspace.getConfiguration('vox').update('permissionMode', mode, target);
+  /** Only on the user's explicit "make this the default": `workspace` writes .vscode/settings.json (without a folder open, the user's settings). */
+  async setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto', target: 'workspace' | 'user'): Promise<void> {
+    const where = target === 'workspace' && vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration('vox').update('permissionMode', mode, where);
   }
 
   rulesSettings(): RulesSettings {

@@ -33,3 +33,12 @@ export const posture = object({
   mentions: arrayOf(str),
 });
 export type Posture = Infer<typeof posture>;
+
+/**
+ * The model ref of a posture, as a user writes it: the engine records `model` as the resolved
+ * ref (`compat:fake-large`), older or other writers may give a bare name; the provider is added
+ * only when it is not already there.
+ */
+export function postureModelRef(p: { provider: string; model: string }): string {
+  return p.model.startsWith(`${p.provider}:`) ? p.model : `${p.provider}:${p.model}`;
+}

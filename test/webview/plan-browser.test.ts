@@ -43,18 +43,26 @@ describe('chat webview in Chromium: Plan mode and permission modes', function ()
     await w?.close();
   });
 
-  it('asks for the permissions at start and shows the workspace mode; choosing one posts setPermissionMode for the workspace', async () => {
+  it('asks for the permissions at start and shows the workspace mode; choosing one writes no setting, "Make default…" does, saying where', async () => {
     const req = await waitPosted('getPermissions', (m) => m.type === 'getPermissions');
     await host({ type: 'settings', model: 'openai:gpt-4o-mini', demoNotice: null, models: [{ ref: 'openai:gpt-4o-mini', label: 'GPT-4o mini', isDemo: false }] });
     await host({ type: 'result', inReplyTo: req.requestId, value: PERMISSIONS });
     const select = page.locator('select.perm-select');
-    await eventually('the workspace mode', async () => (await select.inputValue()) === 'ask');
+    await eventually('the workspace mode', async () => (await select.locator('option[value=""]').innerText()) === 'Workspace default (Ask every time)');
     assert.match((await page.locator('label.perm').getAttribute('title')) ?? '', /deny \* command "rm -rf \*"/);
+    await eventually('the workspace default shown', async () => (await select.inputValue()) === '');
     await select.selectOption('autoEdits');
+    await eventually('the chosen mode shown', async () => (await select.inputValue()) === 'autoEdits');
+    assert.ok(!(await posted()).some((m) => m.type === 'setPermissionMode'), 'choosing a mode for the next thread writes no setting');
+    await page.locator('button.make-default').click();
+    const item = page.locator('.default-menu button[data-target="workspace"]');
+    assert.match(await item.innerText(), /\.vscode\/settings\.json/);
+    await item.click();
     const sent = await waitPosted('setPermissionMode', (m) => m.type === 'setPermissionMode');
     assert.deepEqual([sent.scope, sent.mode], ['workspace', 'autoEdits']);
     await host({ type: 'result', inReplyTo: sent.requestId, value: { ...PERMISSIONS, mode: 'autoEdits', modeLabel: 'Auto-approve edits', modeSource: 'settings' } });
-    await eventually('the confirmed mode', async () => (await select.inputValue()) === 'autoEdits');
+    await eventually('the default updated, the choice kept', async () => (await select.inputValue()) === 'autoEdits' && !(await page.locator('button.make-default').count()));
+    await select.selectOption('');
   });
 
   it('a first prompt in Plan mode creates the thread, switches it to Plan, then sends the prompt — in that order', async () => {

@@ -49,9 +49,9 @@ export const permissionCommands = {
     result: permissionsView,
   }),
   setPermissionMode: defineCommand('setPermissionMode', {
-    summary: 'Sets the permission mode: the thread\'s own (null: follow the workspace default) or the workspace default.',
+    summary: 'Sets the permission mode: the thread\'s own (null: follow the default), or the default in the workspace\'s settings (VS Code: .vscode/settings.json) or the user\'s.',
     requires: ['owner'],
-    params: { scope: literal('thread', 'workspace'), threadId: optional(name), mode: nullable(permissionMode) },
+    params: { scope: literal('thread', 'workspace', 'user'), threadId: optional(name), mode: nullable(permissionMode) },
     result: permissionsView,
   }),
   setWorkMode: defineCommand('setWorkMode', {

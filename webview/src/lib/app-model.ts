@@ -49,6 +49,8 @@ export interface AppModel {
   permissions?: PermissionsView | null;
   /** Plan / Act for the first prompt of a new thread (an open thread carries its own). */
   nextWorkMode?: 'plan' | 'act';
+  /** The permission mode of the next new thread, sent with its first prompt (null or absent: the workspace default). */
+  nextPermissionMode?: 'ask' | 'autoEdits' | 'fullAuto' | null;
   /** The composer's @-mentions, chips and context meter (./context-state.ts). */
   context: ContextModel;
   /** A `compactThread` on its way (./features/compaction.ts). */

@@ -37,9 +37,9 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
       services.store.append({ type: 'thread.permissionModeSet', threadId: cmd.threadId, mode: cmd.mode });
       return permissionsView(services, cmd.threadId);
     }
-    if (cmd.mode === null) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.mode', 'the workspace default needs a mode');
-    if (!services.host.setPermissionMode) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.scope', 'this host cannot change the workspace default');
-    await services.host.setPermissionMode(cmd.mode);
+    if (cmd.mode === null) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.mode', 'a default needs a mode');
+    if (!services.host.setPermissionMode) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.scope', 'this host cannot change the default');
+    await services.host.setPermissionMode(cmd.mode, cmd.scope);
     return permissionsView(services, cmd.threadId);
   },
   setWorkMode({ services, session }, cmd) {

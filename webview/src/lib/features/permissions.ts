@@ -1,7 +1,9 @@
 /**
  * Permission modes: the open thread's own mode (thread.permissionModeSet; null follows the
- * workspace), the workspace's mode and rules (`getPermissions`, asked again for a new engine
- * session once loaded), and setting either.
+ * workspace), the next new thread's (kept here and sent with its first prompt, so the engine
+ * applies it before that thread's first tool call), the workspace's mode and rules
+ * (`getPermissions`, asked again for a new engine session once loaded), and making a mode the
+ * default — an explicit, separate action that writes the workspace's or the user's settings.
  */
 import { defineFeature } from './feature';
 
@@ -19,11 +21,15 @@ export const permissionsFeature = defineFeature({
       loadPermissions(): void {
         ctx.send({ type: 'getPermissions' });
       },
-      /** The open thread's own permission mode (null: follow the workspace), or the workspace default without a thread. */
-      setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto' | null, scope: 'thread' | 'workspace' = m.thread ? 'thread' : 'workspace'): void {
+      /** The open thread's own permission mode, or the next new thread's (null: follow the workspace default); never a setting. */
+      setPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto' | null): void {
         const thread = m.thread;
-        if (scope === 'thread' && thread) ctx.send({ type: 'setPermissionMode', scope, threadId: thread.threadId, mode });
-        else if (mode !== null) ctx.send({ type: 'setPermissionMode', scope: 'workspace', mode }, { scopeWorkspace: true });
+        if (thread) ctx.send({ type: 'setPermissionMode', scope: 'thread', threadId: thread.threadId, mode });
+        else m.nextPermissionMode = mode;
+      },
+      /** Makes a mode the default: `workspace` writes the workspace's settings (.vscode/settings.json), `user` the user's. */
+      setDefaultPermissionMode(mode: 'ask' | 'autoEdits' | 'fullAuto', target: 'workspace' | 'user'): void {
+        ctx.send({ type: 'setPermissionMode', scope: target, mode }, { scopeWorkspace: true });
       },
     };
     return {

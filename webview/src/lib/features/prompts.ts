@@ -38,7 +38,9 @@ export const promptsFeature = defineFeature({
       const title = (prompt.trim().split('\n')[0] ?? '').slice(0, PLAN_THREAD_TITLE_CHARS) || 'Plan';
       ctx.send({ type: 'createThread', threadId, title });
       ctx.send({ type: 'setWorkMode', threadId, mode: 'plan' });
+      if (m.nextPermissionMode) ctx.send({ type: 'setPermissionMode', scope: 'thread', threadId, mode: m.nextPermissionMode });
       m.nextWorkMode = 'act';
+      m.nextPermissionMode = null;
       return threadId;
     };
 
@@ -63,7 +65,13 @@ export const promptsFeature = defineFeature({
         const running = !!m.thread && !!activeRun(m.thread);
         const mentions = context().mentions();
         if (threadId === null && m.nextWorkMode === 'plan') threadId = createPlanThread(prompt);
-        const requestId = ctx.send({ type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions, strictMentions: true } : {}) }, { prompt });
+        // A new thread's permission mode travels with its first prompt: applied before its first tool call.
+        const permissionMode = threadId === null ? m.nextPermissionMode : null;
+        if (threadId === null) m.nextPermissionMode = null;
+        const requestId = ctx.send({
+          type: 'sendPrompt', threadId, prompt, ifBusy: 'queue', ...(opts.steer && running ? { steer: true } : {}), ...(mentions.length > 0 ? { mentions, strictMentions: true } : {}),
+          ...(permissionMode ? { newThread: { permissionMode } } : {}),
+        }, { prompt });
         m.sending = { requestId, prompt };
         m.draft = '';
         context().clearAfterSend();
