@@ -59,7 +59,7 @@
  * is not seen.
  */
 import { loadXxh64, type Hash64 } from '../../protocol/wire/interning';
-import { ASCII_CLASS, BASE64_SYMBOLS, Cls, HAS_DIGIT, classify, tokenFacts } from './char-class';
+import { ASCII_CLASS as SHARED_ASCII_CLASS, BASE64_SYMBOLS, HAS_DIGIT, classify as sharedClassify, tokenFacts } from './char-class';
 import { RepetitionError } from './repetition-error';
 
 /** Hashes kept (the ring): the longest cycle the guard can see is bounded by it. */
@@ -112,6 +112,11 @@ const HASH_CACHE_MAX = 4096;
 
 const RING_MASK = RING_SIZE - 1;
 const SLOT_MASK = SHINGLE_SLOTS - 1;
+
+/** The character classes of ./char-class.ts (same values), local so the hot loop reads constants, not imported bindings. */
+const enum Cls { Space, Word, Symbol, Cjk, CjkMark }
+const ASCII_CLASS: Uint8Array = SHARED_ASCII_CLASS;
+const classify = sharedClassify as (c: number, ch: string) => number;
 
 /** What the token being read is. */
 const enum Tok { None, Word, Symbol }
@@ -296,7 +301,8 @@ export class RepetitionGuard {
     let h = this.cache.get(text);
     if (!h) {
       const full = this.hash(text);
-      h = { lo: Number(BigInt.asIntN(32, full)), hi: Number(BigInt.asIntN(32, full >> 32n)), ...tokenFacts(text) };
+      const facts = tokenFacts(text);
+      h = { lo: Number(BigInt.asIntN(32, full)), hi: Number(BigInt.asIntN(32, full >> 32n)), symbols: facts.symbols, flags: facts.flags };
       if (this.cache.size >= HASH_CACHE_MAX) this.cache.clear();
       this.cache.set(text, h);
     }
