@@ -8,25 +8,12 @@
 import * as esbuild from 'esbuild';
 import sveltePlugin from 'esbuild-svelte';
 import * as fs from 'node:fs';
+import { nodeBundleOptions } from './scripts/build/node-options.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** Packages that must not be bundled: the VS Code API, native addons (they find their binaries beside their own files), and node-llama-cpp (binaries + ESM; scripts/package-vsix.mjs bundles it on its own). */
-const EXTERNAL = ['vscode', 'better-sqlite3', '@photostructure/sqlite', 'node-llama-cpp', '@node-llama-cpp/*'];
-
-const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: !production,
-  minify: production,
-  external: EXTERNAL,
-  logLevel: 'info',
-  // Keep `import()` of external ESM packages as a real dynamic import in the CJS output.
-  supported: { 'dynamic-import': true },
-};
+const common = nodeBundleOptions({ production });
 
 /**
  * Svelte's a11y checks cannot see that @vscode-elements custom elements (`<vscode-button>`, …) set

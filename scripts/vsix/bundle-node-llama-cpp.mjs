@@ -10,12 +10,15 @@
 //    would have had (`new URL("./bindings/utils/getModuleVersion.js", import.meta.url)` from any
 //    file in dist/), so every path it derives is the one it had unbundled; testBindingBinary's
 //    becomes the entry `dist/testBindingBinary.js`, which the child process runs;
-//  - `@node-llama-cpp/*` (the platform binaries, imported by name) and `electron` stay external.
+//  - `@node-llama-cpp/*` (the platform binaries, imported by name), `electron` and any import that
+//    resolves to a `.node` addon (ipull's optional @reflink/reflink; ../build/native-external.mjs)
+//    stay external.
 // The staged package.json keeps only what resolution needs (name, version, type, exports), so it
 // declares no dependencies that are now inside the bundle.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { nativeAddonsExternal } from '../build/native-external.mjs';
 
 /** The files of node-llama-cpp's `llama/` folder read at run time (the rest only serve a source build). */
 const LLAMA_RUNTIME_FILES = ['package.json', 'binariesGithubRelease.json', 'llama.cpp.info.json'];
@@ -62,7 +65,8 @@ export async function bundleNodeLlamaCpp(pkgDir, outPkgDir) {
     external: ['@node-llama-cpp/*', 'electron'],
     // Bundled CommonJS dependencies call require(): give the ESM output a real one.
     banner: { js: 'import { createRequire as __voxCreateRequire } from "node:module"; const require = __voxCreateRequire(import.meta.url);' },
-    plugins: [rewriteImportMeta],
+    // ipull's optional @reflink/reflink (a `.node` addon, present after a plain `npm install`) stays a run-time require.
+    plugins: [rewriteImportMeta, nativeAddonsExternal()],
     logLevel: 'warning',
     metafile: true,
   });

@@ -2,6 +2,7 @@
  * `vox mcp …` — the MCP servers Vox's agent uses, clients of the MCP commands:
  *   vox mcp list [--json]                           every server: status, transport, target, source, tools; config errors
  *   vox mcp tools <server> [--json]                 a server's tools (name the model sees, read/execute, on/off)
+ *   vox mcp reload [--json]                         read the config files again (they are watched too)
  *   vox mcp restart <server> [--json]               stop and start it (config reloaded)
  *   vox mcp enable|disable <server> [--tool T]      a server, or one of its tools (kept in $VOX_HOME/mcp-settings.json)
  * The `mcp` group is created by main.ts (`vox mcp serve` lives in the same group).
@@ -58,6 +59,12 @@ export function registerMcpClientCommands(mcp: Command, run: (p: Promise<number>
       const s = v.servers.find((x) => x.name === server);
       if (!s) throw new McpCliError('unknownServer', `No MCP server named ${JSON.stringify(server)}. Configured: ${v.servers.map((x) => x.name).join(', ') || '(none)'}.`);
       print(o, formatMcpTools(s), s);
+      return 0;
+    })));
+  cwdOpt(mcp.command('reload').description('read the MCP config files and settings again now (new servers start, removed ones stop); the list'))
+    .action((o: Cwd) => run(open(o, async ({ client }) => {
+      const v = await client.call('reloadMcpConfig', {});
+      print(o, formatMcpList(v), v);
       return 0;
     })));
   cwdOpt(mcp.command('restart').description('stop and start one MCP server (the config files are read again)').argument('<server>'))

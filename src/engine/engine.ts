@@ -209,6 +209,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
 
   // Permission modes and rules (settings and .vox/permissions.json), Plan / Act and plans.
   const permissions = new PermissionService({ workspaceRoot: config.workspaceRoot, host, store, policy });
+  install('permissions', () => permissions.dispose());
   const plans = new PlanService(store);
   // Rules and the system prompt's $variables (SPEC 6.1, 6.2): the runner and the context meter share its system prompt.
   const rules = new RulesService({ workspaceRoot: config.workspaceRoot, host, plans, systemPrompt: config.systemPrompt });

@@ -4,13 +4,16 @@
  * error), tool rows with their checkbox state and read-only mark, the error row of a failed
  * server, the prompts/resources summary, config errors, context values the menus match, the
  * empty list (welcome content), and the template of Add MCP Server… (JSON with comments).
+ * Open MCP Config File from the palette (openConfigPlan): one server's file, a pick among several, with
+ * none the file that exists or failed to parse, else the offer to create `.vscode/mcp.json`.
  * Every view goes through the protocol's own validator first, so the fixtures are real views.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mcpServerListView, type McpServerListView, type McpServerView } from '../../src/protocol/commands/mcp';
-import { buildMcpTree, configFileOf, MCP_ERROR_ROW_MAX_CHARS, MCP_JSON_TEMPLATE, MCP_STATUS_ICON, serverContextValue, type McpTreeNode } from '../../src/extension/mcp/tree-model';
+import { buildMcpTree, configFileOf, MCP_ERROR_ROW_MAX_CHARS, MCP_JSON_TEMPLATE, MCP_STATUS_ICON, openConfigPlan, serverContextValue, type McpTreeNode } from '../../src/extension/mcp/tree-model';
+import { parseVscodeConfig } from '../../src/engine/mcp/config';
 
 function server(over: Partial<McpServerView> = {}): McpServerView {
   return {
@@ -136,5 +139,25 @@ describe('MCP Servers tree model', () => {
     const json = JSON.parse(MCP_JSON_TEMPLATE.replace(/^\s*\/\/.*$/gm, '')) as { servers: Record<string, unknown> };
     assert.deepEqual(json, { servers: {} });
     assert.match(MCP_JSON_TEMPLATE, /"type": "stdio"/);
+  });
+
+  describe('Open MCP Config File from the palette (openConfigPlan)', () => {
+    const none = () => false;
+    it('with no server and no config file: offers to create .vscode/mcp.json, whose skeleton the engine parses without an error', () => {
+      assert.deepEqual(openConfigPlan(list([]), none), { kind: 'offerCreate', path: '.vscode/mcp.json' });
+      const parsed = parseVscodeConfig(MCP_JSON_TEMPLATE, { workspaceRoot: '/ws', env: {} });
+      assert.deepEqual(parsed, { servers: [], errors: [] });
+    });
+    it('with no server: opens the config file that exists (in precedence order), or the one that failed to parse', () => {
+      assert.deepEqual(openConfigPlan(list([]), (rel) => rel === '.mcp.json'), { kind: 'open', path: '.mcp.json' });
+      assert.deepEqual(openConfigPlan(list([]), (rel) => rel === '.mcp.json' || rel === '.vox/mcp.json'), { kind: 'open', path: '.vox/mcp.json' });
+      assert.deepEqual(openConfigPlan(list([], [{ source: '.vscode/mcp.json: $.servers.x', message: 'bad' }]), (rel) => rel === '.mcp.json'), { kind: 'open', path: '.vscode/mcp.json' });
+      assert.deepEqual(openConfigPlan(list([], [{ source: 'settings (vox.mcp.servers)', message: 'bad' }]), none), { kind: 'open', path: null }, 'the setting');
+    });
+    it('one server: its file (or the setting); several: a pick', () => {
+      assert.deepEqual(openConfigPlan(list([server()]), none), { kind: 'open', path: '.vscode/mcp.json' });
+      assert.deepEqual(openConfigPlan(list([server({ source: 'settings', sourcePath: 'settings (vox.mcp.servers)' })]), none), { kind: 'open', path: null });
+      assert.deepEqual(openConfigPlan(list([server(), server({ name: 'b', source: 'claude', sourcePath: '.mcp.json' })]), none), { kind: 'pick' });
+    });
   });
 });

@@ -104,6 +104,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   searchThreads: { query: 'parser bug', limit: 10 },
   previewHandoff: { threadId: 'thread:1', model: 'openai:gpt-4o', strategy: 'fullThreadSummary' },
   listMcpServers: {},
+  reloadMcpConfig: {},
   watchMcpServers: {},
   restartMcpServer: { name: 'github' },
   setMcpServerEnabled: { name: 'github', enabled: false },

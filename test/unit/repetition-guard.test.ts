@@ -11,7 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decodeGenerator, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import {
-  DATA_CYCLE_CHARS, DATA_TRIP_SLACK_CHARS, LEXICAL_TRIP_SLACK_CHARS, MAX_PERIOD, MAX_WHITESPACE_RUN, MIN_CYCLE_CHARS, MIN_CYCLE_TOKENS,
+  DATA_CYCLE_CHARS, DATA_TRIP_SLACK_CHARS, LEXICAL_TRIP_SLACK_CHARS, MARKUP_CYCLE_CHARS, MAX_NEWLINE_RUN, MAX_PERIOD, MAX_WHITESPACE_RUN,
+  MIN_CYCLE_CHARS, MIN_CYCLE_TOKENS,
   RepetitionGuard, loadRepetitionGuard,
 } from '../../src/engine/guards/repetition-guard';
 import { RepetitionError } from '../../src/engine/guards/repetition-error';
@@ -22,7 +23,9 @@ import { HookBus, turnFailureText } from '../../src/engine/agent/hooks';
 const CORPUS = path.resolve(__dirname, '../fixtures/repetition');
 const LEGIT = path.join(CORPUS, 'legit');
 const LOOPS = path.join(CORPUS, 'loops');
-interface LoopFacts { loopStart: number; unitChars: number; kind: 'lexical' | 'data' }
+interface LoopFacts { loopStart: number; unitChars: number; kind: 'lexical' | 'data' | 'markup' }
+/** "Within a few hundred characters": the bound for a loop of a short unit of punctuation, markup or blank lines. */
+const MARKUP_BOUND_CHARS = 320;
 const MANIFEST = JSON.parse(fs.readFileSync(path.join(LOOPS, 'manifest.json'), 'utf8')) as Record<string, LoopFacts>;
 /** Smallest and largest random delta (characters). */
 const RANDOM_MIN = 1;
@@ -85,7 +88,8 @@ describe('RepetitionGuard', () => {
           const r = run(fs.readFileSync(path.join(LOOPS, f), 'utf8'), seg);
           assert.ok(r.error, `${f} never tripped`);
           const past = r.at - facts.loopStart;
-          const bound = facts.kind === 'data' ? DATA_CYCLE_CHARS + facts.unitChars + DATA_TRIP_SLACK_CHARS : 2 * facts.unitChars + LEXICAL_TRIP_SLACK_CHARS;
+          const bound = facts.kind === 'markup' ? MARKUP_BOUND_CHARS
+            : facts.kind === 'data' ? DATA_CYCLE_CHARS + facts.unitChars + DATA_TRIP_SLACK_CHARS : 2 * facts.unitChars + LEXICAL_TRIP_SLACK_CHARS;
           // A delta may carry the tripping character at its end: allow one delta's length.
           assert.ok(past <= bound + RANDOM_MAX, `${f}: tripped ${past} chars into the loop, bound ${bound}`);
           assert.ok(past > 0, `${f}: tripped before the loop began (${r.at} < ${facts.loopStart})`);
@@ -158,13 +162,27 @@ describe('RepetitionGuard', () => {
       assert.equal(run(words(2 + matches)).error?.period, 2);
     });
 
-    it(`data: a symbol trips once its repeat covers ${DATA_CYCLE_CHARS} characters, and only then`, () => {
-      // "= " repeated: each "=" after the first covers 2 characters (the space before it and itself).
+    it(`data: a number trips once its repeat covers ${DATA_CYCLE_CHARS} characters, and only then`, () => {
+      // "0 " repeated: each "0" after the first covers 2 characters (the space before it and itself).
       const n = DATA_CYCLE_CHARS / 2;
+      assert.equal(run('0 '.repeat(n)).error, null);
+      const r = run('0 '.repeat(n + 1));
+      assert.equal(r.error?.code, 'singleTokenRun');
+      assert.equal(r.error?.repetitions, n + 1);
+    });
+
+    it(`markup: a short unit of symbols trips once its repeat covers ${MARKUP_CYCLE_CHARS} characters, and only then`, () => {
+      const n = MARKUP_CYCLE_CHARS / 2;
       assert.equal(run('= '.repeat(n)).error, null);
       const r = run('= '.repeat(n + 1));
       assert.equal(r.error?.code, 'singleTokenRun');
       assert.equal(r.error?.repetitions, n + 1);
+      // Not markup: a digit in the unit (zero tables), mostly letters (`| yes `), only base64's `+` `/` (0xff bytes).
+      assert.equal(run('0,'.repeat(n * 3)).error, null);
+      assert.equal(run('| yes '.repeat(n)).error, null);
+      assert.equal(run('////'.repeat(n)).error, null);
+      assert.equal(run('</div>'.repeat(n)).error?.code, 'ngramCycle');
+      assert.equal(run('&nbsp;'.repeat(n)).error?.code, 'ngramCycle');
     });
 
     it('one word among numbers and symbols is data (`.byte 1`, `| yes |`), two words loop as words', () => {
@@ -175,10 +193,15 @@ describe('RepetitionGuard', () => {
     });
 
     it(`whitespace: ${MAX_WHITESPACE_RUN} whitespace characters in a row trip, one fewer does not; spacing never breaks a cycle`, () => {
-      assert.equal(run('x' + ' \n\t'.repeat(MAX_WHITESPACE_RUN).slice(0, MAX_WHITESPACE_RUN - 1) + 'y').error, null);
-      const r = run('x' + '\n'.repeat(MAX_WHITESPACE_RUN));
+      assert.equal(run('x' + ' \t'.repeat(MAX_WHITESPACE_RUN).slice(0, MAX_WHITESPACE_RUN - 1) + 'y').error, null);
+      const r = run('x' + ' '.repeat(MAX_WHITESPACE_RUN));
       assert.equal(r.error?.code, 'singleTokenRun');
       assert.equal(r.error?.repetitions, MAX_WHITESPACE_RUN);
+      // Blank lines: MAX_NEWLINE_RUN line breaks in a row (whitespace between them) trip, one fewer does not.
+      assert.equal(run('x' + '  \n'.repeat(MAX_NEWLINE_RUN - 1) + 'y').error, null);
+      const lines = run('x' + '\r\n'.repeat(MAX_NEWLINE_RUN));
+      assert.equal(lines.error?.code, 'singleTokenRun');
+      assert.equal(lines.error?.repetitions, MAX_NEWLINE_RUN);
       // The same words with different whitespace between them are the same tokens.
       const spaces = [' ', '\n', '\t', '  ', ' \n ', '\u00a0', '\u3000'];
       let mixed = '';

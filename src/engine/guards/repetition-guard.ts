@@ -34,22 +34,32 @@
  *     data line), and the streak is MIN_CYCLE_TOKENS tokens or
  *     MIN_CYCLE_CHARS characters long (words looping: a word, a sentence, a paragraph, a code line,
  *     a list item with rising numbers, a CJK sentence, an identifier without spaces), or
+ *   - the cycle is markup: a short unit (up to MARKUP_MAX_UNIT_TOKENS tokens covering up to
+ *     MARKUP_MAX_UNIT_CHARS characters with its whitespace) made mostly of punctuation, markup or
+ *     emoji (symbol characters are at least 1/MARKUP_SYMBOL_SHARE of what it covers), with no
+ *     digit and not only base64's `+` `/`, and the streak covers MARKUP_CYCLE_CHARS characters
+ *     (`|---|---…`, `****…`, `</div></div>…`, `-=-=…`, `.,.,…`, `&nbsp;&nbsp;…`, `🎉🎉…`: a table
+ *     rule, a separator or an HTML tail is legitimately a line long, never pages long), or
  *   - otherwise (data), the streak covers DATA_CYCLE_CHARS characters (zero-filled
- *     tables, hexdumps of zero runs, base64 of zeros, border lines are legitimately that
+ *     tables, hexdumps of zero runs, base64 of zeros, `| yes | yes |` rows are legitimately that
  *     repetitive; only a very long stretch of them is a loop).
- * A run of MAX_WHITESPACE_RUN whitespace characters (a model emitting newlines forever) is a
- * single-token run too.
+ * A run of MAX_WHITESPACE_RUN whitespace characters, or of MAX_NEWLINE_RUN line breaks with only
+ * whitespace between them (a model emitting blank lines forever), is a single-token run too.
  *
  * Bounds (asserted over the corpus, test/unit/repetition-guard.test.ts): a loop of words whose unit
  * is U characters is stopped within 2·U + LEXICAL_TRIP_SLACK_CHARS characters of where it began; a
- * loop of data within DATA_CYCLE_CHARS + one unit + DATA_TRIP_SLACK_CHARS. Known limits, by design:
+ * loop of data within DATA_CYCLE_CHARS + one unit + DATA_TRIP_SLACK_CHARS; a loop of markup
+ * within MARKUP_CYCLE_CHARS + one unit + DATA_TRIP_SLACK_CHARS. Known limits, by design:
  * data-like text repeating for more than DATA_CYCLE_CHARS (about 1 KB of `xxd -p`, `od -v` or
- * base64 output of zero bytes) is taken for a loop; so is one word repeated 33 times in a row. A
+ * base64 output of zero bytes) is taken for a loop; so is one word repeated 33 times in a row, and
+ * a line of one symbol longer than MARKUP_CYCLE_CHARS (a 260-character `====` rule) or a table of
+ * some 60 empty cells in a row. A
  * loop of one word with punctuation ("very, very, very, …") counts as data and is stopped only
  * after DATA_CYCLE_CHARS. A unit longer than MAX_PERIOD tokens (some 2,500 characters of prose)
  * is not seen.
  */
 import { loadXxh64, type Hash64 } from '../../protocol/wire/interning';
+import { ASCII_CLASS as SHARED_ASCII_CLASS, BASE64_SYMBOLS, HAS_DIGIT, classify as sharedClassify, tokenFacts } from './char-class';
 import { RepetitionError } from './repetition-error';
 
 /** Hashes kept (the ring): the longest cycle the guard can see is bounded by it. */
@@ -81,6 +91,16 @@ export const MIN_CYCLE_CHARS = 256;
 export const DATA_CYCLE_CHARS = 1024;
 /** Consecutive whitespace characters that count as a loop (of one token). */
 export const MAX_WHITESPACE_RUN = 1024;
+/** Consecutive line breaks (only whitespace between them) that count as a loop: no answer has this many blank lines in a row. */
+export const MAX_NEWLINE_RUN = 64;
+/** A markup unit has at most this many tokens (`</`, `div`, `>` is three)… */
+export const MARKUP_MAX_UNIT_TOKENS = 8;
+/** …covering at most this many characters with its whitespace (two pieces of a long symbol run)… */
+export const MARKUP_MAX_UNIT_CHARS = 32;
+/** …of which at least 1/this are symbol characters (punctuation, markup, emoji): `&nbsp;` is 2 of 6, `| yes ` (1 of 6) is data. */
+export const MARKUP_SYMBOL_SHARE = 3;
+/** A cycle of markup trips once its repeat covers this many characters (longer than a legitimate rule or separator line). */
+export const MARKUP_CYCLE_CHARS = 256;
 /** Longest list ordinal normalised to `#` (digits). */
 export const MAX_ORDINAL_DIGITS = 4;
 /** Documented trip bound for loops of words: within 2·unit + this many characters of the loop's start. */
@@ -93,8 +113,11 @@ const HASH_CACHE_MAX = 4096;
 const RING_MASK = RING_SIZE - 1;
 const SLOT_MASK = SHINGLE_SLOTS - 1;
 
-/** What a character is to the tokenizer. */
+/** The character classes of ./char-class.ts (same values), local so the hot loop reads constants, not imported bindings. */
 const enum Cls { Space, Word, Symbol, Cjk, CjkMark }
+const ASCII_CLASS: Uint8Array = SHARED_ASCII_CLASS;
+const classify = sharedClassify as (c: number, ch: string) => number;
+
 /** What the token being read is. */
 const enum Tok { None, Word, Symbol }
 
@@ -105,22 +128,7 @@ export async function loadRepetitionGuard(): Promise<void> {
   xxh64 ??= await loadXxh64();
 }
 
-const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
-
-/** The class of every ASCII character (the common case, one array read). */
-const ASCII_CLASS = Uint8Array.from({ length: 0x80 }, (_, c) =>
-  c <= 0x20 ? Cls.Space : (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? Cls.Word : Cls.Symbol);
-
-function classify(c: number, ch: string): Cls {
-  if (c < 0x80) return ASCII_CLASS[c] as Cls;
-  if (c <= 0x20 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff) return Cls.Space;
-  if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xac00 && c <= 0xd7af)) return Cls.Cjk;
-  if ((c >= 0x3001 && c <= 0x303f) || (c >= 0xff00 && c <= 0xffef)) return Cls.CjkMark;
-  if (c >= 0xd800 && c <= 0xdfff) return Cls.Word; // astral letters/emoji halves: part of a word run
-  return LETTER_OR_DIGIT.test(ch) ? Cls.Word : Cls.Symbol;
-}
-
-interface TokenHash { lo: number; hi: number }
+interface TokenHash { lo: number; hi: number; symbols: number; flags: number }
 
 export class RepetitionGuard {
   // The ring: hash halves, characters covered (the token and the whitespace before it), lexical-token prefix counts.
@@ -128,6 +136,8 @@ export class RepetitionGuard {
   private readonly hi = new Int32Array(RING_SIZE);
   private readonly len = new Uint32Array(RING_SIZE);
   private readonly lexPrefix = new Uint32Array(RING_SIZE);
+  private readonly symbols = new Uint8Array(RING_SIZE);
+  private readonly flags = new Uint8Array(RING_SIZE);
   private readonly slotKey = new Int32Array(SHINGLE_SLOTS);
   private readonly slotPos = new Int32Array(SHINGLE_SLOTS).fill(-1);
   private readonly cache = new Map<string, TokenHash>();
@@ -153,6 +163,7 @@ export class RepetitionGuard {
   private afterSpace = true;
   private prevLower = false;
   private spaceRun = 0;
+  private newlineRun = 0;
   private sawSpace = true; // the character before the current token was whitespace (start of stream counts)
   private pendingOrdinal: { text: string; covered: number } | null = null;
 
@@ -172,9 +183,11 @@ export class RepetitionGuard {
         this.covered++;
         this.sawSpace = true;
         if (++this.spaceRun >= MAX_WHITESPACE_RUN) throw new RepetitionError('singleTokenRun', 1, this.spaceRun);
+        if ((c === 0x0a || c === 0x2028 || c === 0x2029) && ++this.newlineRun >= MAX_NEWLINE_RUN) throw new RepetitionError('singleTokenRun', 1, this.newlineRun);
         continue;
       }
       this.spaceRun = 0;
+      this.newlineRun = 0;
       if (cls === Cls.Cjk || cls === Cls.CjkMark) {
         this.endToken(cls, delta, i);
         const covered = this.covered + 1;
@@ -227,6 +240,7 @@ export class RepetitionGuard {
     this.tokLen = 0;
     this.covered = 0;
     this.spaceRun = 0;
+    this.newlineRun = 0;
     this.sawSpace = true;
     this.pendingOrdinal = null;
   }
@@ -287,7 +301,8 @@ export class RepetitionGuard {
     let h = this.cache.get(text);
     if (!h) {
       const full = this.hash(text);
-      h = { lo: Number(BigInt.asIntN(32, full)), hi: Number(BigInt.asIntN(32, full >> 32n)) };
+      const facts = tokenFacts(text);
+      h = { lo: Number(BigInt.asIntN(32, full)), hi: Number(BigInt.asIntN(32, full >> 32n)), symbols: facts.symbols, flags: facts.flags };
       if (this.cache.size >= HASH_CACHE_MAX) this.cache.clear();
       this.cache.set(text, h);
     }
@@ -296,6 +311,8 @@ export class RepetitionGuard {
     this.lo[r] = h.lo;
     this.hi[r] = h.hi;
     this.len[r] = covered;
+    this.symbols[r] = h.symbols;
+    this.flags[r] = h.flags;
     this.lexPrefix[r] = (i === 0 ? 0 : this.lexPrefix[(i - 1) & RING_MASK]!) + (lexical ? 1 : 0);
 
     const p = this.period;
@@ -331,6 +348,22 @@ export class RepetitionGuard {
     this.streakChars = chars;
   }
 
+  /** The unit (the last `p` tokens) is short, mostly symbols, with no digit and not only base64's `+` `/`: a markup loop. */
+  private markupUnit(i: number, p: number): boolean {
+    let covered = 0;
+    let symbols = 0;
+    let any = 0;
+    let all = BASE64_SYMBOLS;
+    for (let k = i - p + 1; k <= i; k++) {
+      const r = k & RING_MASK;
+      covered += this.len[r]!;
+      symbols += this.symbols[r]!;
+      any |= this.flags[r]!;
+      all &= this.flags[r]!;
+    }
+    return covered <= MARKUP_MAX_UNIT_CHARS && (any & HAS_DIGIT) === 0 && all === 0 && symbols * MARKUP_SYMBOL_SHARE >= covered;
+  }
+
   private same(a: number, b: number): boolean {
     const ra = a & RING_MASK;
     const rb = b & RING_MASK;
@@ -342,7 +375,9 @@ export class RepetitionGuard {
     const s = this.streak;
     if (s < p + Math.min(p, LONG_UNIT_EXTRA)) return;
     const lexical = (this.lexPrefix[i & RING_MASK]! - this.lexPrefix[(i - p) & RING_MASK]!) >>> 0;
-    const trips = lexical >= (p === 1 ? 1 : MIN_LEXICAL_IN_UNIT) ? s >= MIN_CYCLE_TOKENS || this.streakChars >= MIN_CYCLE_CHARS : this.streakChars >= DATA_CYCLE_CHARS;
+    const trips = lexical >= (p === 1 ? 1 : MIN_LEXICAL_IN_UNIT)
+      ? s >= MIN_CYCLE_TOKENS || this.streakChars >= MIN_CYCLE_CHARS
+      : this.streakChars >= DATA_CYCLE_CHARS || (this.streakChars >= MARKUP_CYCLE_CHARS && p <= MARKUP_MAX_UNIT_TOKENS && this.markupUnit(i, p));
     if (!trips) return;
     const repetitions = Math.floor((s + p) / p);
     throw p === 1 ? new RepetitionError('singleTokenRun', 1, repetitions) : new RepetitionError('ngramCycle', p, repetitions);

@@ -4,16 +4,17 @@
  * connected server's enabled tools in the engine's ToolRegistry (./tools.ts) and removes them
  * when the server stops, fails or is disabled, and answers the protocol's MCP commands: the list
  * view, restart, enable/disable of servers and tools (kept through host.setMcpSettings, or in
- * memory on a host without it), OAuth sign-in through the injected seam, resources (@-mentions)
+ * memory on a host without it), re-reading the config files whenever they change on disk (an
+ * engine-owned watch, ../platform/file-watch.ts, so a terminal's write counts as an editor's save)
+ * or when asked (reloadConfig), OAuth sign-in through the injected seam, resources (@-mentions)
  * and prompts (slash commands). Listeners hear every change (the `mcpServers` update).
  */
-import * as fs from 'node:fs';
 import { QUOTED_ERROR_CHARS, QUOTED_NAME_CHARS, quote } from '../../protocol/wire/quote';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerListView, McpServerView } from '../../protocol/commands/mcp';
 import type { Host, McpSettings } from '../host';
+import { watchWorkspaceFiles, type FileWatch } from '../platform/file-watch';
 import { redact, rememberSecret } from '../platform/secrets';
 import type { ToolRegistry } from '../tools/registry';
 import { MCP_CONFIG_FILES, describeTarget, loadMcpConfig, sameSpec, specSecrets, type McpConfig, type McpServerSpec } from './config';
@@ -42,6 +43,8 @@ export interface McpManagerDeps {
   timeouts?: Partial<McpTimeouts>;
   backoff?: Partial<McpBackoff>;
   oauth?: McpOAuthFactory;
+  /** Watch the config files on disk (default true). */
+  watch?: boolean;
 }
 
 export class McpManager {
@@ -59,9 +62,7 @@ export class McpManager {
   private disposed = false;
   private reloadTimer: NodeJS.Timeout | null = null;
   private readonly stopSettings: () => void;
-  private readonly stopExternal: () => void;
-  /** Size and mtime of each config file as last read ('' before the first read). */
-  private configStamp = '';
+  private readonly fileWatch: FileWatch | null;
   private readonly timeouts: McpTimeouts;
   private readonly backoff: McpBackoff;
 
@@ -69,22 +70,8 @@ export class McpManager {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
     this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
     this.stopSettings = deps.host.onSettingsChange(() => this.scheduleReload());
-    // A save in the editor: read the config again when one of its files changed (three stats per save).
-    this.stopExternal = deps.host.onExternalChange(() => {
-      if (this.configStamp && this.stampConfig() !== this.configStamp) this.scheduleReload();
-    });
-  }
-
-  /** Size and mtime of each config file (`-` for a missing one). */
-  private stampConfig(): string {
-    return MCP_CONFIG_FILES.map((f) => {
-      try {
-        const st = fs.statSync(path.join(this.deps.workspaceRoot, f.path));
-        return `${st.size}:${st.mtimeMs}`;
-      } catch {
-        return '-';
-      }
-    }).join('|');
+    // Any write of a config file, by the editor, a terminal or another process (before the first start: nothing to do, it reads them then).
+    this.fileWatch = deps.watch === false ? null : watchWorkspaceFiles(deps.workspaceRoot, MCP_CONFIG_FILES.map((f) => f.path), () => this.scheduleReload());
   }
 
   /** Loads the config and starts the enabled servers, once; resolves when every start has settled. */
@@ -132,7 +119,6 @@ export class McpManager {
   /** Reads the config again: new servers start, removed or changed ones stop (changed ones restart). */
   async reload(): Promise<void> {
     if (this.disposed) return;
-    this.configStamp = this.stampConfig();
     const next = loadMcpConfig(this.deps.workspaceRoot, this.settings().servers, this.deps.env ?? process.env);
     this.config = next;
     // A server's tokens (env, headers, args) are redacted wherever Vox writes text, and kept out of the agent's shells.
@@ -262,6 +248,13 @@ export class McpManager {
       ],
       catalog: { activeTools, threshold, metaMode: activeTools > threshold },
     };
+  }
+
+  /** Reads the config files and settings again now (the palette's Refresh, `vox mcp reload`) and returns the list. */
+  async reloadConfig(): Promise<McpServerListView> {
+    if (!this.started) await this.ensureStarted();
+    else await this.reload();
+    return this.list();
   }
 
   async restart(name: string): Promise<McpServerView> {
@@ -395,7 +388,7 @@ export class McpManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.stopSettings();
-    this.stopExternal();
+    this.fileWatch?.close();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     // Stopping first ends a start that is stuck in its handshake (then the first start settles at once).
     const conns = [...this.conns.entries()];

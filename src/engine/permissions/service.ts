@@ -5,12 +5,15 @@
  * confined to the workspace: neither `.vox` nor the file may be a symlink, the file is opened
  * with O_NOFOLLOW and must be a regular file. The mode is the thread's own (chosen in the chat),
  * else the settings' `vox.permissionMode`, else Ask every time. A malformed source is reported
- * (typed, with file and JSON path) and makes every call asked until fixed.
+ * (typed, with file and JSON path) and makes every call asked until fixed. The file is re-read on
+ * the next decision after any change (its stamp); `onChange` also tells listeners when it changed
+ * on disk, whoever wrote it (../platform/file-watch.ts), so views show the new rules at once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalPolicy } from '../approvals/approval';
 import type { Host } from '../host';
+import { watchWorkspaceFiles, type FileWatch } from '../platform/file-watch';
 import type { VoxStore } from '../store/store';
 import { threadModes } from '../store/plan-reads';
 import type { ToolClass } from '../tools/types';
@@ -42,8 +45,26 @@ interface FileCache { key: string; rules: PermissionRule[]; error: PermissionRul
 
 export class PermissionService {
   private cache: FileCache | null = null;
+  private readonly listeners = new Set<() => void>();
+  private watch: FileWatch | null = null;
 
   constructor(private readonly deps: { workspaceRoot: string; host: Host; store: VoxStore; policy: () => ApprovalPolicy }) {}
+
+  /** Calls `listener` after `.vox/permissions.json` changed on disk (written, replaced, created, deleted); the watch starts with the first listener. */
+  onChange(listener: () => void): () => void {
+    this.watch ??= watchWorkspaceFiles(this.deps.workspaceRoot, [WORKSPACE_RULES_FILE], () => {
+      this.workspaceRules(); // a broken file is reported now, not at the next tool call
+      for (const l of [...this.listeners]) l();
+    });
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  dispose(): void {
+    this.watch?.close();
+    this.watch = null;
+    this.listeners.clear();
+  }
 
   /** Rule-source errors already reported to the host (each once, until it changes). */
   private readonly reported = new Set<string>();

@@ -39,6 +39,8 @@ export class ClientSession {
         gate.onPending((req) => this.send({ type: 'approvalRequested', ...req })),
         gate.onSettled((s) => this.send({ type: 'approvalSettled', ...s })),
         host.onSettingsChange(() => this.send({ type: 'settings', ...this.settings() })),
+        // .vox/permissions.json changed on disk: clients ask getPermissions again, as after a settings change.
+        services.permissions.onChange(() => this.send({ type: 'settings', ...this.settings() })),
       );
       // A client that connects while approvals wait (a reloaded webview) still sees them.
       for (const req of gate.pending()) this.send({ type: 'approvalRequested', ...req });

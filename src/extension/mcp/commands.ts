@@ -2,8 +2,10 @@
  * The "MCP Servers" view (./servers-view.ts) and its commands in the palette and on its rows, as
  * one contribution (../contribution.ts). The commands are all clients of the MCP
  * protocol commands: Restart, Enable, Disable, Sign In (authenticateMcpServer), Open Config File
- * (the server's source file, or the `vox.mcp.servers` setting), Add MCP Server… (opens or creates
- * `.vscode/mcp.json` with a template), Refresh, and "Vox: Show MCP Servers". Invoked from a row
+ * (the server's source file, or the `vox.mcp.servers` setting; with no server the config file there
+ * is, else an offer to create `.vscode/mcp.json`), Add MCP Server… (opens or creates
+ * `.vscode/mcp.json` with a template), Refresh (reloadMcpConfig: the files read again), and
+ * "Vox: Show MCP Servers". Invoked from a row
  * they act on it; from the palette they ask which server.
  */
 import * as vscode from 'vscode';
@@ -11,7 +13,7 @@ import type { McpServerView } from '../../protocol/commands/mcp';
 import type { EngineHost } from '../engine-host';
 import type { ContributionScope, ExtensionContribution } from '../contribution';
 import { MCP_SERVERS_VIEW_ID, McpServersView } from './servers-view';
-import { configFileOf, MCP_JSON_TEMPLATE, MCP_STATUS_WORDS } from './tree-model';
+import { configFileOf, MCP_CONFIG_FILES, MCP_JSON_TEMPLATE, MCP_STATUS_WORDS, openConfigPlan } from './tree-model';
 
 /** The server a command acts on: the row it was invoked on, or one the user picks. */
 async function pickServer(view: McpServersView, node: unknown, filter: (s: McpServerView) => boolean, verb: string): Promise<McpServerView | undefined> {
@@ -45,6 +47,13 @@ async function openConfigFile(relPath: string | null): Promise<void> {
   await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
 }
 
+/** The MCP config files that exist in the workspace folder. */
+async function existingConfigFiles(): Promise<Set<string>> {
+  const root = workspaceFolder().uri;
+  const found = await Promise.all(MCP_CONFIG_FILES.map((rel) => vscode.workspace.fs.stat(vscode.Uri.joinPath(root, rel)).then(() => rel, () => null)));
+  return new Set(found.filter((rel): rel is (typeof MCP_CONFIG_FILES)[number] => rel !== null));
+}
+
 /** Opens `.vscode/mcp.json`, first writing the template when there is none. */
 export async function addMcpServer(): Promise<vscode.Uri> {
   const uri = vscode.Uri.joinPath(workspaceFolder().uri, '.vscode', 'mcp.json');
@@ -65,7 +74,10 @@ function registerMcpCommands(host: EngineHost, view: McpServersView, log: vscode
       if (s) await run(s);
     });
   scope.command('vox.mcp.show', () => vscode.commands.executeCommand(`${MCP_SERVERS_VIEW_ID}.focus`), { log });
-  cmd('vox.mcp.refresh', () => view.reload());
+  cmd('vox.mcp.refresh', async () => {
+    await (await host.client()).call('reloadMcpConfig', {});
+    return view.reload();
+  });
   act('vox.mcp.restart', 'restart', (s) => s.enabled, async (s) => {
     const client = await host.client();
     const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Vox: restarting MCP server ${s.name}…` }, () => client.call('restartMcpServer', { name: s.name }));
@@ -83,6 +95,16 @@ function registerMcpCommands(host: EngineHost, view: McpServersView, log: vscode
   cmd('vox.mcp.openConfig', async (node) => {
     const n = node as { kind?: string; source?: string } | undefined;
     if (n?.kind === 'configError' && typeof n.source === 'string') return openConfigFile(n.source === 'settings (vox.mcp.servers)' ? null : n.source);
+    if (n?.kind !== 'server') {
+      const existing = await existingConfigFiles();
+      const plan = openConfigPlan(await view.reload(), (rel) => existing.has(rel));
+      if (plan.kind === 'open') return openConfigFile(plan.path);
+      if (plan.kind === 'offerCreate') {
+        const create = 'Create .vscode/mcp.json';
+        if ((await vscode.window.showInformationMessage('Vox: this workspace has no MCP config file yet.', create)) === create) await addMcpServer();
+        return;
+      }
+    }
     const s = await pickServer(view, node, () => true, 'open the config of');
     if (s) await openConfigFile(configFileOf(s));
   });

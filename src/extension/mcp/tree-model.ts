@@ -147,3 +147,22 @@ export const MCP_JSON_TEMPLATE = `{
 export function configFileOf(s: Pick<McpServerView, 'source' | 'sourcePath'>): string | null {
   return s.source === 'settings' ? null : s.sourcePath;
 }
+
+/** What "Open MCP Config File" does from the palette: a file to open (null: the setting), a pick among the servers, or the offer to create `.vscode/mcp.json`. */
+export type OpenConfigPlan = { kind: 'open'; path: string | null } | { kind: 'pick' } | { kind: 'offerCreate'; path: '.vscode/mcp.json' };
+
+/** The source named by the settings' config errors. */
+const SETTINGS_SOURCE_PREFIX = 'settings (';
+
+/**
+ * One server: its file; several: pick one; none: a config file that failed to parse, else the
+ * first that exists (precedence order, `exists` tells), else offer to create `.vscode/mcp.json`.
+ */
+export function openConfigPlan(view: McpServerListView, exists: (rel: string) => boolean): OpenConfigPlan {
+  if (view.servers.length === 1) return { kind: 'open', path: configFileOf(view.servers[0]!) };
+  if (view.servers.length > 1) return { kind: 'pick' };
+  const failed = view.configErrors[0]?.source;
+  if (failed !== undefined) return { kind: 'open', path: failed.startsWith(SETTINGS_SOURCE_PREFIX) ? null : failed.split(': ')[0]! };
+  const file = MCP_CONFIG_FILES.find((rel) => exists(rel));
+  return file ? { kind: 'open', path: file } : { kind: 'offerCreate', path: '.vscode/mcp.json' };
+}

@@ -84,6 +84,13 @@ export const mcpCommands = {
     params: {},
     result: object({ target: str }),
   }),
+  reloadMcpConfig: defineCommand('reloadMcpConfig', {
+    readOnly: true,
+    summary: 'Reads the MCP config files and settings again now (they are also watched on disk); new servers start, removed or changed ones stop. Answers the list.',
+    requires: ['read'],
+    params: {},
+    result: mcpServerListView,
+  }),
   restartMcpServer: defineCommand('restartMcpServer', {
     readOnly: true,
     summary: 'Stops and starts one MCP server (reloading the config files first).',

@@ -6,7 +6,7 @@
 import type { HandlerTable } from './types';
 
 type McpCommand =
-  | 'listMcpServers' | 'watchMcpServers' | 'restartMcpServer' | 'setMcpServerEnabled' | 'setMcpToolEnabled'
+  | 'listMcpServers' | 'watchMcpServers' | 'reloadMcpConfig' | 'restartMcpServer' | 'setMcpServerEnabled' | 'setMcpToolEnabled'
   | 'authenticateMcpServer' | 'readMcpResource' | 'getMcpPrompt';
 
 export const mcpHandlers: HandlerTable<McpCommand> = {
@@ -23,6 +23,7 @@ export const mcpHandlers: HandlerTable<McpCommand> = {
     void mcp.ensureStarted();
     return { target };
   },
+  reloadMcpConfig: ({ services: { mcp } }) => mcp.reloadConfig(),
   restartMcpServer: ({ services: { mcp } }, cmd) => mcp.restart(cmd.name),
   setMcpServerEnabled: ({ services: { mcp } }, cmd) => mcp.setServerEnabled(cmd.name, cmd.enabled),
   setMcpToolEnabled: ({ services: { mcp } }, cmd) => mcp.setToolEnabled(cmd.name, cmd.tool, cmd.enabled),
