@@ -8,6 +8,10 @@
 #   VOX_SKIP_APT=1 ...                      # do not touch apt (packages must already be there)
 #   VOX_SKIP_CHROMIUM=1 ...                 # do not install Debian chromium (only needed by tests)
 #
+# Two runs at once (two terminals running `npm start`, or tests): the second waits on a lock
+# ($CS_DIR.lock, flock: released by the kernel when the holder exits, even killed) and then finds
+# the install done, instead of installing into the same folder at the same time.
+#
 # The last line printed on stdout is the absolute path of the code-server binary.
 #
 # Why the tricks (docs/TESTING.md, "Installing it offline"):
@@ -30,6 +34,23 @@ T0=$(date +%s)
 
 log() { printf '[setup-code-server] %s\n' "$*" >&2; }
 elapsed() { echo "$(( $(date +%s) - T0 )) s"; }
+# A download or install step that failed: say so, and that running again resumes.
+download_failed() {
+  log "$1 failed (a download from the npm registry, or a native build, did not finish)."
+  log "Nothing is marked installed; check the network and run it again: npm start (or scripts/setup-code-server.sh)."
+  exit 1
+}
+
+mkdir -p "$(dirname "$CS_DIR")"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CS_DIR.lock"
+  if ! flock -n 9; then
+    log "another setup is installing code-server into $CS_DIR; waiting for it to finish"
+    flock 9
+  fi
+else
+  log "flock not found: two setups at the same time would race (install util-linux)"
+fi
 
 installed_ok() {
   [ -f "$MARKER" ] || return 1
@@ -90,14 +111,14 @@ command -v rg >/dev/null || { log "rg not found after installing ripgrep"; exit 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/vox-cs-setup.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 log "reading the @vscode/ripgrep version from code-server@$CS_VERSION"
-(cd "$WORK" && npm pack --silent "code-server@$CS_VERSION" >/dev/null)
+(cd "$WORK" && npm pack --silent "code-server@$CS_VERSION" >/dev/null) || download_failed "npm pack code-server@$CS_VERSION"
 tar -xzf "$WORK/code-server-$CS_VERSION.tgz" -C "$WORK" package/lib/vscode/npm-shrinkwrap.json
 RG_PKG_VERSION="$(node -e '
   const s = require(process.argv[1]);
   const p = s.packages && s.packages["node_modules/@vscode/ripgrep"];
   if (!p || !p.version) { console.error("no @vscode/ripgrep in shrinkwrap"); process.exit(1); }
   console.log(p.version);' "$WORK/package/lib/vscode/npm-shrinkwrap.json")"
-(cd "$WORK" && npm pack --silent "@vscode/ripgrep@$RG_PKG_VERSION" >/dev/null)
+(cd "$WORK" && npm pack --silent "@vscode/ripgrep@$RG_PKG_VERSION" >/dev/null) || download_failed "npm pack @vscode/ripgrep@$RG_PKG_VERSION"
 tar -xzf "$WORK/vscode-ripgrep-$RG_PKG_VERSION.tgz" -C "$WORK" package/lib/postinstall.js
 RG_ASSET_VERSION="$(sed -n "s/^const VERSION = '\([^']*\)'.*/\1/p" "$WORK/package/lib/postinstall.js")"
 [ -n "$RG_ASSET_VERSION" ] || { log "could not read VERSION from @vscode/ripgrep postinstall.js"; exit 1; }
@@ -135,7 +156,7 @@ log "npm install code-server@$CS_VERSION into $CS_DIR (a few minutes: native mod
   export npm_config_unsafe_perm=true
   export TMPDIR="${TMPDIR:-/tmp}"
   npm install --no-audit --no-fund --save-exact "code-server@$CS_VERSION" >&2
-)
+) || download_failed "npm install code-server@$CS_VERSION"
 
 # ---- Verify
 [ -x "$CS_PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ] || { log "ripgrep binary missing after install"; exit 1; }

@@ -13,7 +13,8 @@
 //   4. installs it with `code-server --install-extension` into .vox-sandbox/vscode/extensions;
 //   5. creates the sample workspace .vox-sandbox/workspace (a small git repo) if missing;
 //   6. starts code-server on 127.0.0.1:<port> with its own HOME and user-data-dir, no auth,
-//      no telemetry, no update check, no workspace-trust prompt; waits for /healthz; prints the URL.
+//      no telemetry, no update check, no workspace-trust prompt; waits for /healthz; prints the URL
+//      and the `export VOX_HOME=…` line that points the `vox` CLI at the database that window uses.
 // Then it keeps running until Ctrl-C (which stops code-server and everything it started).
 //   --port N      port on 127.0.0.1 (default $VOX_PORT or 8080; 0 = any free port)
 //   --no-wait     leave code-server running in the background and exit; stop it later with --stop
@@ -40,7 +41,11 @@ const dirs = {
   userData: path.join(sandbox, 'vscode', 'user-data'),
   extensions: path.join(sandbox, 'vscode', 'extensions'),
   workspace: path.join(sandbox, 'workspace'),
+  // The sandbox's own Vox home (its vox.db): the CLI sees the window's threads with the printed export line.
+  voxHome: path.join(sandbox, 'vscode', 'vox-home'),
 };
+/** A path as one POSIX shell word. */
+const shellWord = (p) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
 const pidFile = path.join(sandbox, 'vscode', 'code-server.pid');
 const logFile = path.join(sandbox, 'vscode', 'code-server.log');
 const say = (m) => process.stdout.write(`[start-vscode] ${m}\n`);
@@ -93,7 +98,7 @@ if (stopPrevious()) say('stopped a code-server left running by an earlier --no-w
 const port = Number(opt('--port') ?? process.env.VOX_PORT ?? 8080);
 if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad --port ${opt('--port')}`);
 if (flag('--reset')) {
-  for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.workspace]) fs.rmSync(d, { recursive: true, force: true });
+  for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.workspace, dirs.voxHome]) fs.rmSync(d, { recursive: true, force: true });
 }
 
 const codeServerBin = step('code-server (setup-code-server.sh)', () => h.ensureCodeServer());
@@ -131,6 +136,7 @@ const server = await step('start code-server (to /healthz)', () =>
     userDataDir: dirs.userData,
     extensionsDir: dirs.extensions,
     logFile,
+    env: { VOX_HOME: dirs.voxHome },
     persist: noWait,
   }).catch((e) => {
     if (/EADDRINUSE/.test(String(e))) throw new Error(`port ${port} is in use: pass --port <another> (or 0 for any free port)`);
@@ -139,7 +145,8 @@ const server = await step('start code-server (to /healthz)', () =>
 );
 const url = server.workbenchUrl({ folder: dirs.workspace });
 say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-process.stdout.write(`\n  Vox in VS Code: ${url}\n  workspace:      ${dirs.workspace}\n  server log:     ${logFile}\n\n`);
+process.stdout.write(`\n  Vox in VS Code: ${url}\n  workspace:      ${dirs.workspace}\n  server log:     ${logFile}\n  database:       ${path.join(dirs.voxHome, 'vox.db')}\n\n`);
+process.stdout.write(`  The vox CLI sees this window's threads after:\n    export VOX_HOME=${shellWord(dirs.voxHome)}\n\n`);
 
 if (noWait) {
   fs.writeFileSync(pidFile, String(server.pid));

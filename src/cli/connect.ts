@@ -4,10 +4,9 @@
  * holding the owner grant. Every command goes through that client, like the VS Code views do.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
-import { createEngine, findRipgrep, type Engine, type EngineConfig } from '../engine/engine';
+import { createEngine, findRipgrep, voxDatabasePath, voxHome, withHomeDatabase, type Engine, type EngineConfig } from '../engine/engine';
 import { isVoxError } from '../protocol/wire/vox-error';
 import { cliMcpSettings } from './mcp-settings';
 import { environmentHost } from '../engine/host';
@@ -24,11 +23,8 @@ export function packageRoot(start = __dirname): string {
   }
 }
 
-/** $VOX_HOME (resolved; an empty value counts as unset), else ~/.vox. */
-export function voxHome(): string {
-  const home = process.env.VOX_HOME?.trim();
-  return home ? path.resolve(home) : path.join(os.homedir(), '.vox');
-}
+/** $VOX_HOME, else ~/.vox: the same folder, from the same function, as the VS Code extension's. */
+export { voxHome };
 
 export interface Connected { engine: Engine; client: EngineClient }
 
@@ -65,7 +61,7 @@ export function openEngine(opts: ConnectOptions): Engine {
   // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.
   const ripgrepPath = findRipgrep({ env });
   const config: EngineConfig = {
-    dbPath: path.join(voxHome(), 'vox.db'),
+    dbPath: voxDatabasePath(),
     workspaceRoot,
     demoModelPath: demoModelPath(packageRoot()),
     ...(env.VOX_LOCAL_THREADS ? { localThreads: Number(env.VOX_LOCAL_THREADS) } : {}),
@@ -74,15 +70,16 @@ export function openEngine(opts: ConnectOptions): Engine {
     // A short-lived CLI engine starts only prompts it queued itself: others' wait for VS Code or their own process.
     queuePolicy: opts.queuePolicy ?? 'own',
   };
-  let engine: Engine;
-  try {
-    engine = createEngine(config, host);
-  } catch (e) {
-    if (!(opts.reading && isVoxError(e) && e.domain === 'store' && e.code === 'readOnly')) throw e;
-    process.stderr.write(`[vox] ${config.dbPath} cannot be written; showing it read-only.\n`);
-    engine = createEngine({ ...config, readOnly: true }, host);
-  }
-  return engine;
+  // Opened under the home lock, so a VS Code window moving its old database in is never seen half-done.
+  return withHomeDatabase({ dbPath: config.dbPath }, () => {
+    try {
+      return createEngine(config, host);
+    } catch (e) {
+      if (!(opts.reading && isVoxError(e) && e.domain === 'store' && e.code === 'readOnly')) throw e;
+      process.stderr.write(`[vox] ${config.dbPath} cannot be written; showing it read-only.\n`);
+      return createEngine({ ...config, readOnly: true }, host);
+    }
+  }).value;
 }
 
 /** Runs `fn` with a connected client, then closes the client and disposes the engine. */

@@ -72,6 +72,8 @@ import type { EngineUpdate } from '../protocol/updates';
 
 /** Where the hosts find ripgrep for `EngineConfig.ripgrepPath` (VS Code's bundled one from its app root; rg on PATH). */
 export { findRipgrep } from './tools/ripgrep';
+export { voxHome, voxDatabasePath, VOX_HOME_ENV } from './platform/vox-home';
+export { withHomeDatabase, type DatabaseMove } from './store/home-database';
 
 export interface EngineConfig {
   dbPath: string;

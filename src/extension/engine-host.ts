@@ -225,18 +225,25 @@ export class EngineHost implements Host, vscode.Disposable {
     const storage = this.ctx.globalStorageUri.fsPath;
     fs.mkdirSync(storage, { recursive: true });
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? storage;
-    const { createEngine, findRipgrep } = await import('../engine/engine');
+    const { createEngine, findRipgrep, voxDatabasePath, withHomeDatabase } = await import('../engine/engine');
     // VS Code ships ripgrep under its app root; rg on PATH otherwise. Without one, search and listing ignore .gitignore.
     const ripgrepPath = findRipgrep({ appRoot: vscode.env.appRoot });
-    const engine = createEngine(
-      {
-        dbPath: path.join(storage, 'vox.db'), workspaceRoot: fs.realpathSync(root), demoModelPath: this.demoModelFile(), providers: [vscodeLmFactory],
-        ...(ripgrepPath ? { ripgrepPath } : {}),
-      },
-      this,
+    // One database for every window and the CLI ($VOX_HOME, else ~/.vox); the one older Vox kept in globalStorage moves in once.
+    const { value: engine, moves } = withHomeDatabase({ dbPath: voxDatabasePath(), legacyFiles: [path.join(storage, 'vox.db')] }, (dbPath) =>
+      createEngine(
+        {
+          dbPath, workspaceRoot: fs.realpathSync(root), demoModelPath: this.demoModelFile(), providers: [vscodeLmFactory],
+          ...(ripgrepPath ? { ripgrepPath } : {}),
+        },
+        this,
+      ),
     );
+    for (const m of moves) {
+      if (m.outcome === 'keptBoth' || m.outcome === 'inUse' || m.outcome === 'failed') this.notify({ level: 'warning', source: 'store', message: m.message });
+      else this.log.info(`Database: ${m.message}`);
+    }
     this.log.info(
-      `Engine started in ${Date.now() - t0} ms (store ${path.join(storage, 'vox.db')}, workspace ${root}, ` +
+      `Engine started in ${Date.now() - t0} ms (database ${voxDatabasePath()}, shared with the vox CLI; workspace ${root}, ` +
         `ripgrep ${ripgrepPath ?? 'not found: search and listing do not apply .gitignore'})`,
     );
     this.log.info(`SQLite driver: ${engine.sqlite.reason}`);

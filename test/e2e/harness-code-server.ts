@@ -37,6 +37,8 @@ function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Proces
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Do not leak the parent's VS Code / Electron session into the server.
   for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
+  // Nor the caller's Vox home: the server's database is <home>/.vox/vox.db unless `extra` names one.
+  delete env.VOX_HOME;
   return {
     ...env,
     HOME: home,

@@ -48,7 +48,7 @@ export interface ChatContext {
   timed: Timed;
   page: Page;
   fake: FakeServer;
-  /** The engine's SQLite store under the profile's globalStorage (read-only from here). */
+  /** The engine's SQLite store, <home>/.vox/vox.db (read-only from here). */
   dbFile: string;
   /** Throws "not run: an earlier step failed (…)" unless every key's check passed. */
   requireState: (...keys: ('view' | 'model')[]) => void;

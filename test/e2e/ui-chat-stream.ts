@@ -2,8 +2,7 @@
  * The Vox chat as test/e2e/ui-chat.ts sees it: the last run as the webview renders it (polled, or
  * recorded from inside the webview so a short reply is still seen growing), streaming assertions
  * (every text shown mid-stream is a prefix of the final one; byte-for-byte comparisons), the
- * streamed answers it scripts, and the stored messages (SQLite under the profile's
- * globalStorage), read-only.
+ * streamed answers it scripts, and the stored messages (SQLite, <home>/.vox/vox.db), read-only.
  */
 import * as fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -143,7 +142,7 @@ export function assertStreamedPrefixes(what: string, samples: RunSample[], final
 }
 
 // ---------------------------------------------------------------------------------------------
-// The stored messages (SQLite under the profile's globalStorage), read-only
+// The stored messages (SQLite, <home>/.vox/vox.db), read-only
 
 export interface StoredMessage { threadId: string; content: string; status: string }
 

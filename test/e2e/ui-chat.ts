@@ -57,7 +57,6 @@ import { PLAN_CHECKS, runPlanCheck } from './ui-plan';
 import {
   assert,
   checkScreenshots,
-  EXTENSION_ID,
   readmePicture,
   VOX_WEBVIEW,
   type UiCheckOptions,
@@ -146,7 +145,8 @@ export const runChatUiChecks = defineUiSet({
     'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' },
   }),
   run: async ({ o, timed, page: p, shots, openWorkbench, check, requireState, state, dirs, session, fake }) => {
-    const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+    // The one database the window shares with the CLI: $VOX_HOME, else ~/.vox (the server's HOME here).
+    const dbFile = path.join(dirs.home, '.vox', 'vox.db');
     /** The demo thread as the side bar showed it at the end of the demo check. */
     let demoShown: RunSample | undefined;
     const fk = fake;

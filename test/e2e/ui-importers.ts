@@ -19,7 +19,7 @@ import { VoxStore } from '../../src/engine/store/store';
 import { STORE_SCHEMAS } from '../../src/engine/modules';
 
 import { CURSOR_CONVERSATION, CursorWriter } from '../support/cursor-store';
-import { assert, checkScreenshots, EXTENSION_ID, readmePicture } from './ui-session';
+import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { defineUiSet } from './ui-set';
 
 export const IMPORTER_CHECKS = {
@@ -84,7 +84,8 @@ export const runImporterChecks = defineUiSet({
       await p.keyboard.press('Enter'); // accept the preselected (not yet imported) sessions
       await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
       // The store says what was imported (the extension's own database, read-only).
-      const dbFile = path.join(dirs.userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
+      // The one database the window shares with the CLI: $VOX_HOME, else ~/.vox (the server's HOME here).
+      const dbFile = path.join(dirs.home, '.vox', 'vox.db');
       const imported = (): { source: string; n: number }[] => {
         if (!fs.existsSync(dbFile)) return [];
         const s = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });

@@ -1,7 +1,8 @@
 /**
  * UI end to end of search (SPEC 6.4, journey 8) in a real VS Code (code-server + Chromium, own
  * session with a fresh profile on the sample workspace). Before the session starts, the profile's
- * store (globalStorage/…/vox.db) is seeded through VoxStore with a 400-message thread (the
+ * old store (globalStorage/…/vox.db, where an older Vox kept it; the extension moves it to
+ * ~/.vox/vox.db when it starts) is seeded through VoxStore with a 400-message thread (the
  * webview tests' long thread) and a short one — the migration's index is built by the projections
  * as they are written. Called by test/e2e/run-e2e.mjs (pass 1, `--set search`):
  *   1. "Vox: Search Threads" searches as you type: "question 37:" lists the message of the long

@@ -73,7 +73,7 @@ function bundleOf(now: number): unknown {
   return { format: BUNDLE_FORMAT, version: BUNDLE_FORMAT_VERSION, exportedAt: now, threads, rules: { workspace: [], user: [] } };
 }
 
-/** Imports the generated bundle into the profile's database (the one the extension will open). */
+/** Imports the generated bundle into the profile's old database (globalStorage, where an older Vox kept it: the extension moves it in at start). */
 async function seed(userData: string, workspace: string, scratch: string): Promise<number> {
   const dbPath = path.join(userData, 'User', 'globalStorage', EXTENSION_ID, 'vox.db');
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });

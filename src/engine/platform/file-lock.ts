@@ -98,29 +98,57 @@ function breakStale(file: string): void {
   fs.rmSync(aside, { force: true });
 }
 
+/** One attempt: the release when the lock was taken, 'retry' when it changed hands meanwhile, else the live owner. */
+function attempt(file: string): (() => void) | 'retry' | Owner | 'unnamed' {
+  if (tryCreate(file)) {
+    return () => {
+      const o = readOwner(file);
+      if (o !== 'none' && o !== 'unnamed' && o.pid === process.pid) fs.rmSync(file, { force: true });
+    };
+  }
+  const owner = readOwner(file);
+  if (owner === 'none') return 'retry'; // released meanwhile
+  if (!held(file, owner)) {
+    breakStale(file);
+    return 'retry';
+  }
+  return owner;
+}
+
+function heldTooLong(file: string, owner: Owner | 'unnamed', timeoutMs: number): LockError {
+  const who = owner === 'unnamed' ? 'another Vox process' : `another Vox process (pid ${owner.pid})`;
+  return new LockError(file, `${who} has held ${file} for more than ${Math.round(timeoutMs / 1000)} s; try again when it has finished`);
+}
+
 /** Takes the lock at `file` (waiting while another live process holds it) and returns its release. */
 export async function acquireFileLock(file: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<() => void> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + (opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS);
+  const timeoutMs = opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (tryCreate(file)) {
-      return () => {
-        const o = readOwner(file);
-        if (o !== 'none' && o !== 'unnamed' && o.pid === process.pid) fs.rmSync(file, { force: true });
-      };
-    }
-    const owner = readOwner(file);
-    if (owner === 'none') continue; // released meanwhile
-    if (!held(file, owner)) {
-      breakStale(file);
-      continue;
-    }
-    if (Date.now() > deadline) {
-      const who = owner === 'unnamed' ? 'another Vox process' : `another Vox process (pid ${owner.pid})`;
-      throw new LockError(file, `${who} has held ${file} for more than ${Math.round((opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS) / 1000)} s; try again when it has finished`);
-    }
+    const r = attempt(file);
+    if (typeof r === 'function') return r;
+    if (r === 'retry') continue;
+    if (Date.now() > deadline) throw heldTooLong(file, r, timeoutMs);
     if (opts.signal?.aborted) throw new LockError(file, `waiting for ${file} was cancelled`);
-    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    await new Promise((res) => setTimeout(res, LOCK_POLL_MS));
+  }
+}
+
+/**
+ * `acquireFileLock` for synchronous callers (opening the database is synchronous): the thread
+ * sleeps between attempts. Only for locks held for a short time.
+ */
+export function acquireFileLockSync(file: string, opts: { timeoutMs?: number } = {}): () => void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const timeoutMs = opts.timeoutMs ?? LOCK_WAIT_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = attempt(file);
+    if (typeof r === 'function') return r;
+    if (r === 'retry') continue;
+    if (Date.now() > deadline) throw heldTooLong(file, r, timeoutMs);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, LOCK_POLL_MS);
   }
 }
 
