@@ -19,8 +19,7 @@ import {
   VOX_EXCLUDE_MARKER,
   migrateVoxExclude,
 } from '../../src/engine/worktrees/worktrees';
-import { createEngine } from '../../src/engine/engine';
-import { TestHost } from '../support/test-engine';
+import { startTestEngine } from '../support/test-engine';
 import { variantLocation } from '../../src/engine/variants/pool';
 import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
 import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
@@ -189,7 +188,7 @@ describe('managed worktrees', () => {
       const wt = await createManagedWorktree({ repoRoot: repo, slug: 'old' });
       await removeManagedWorktree({ repoRoot: repo, path: wt.path });
       fs.writeFileSync(excludeFile(), '.vox/\n');
-      const engine = createEngine({ dbPath: path.join(sb.dir, 'vox.db'), workspaceRoot: repo }, new TestHost());
+      const engine = startTestEngine({ dir: sb.dir, workspaceRoot: repo });
       try {
         await waitFor('the migrated exclude file', 10_000, () => fs.readFileSync(excludeFile(), 'utf8') === `${VOX_EXCLUDE_MARKER}\n.vox/worktrees/\n`);
       } finally {
