@@ -102,7 +102,7 @@ export function registerBranchCommands(program: Command, run: (p: Promise<number
   common(thread.command('branches').description('the branches of a thread (main, main-<msg>-<n>), the active one marked').argument('<threadId>'))
     .action((threadId: string, o: BranchFlags) => run(act(async (client, flags) => {
       const t = await client.call('getThreadTree', { threadId });
-      const line = (b: (typeof t.branches)[number]) => `${b.active ? '*' : ' '} ${b.branchId}\t${b.leafId}\t${b.length} messages\t${new Date(b.updatedAt).toISOString()}`;
+      const line = (b: (typeof t.branches)[number]) => `${b.active ? '*' : ' '} ${b.name}\t${b.branchId}\t${b.leafId}\t${b.length} messages\t${new Date(b.updatedAt).toISOString()}`;
       print(flags, t.branches.map(line).join('\n') || '(no messages)', t.branches);
       return 0;
     }, true)(o)));
@@ -129,7 +129,7 @@ export function registerBranchCommands(program: Command, run: (p: Promise<number
       const c = await client.call('compareBranches', { threadId, leafIds });
       const human = [
         `${c.shared.length} shared message(s)${c.divergence.messageId ? `, diverging after ${c.divergence.messageId}` : ''}`,
-        ...c.columns.map((col) => `\n== ${col.branchId} (${col.leafId})\n${col.messages.map((m) => `${m.role}: ${oneLine(m.content)}`).join('\n')}`),
+        ...c.columns.map((col) => `\n== ${col.name} (${col.branchId}, ${col.leafId})\n${col.messages.map((m) => `${m.role}: ${oneLine(m.content)}`).join('\n')}`),
         ...c.finalDiffs.map((d) => `\n${d.diff || `(final answers of ${d.against} and ${d.leafId} are the same)`}`),
       ].join('\n');
       print(flags, human, c);

@@ -90,7 +90,12 @@ export function registerCheckpointCommands(program: Command, run: (p: Promise<nu
   common(cp.command('restore-preview').description('what restoring a checkpoint would delete, overwrite and bring back (changes nothing)').argument('<ordinal>')).action((ordinal: string, o: CpFlags, cmd: Command) =>
     run(checkpoints<CpFlags>(async (client, threadId, flags) => {
       const r = await client.call('previewRestore', { threadId, ordinal: ordinalArg(cmd, ordinal) });
-      const lines = [...r.deleted.map((p) => `delete\t${p.path}`), ...r.overwritten.map((p) => `overwrite\t${p.path}`), ...r.recreated.map((p) => `bring back\t${p.path}`)];
+      const owner = new Map<string, string>([
+        ...r.deletedBy.thisThread.map((p) => [p.path, 'this thread'] as const),
+        ...r.deletedBy.otherThreads.map((p) => [p.path, `thread ${p.threadId} (${p.title})`] as const),
+        ...r.deletedBy.handMade.map((p) => [p.path, 'hand-made'] as const),
+      ]);
+      const lines = [...r.deleted.map((p) => `delete\t${p.path}\t${owner.get(p.path) ?? 'hand-made'}`), ...r.overwritten.map((p) => `overwrite\t${p.path}`), ...r.recreated.map((p) => `bring back\t${p.path}`)];
       print(flags, lines.join('\n') || '(the files already match it)', r);
     })(o)),
   );

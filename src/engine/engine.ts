@@ -28,6 +28,7 @@ import { BackgroundWork } from './runs/background';
 import { startChildTurn } from './runs/start-turn';
 import { CommandOutputHub } from './terminal/hub';
 import { VariantPool } from './variants/pool';
+import { migrateVoxExclude } from './worktrees/worktrees';
 import { ContextService } from './context/service';
 import { memoryMemento, type Host } from './host';
 import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
@@ -303,6 +304,11 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   }
 
   const variants = new VariantPool({ store, runs, resolveModel: (ref) => providers.resolve(ref) });
+  // The earlier Vox hid all of `.vox/` from git; only `.vox/worktrees/` stays excluded (worktrees/exclude.ts).
+  if (!config.readOnly) {
+    void migrateVoxExclude(config.workspaceRoot).catch((e: unknown) =>
+      host.notify({ level: 'warning', source: 'worktrees', message: `Vox could not update .git/info/exclude: ${(e as Error).message}` }));
+  }
   install('variants', () => variants.cancelAll());
 
   const review = new ReviewService({ store, checkpoints });

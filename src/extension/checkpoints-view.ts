@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { EngineClient } from '../client/engine-client';
 import type { CheckpointView } from '../protocol/commands/checkpoints';
+import type { CommandResult } from '../protocol/commands/index';
 import type { RestoreMode } from '../protocol/events';
 import type { EngineHost } from './engine-host';
 import { CheckpointDocuments, CHECKPOINT_SCHEME, checkpointUri, openCheckpointDiff } from './checkpoint-documents';
@@ -139,8 +140,35 @@ async function pickCheckpoint(host: EngineHost, node: unknown): Promise<{ row: C
 /** Paths named in a restore's summary per kind (the rest are counted). */
 const RESTORE_EFFECT_NAMED = 5;
 
+/** Paths listed per owner in the "asks once more" dialog (the rest are counted). */
+const CONFIRM_NAMED = 10;
+type Preview = CommandResult<'previewRestore'>;
+
+/**
+ * When a restore would delete files this thread did not write, asks once more with a modal
+ * listing them by owner (hand-made; other threads'; this thread's). True: go on.
+ */
+async function confirmDeletions(p: Preview, ordinal: number): Promise<boolean> {
+  if (!p.confirm) return true;
+  const list = (ps: string[]) => `${ps.slice(0, CONFIRM_NAMED).map((x) => `  ${x}`).join('\n')}${ps.length > CONFIRM_NAMED ? `\n  …and ${ps.length - CONFIRM_NAMED} more` : ''}`;
+  const by = p.deletedBy;
+  const detail = [
+    ...(by.handMade.length ? [`Not written by Vox (hand-made or from another tool):\n${list(by.handMade.map((x) => x.path))}`] : []),
+    ...(by.otherThreads.length ? [`Written by other threads:\n${list(by.otherThreads.map((x) => `${x.path} — "${x.title}"`))}`] : []),
+    ...(by.thisThread.length ? [`Written by this thread:\n${list(by.thisThread.map((x) => x.path))}`] : []),
+    'A restore point is saved first: "Undo restore" (Checkpoints view title, or the palette) puts them back.',
+  ].join('\n\n');
+  const n = by.handMade.length + by.otherThreads.length;
+  const go = await vscode.window.showWarningMessage(
+    `Restoring checkpoint #${ordinal} deletes ${n} file${n === 1 ? '' : 's'} this thread did not write.`,
+    { modal: true, detail },
+    'Restore and Delete Them',
+  );
+  return go === 'Restore and Delete Them';
+}
+
 /** "Deletes 1 file created since: x.txt. Overwrites 2: a.txt, b.txt." — from `previewRestore`. */
-async function restoreEffect(client: EngineClient, threadId: string, ordinal: number): Promise<string> {
+async function restoreEffect(client: EngineClient, threadId: string, ordinal: number): Promise<{ text: string; preview: Preview }> {
   const r = await client.call('previewRestore', { threadId, ordinal });
   const names = (ps: Array<{ path: string }>) => `${ps.slice(0, RESTORE_EFFECT_NAMED).map((p) => p.path).join(', ')}${ps.length > RESTORE_EFFECT_NAMED ? `, and ${ps.length - RESTORE_EFFECT_NAMED} more` : ''}`;
   const parts = [
@@ -148,7 +176,7 @@ async function restoreEffect(client: EngineClient, threadId: string, ordinal: nu
     ...(r.overwritten.length ? [`Overwrites ${r.overwritten.length}: ${names(r.overwritten)}.`] : []),
     ...(r.recreated.length ? [`Brings back ${r.recreated.length}: ${names(r.recreated)}.`] : []),
   ];
-  return r.deleted.length + r.overwritten.length + r.recreated.length === 0 ? 'The files already match it.' : parts.join(' ');
+  return { text: r.deleted.length + r.overwritten.length + r.recreated.length === 0 ? 'The files already match it.' : parts.join(' '), preview: r };
 }
 
 function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, scope: ContributionScope): void {
@@ -158,7 +186,7 @@ function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, sco
     const cp = await pickCheckpoint(host, node);
     if (!cp) return;
     // What the files part of the restore will do, named before it runs.
-    const effect = await restoreEffect(await host.client(), cp.row.threadId, cp.row.ordinal);
+    const { text: effect, preview } = await restoreEffect(await host.client(), cp.row.threadId, cp.row.ordinal);
     const modes: (vscode.QuickPickItem & { mode: RestoreMode })[] = [
       { label: 'Files and conversation', description: 'both', detail: `Working tree back to this checkpoint, and the thread rewinds to that point (later messages stay as a branch). ${effect}`, mode: 'both' },
       { label: 'Files only', description: 'files', detail: `Working tree back to this checkpoint; the conversation is unchanged. ${effect}`, mode: 'files' },
@@ -166,13 +194,14 @@ function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, sco
     ];
     const pick = await vscode.window.showQuickPick(modes, { placeHolder: `Restore checkpoint #${cp.row.ordinal}` });
     if (!pick) return;
+    if (pick.mode !== 'thread' && !(await confirmDeletions(preview, cp.row.ordinal))) return;
     const client = await host.client();
     const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Vox: restoring checkpoint #${cp.row.ordinal}…` }, () =>
       client.call('restoreCheckpoint', { threadId: cp.row.threadId, ordinal: cp.row.ordinal, mode: pick.mode }),
     );
     view.refresh();
     const files = outcome.files;
-    const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
+    const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved: "Undo restore" is also in the Checkpoints view title.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
     const action = files ? await vscode.window.showInformationMessage(msg, 'Undo') : (void vscode.window.showInformationMessage(msg), undefined);
     if (action === 'Undo' && files) {
       const undone = await client.call('undoRestore', { restorePoint: files.restorePoint });

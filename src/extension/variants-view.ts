@@ -3,7 +3,9 @@
  * managed worktrees, each with its model, live status and diff stats. Actions: Open Diff (all
  * changed files, base ↔ variant), Adopt (apply as a patch; refused on conflict with the files
  * named), Discard, Cancel all. "Vox: Run Prompt as Variants…" starts a set. A protocol client:
- * the tree is the last `variants` update of `watchVariants`.
+ * the tree is the last `variants` update of `watchVariants`. A diff tab of a variant whose
+ * worktree is gone (adopted, discarded, cleared — also one VS Code restored after a reload) is
+ * closed (./variant-tabs.ts).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -11,6 +13,7 @@ import type { EngineClient } from '../client/engine-client';
 import { MAX_VARIANTS, type VariantPoolView, type VariantView } from '../protocol/commands/variants';
 import type { EngineHost } from './engine-host';
 import { checkpointUri } from './checkpoint-documents';
+import { OPENED_VARIANT_DIFFS_KEY, VARIANTS_VIEW_DESCRIPTION, openedDiffsAfter, staleVariantDiffs, variantDiffTitle, type OpenedVariantDiff } from './variant-tabs';
 import type { ContributionScope, ExtensionContribution } from './contribution';
 
 export const VARIANTS_VIEW_ID = 'vox.variants';
@@ -30,7 +33,26 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private watching: Promise<void> | undefined;
   private stop: (() => void) | undefined;
 
-  constructor(private readonly host: EngineHost) {}
+  constructor(private readonly host: EngineHost, private readonly state: vscode.Memento) {}
+
+  /** The variant diffs this view opened (and VS Code may restore after a reload). */
+  get openedDiffs(): OpenedVariantDiff[] {
+    return this.state.get<OpenedVariantDiff[]>(OPENED_VARIANT_DIFFS_KEY, []);
+  }
+
+  rememberDiff(d: OpenedVariantDiff): void {
+    void this.state.update(OPENED_VARIANT_DIFFS_KEY, [...this.openedDiffs.filter((x) => x.title !== d.title), d]);
+  }
+
+  /** Closes the diff tabs of variants whose worktree is gone and forgets them. */
+  private closeStaleDiffs(): void {
+    const opened = this.openedDiffs;
+    if (opened.length === 0) return;
+    const stale = new Set(staleVariantDiffs(opened, this.pools).map((d) => d.title));
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => stale.has(t.label));
+    if (tabs.length > 0) void vscode.window.tabGroups.close(tabs);
+    void this.state.update(OPENED_VARIANT_DIFFS_KEY, openedDiffsAfter(opened, this.pools));
+  }
 
   /** Subscribes once; every status or stats change re-renders the tree. */
   watch(client: EngineClient): Promise<void> {
@@ -38,6 +60,7 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       this.stop = client.on('variants', (u) => {
         this.pools = u.pools;
         this.changed.fire(undefined);
+        this.closeStaleDiffs();
       });
       await client.call('watchVariants', {});
     })();
@@ -126,7 +149,9 @@ function registerVariantCommands(host: EngineHost, view: VariantsView, scope: Co
     if (diff.stats.files.length === 0) return void vscode.window.showInformationMessage(`Vox: variant #${v.index} has no changes yet.`);
     const wt = diff.worktreePath;
     const resources = diff.stats.files.map((f) => [vscode.Uri.file(path.join(wt, f.path)), checkpointUri(f.path, diff.base), vscode.Uri.file(path.join(wt, f.path))]);
-    await vscode.commands.executeCommand('vscode.changes', `Variant #${v.index} (${v.model}) vs base`, resources);
+    const title = variantDiffTitle(v);
+    view.rememberDiff({ poolId: v.poolId, index: v.index, title });
+    await vscode.commands.executeCommand('vscode.changes', title, resources);
   });
   cmd('vox.variants.adopt', async (node) => {
     const v = await pickVariant(host, view, node);
@@ -164,10 +189,13 @@ function registerVariantCommands(host: EngineHost, view: VariantsView, scope: Co
 export const variants: ExtensionContribution<VariantsView> = {
   name: 'variants view',
   commands: ['vox.variants.start', 'vox.variants.openDiff', 'vox.variants.adopt', 'vox.variants.discard', 'vox.variants.clear', 'vox.variants.cancelAll'],
-  activate({ host }, scope) {
-    const view = scope.add(new VariantsView(host));
-    scope.add(vscode.window.registerTreeDataProvider(VARIANTS_VIEW_ID, view));
+  activate({ host, ctx, log }, scope) {
+    const view = scope.add(new VariantsView(host, ctx.workspaceState));
+    const tree = scope.add(vscode.window.createTreeView(VARIANTS_VIEW_ID, { treeDataProvider: view }));
+    tree.description = VARIANTS_VIEW_DESCRIPTION;
     registerVariantCommands(host, view, scope);
+    // Diff tabs VS Code restored after a reload: the first `variants` update closes the stale ones.
+    if (view.openedDiffs.length > 0) void host.client().then((c) => view.watch(c)).catch((e: unknown) => log.warn(`variants: checking the restored diff tabs failed: ${(e as Error).message}`));
     return view;
   },
 };

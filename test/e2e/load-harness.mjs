@@ -50,6 +50,11 @@ export function loadComposerUi() {
   return loadTs('./ui-composer.ts', 'runComposerChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-reload.ts')>} */
+export function loadReloadUi() {
+  return loadTs('./ui-reload.ts', 'runReloadChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-refusal.ts')>} */
 export function loadRefusalUi() {
   return loadTs('./ui-refusal.ts', 'runRefusalChecks');

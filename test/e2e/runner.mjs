@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadSearchUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
+import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadReloadUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadSearchUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -32,6 +32,7 @@ const UI_SETS = {
   branches: { label: 'branches UI', load: async () => { const m = await loadBranchesUi(); return { run: m.runBranchChecks, names: m.BRANCH_CHECKS }; } },
   rules: { label: 'rules UI', load: async () => { const m = await loadRulesUi(); return { run: m.runRulesChecks, names: m.RULES_CHECKS }; } },
   composer: { label: 'composer UI', load: async () => { const m = await loadComposerUi(); return { run: m.runComposerChecks, names: m.COMPOSER_CHECKS }; } },
+  reload: { label: 'reload UI', load: async () => { const m = await loadReloadUi(); return { run: m.runReloadChecks, names: m.RELOAD_CHECKS }; } },
   refusal: { label: 'refusal UI', load: async () => { const m = await loadRefusalUi(); return { run: m.runRefusalChecks, names: m.REFUSAL_CHECKS }; } },
   compact: { label: 'compact UI', load: async () => { const m = await loadCompactUi(); return { run: m.runCompactChecks, names: m.COMPACT_CHECKS }; } },
   importers: { label: 'importers UI', load: async () => { const m = await loadImportersUi(); return { run: m.runImporterChecks, names: m.IMPORTER_CHECKS }; } },

@@ -21,12 +21,14 @@
  *      `#1 openai:muse-beta`, both `completed` with their diff stats (`1 file +1 −1`,
  *      `1 file +2 −1`); screenshot test-results/e2e-variants.png;
  *   3. the inline action "Open Variant Diff" on #1 opens a diff editor titled
- *      `Variant #1 (openai:muse-beta) vs base` with "original" on the left and variant #1's text
+ *      `Variant #1 (openai:muse-beta) vs base — in the variant's worktree` with "original" on the left and variant #1's text
  *      on the right; screenshot test-results/screenshot-variants.png (the README picture);
  *   4. the inline action "Adopt Variant" on #1 → "Adopt" in the confirmation dialog: the main
  *      notes.txt holds exactly variant #1's text (read from disk here), HEAD, branch, index
  *      (`git ls-files -s`) and stash are unchanged, `git worktree list` shows only the main
  *      worktree (the other variant's worktree is removed too), the view no longer lists the set;
+ *   4b. the adopted variant's diff tab closes, and after "Developer: Reload Window" no
+ *      "Variant #" tab comes back (its worktree is gone);
  *   5. screenshots are PNGs, the README picture is small enough (copied to
  *      docs/screenshot-variants.png with `updateDocsScreenshot`).
  *
@@ -89,6 +91,7 @@ export const VARIANT_CHECKS = {
   view: 'variants UI: Source Control shows Vox Variants: #0 and #1 completed with their diff stats',
   diff: 'variants UI: Open Variant Diff on #1 opens the diff "original" ↔ variant #1\'s text',
   adopt: 'variants UI: Adopt #1 puts exactly its text in the workspace; HEAD, branch, index unchanged; worktrees removed',
+  staleTab: 'variants UI: the adopted variant\'s diff tab closes and does not come back after "Developer: Reload Window"',
   screenshots: 'variants UI: screenshots in test-results/ and the README picture',
 } as const;
 
@@ -300,7 +303,7 @@ export const runVariantChecks = defineUiSet({
       requireState('started', 'view');
       const pane = sideBarPane(p, 'Vox Variants');
       await clickInlineAction(treeRow(pane, variantLabel(ADOPT)), 'Open Variant Diff');
-      const title = `Variant #${ADOPT} (${MODELS[ADOPT].ref}) vs base`;
+      const title = `Variant #${ADOPT} (${MODELS[ADOPT].ref}) vs base — in the variant's worktree`;
       const tab = await waitForEditorTab(p, `Variant #${ADOPT}`, title, async () => `; toasts: ${(await errorToasts(p)).join(' | ') || 'none'}`);
       const tabText = ((await tab.textContent()) ?? '').trim();
       assert(tabText.includes(title), `the diff tab is titled ${JSON.stringify(tabText)}, expected ${JSON.stringify(title)}`);
@@ -369,6 +372,20 @@ export const runVariantChecks = defineUiSet({
         throw new Error(`Vox Variants still lists the adopted set: ${(await rowTexts(pane)).join(' | ')}`);
       }
       await shot('e2e-variants-adopted');
+    });
+
+    // ---- 4b. The diff tab of the adopted variant is stale: it closes, and a reload does not bring it back
+    await check(VARIANT_CHECKS.staleTab, async () => {
+      requireState('started', 'view');
+      const variantTabs = () => p.locator('.part.editor .tab', { hasText: 'Variant #' }).count();
+      await h.waitFor('the adopted variant\'s diff tab to close', 15_000, async () => (await variantTabs()) === 0, 200)
+        .catch(async () => { throw new Error(`${await variantTabs()} "Variant #" tab(s) still open after the adoption`); });
+      await p.evaluate('window.__voxBeforeReload = true');
+      await h.runCommand(p, 'Developer: Reload Window');
+      await h.waitFor('the window to reload', 30_000, async () => (await p.evaluate('window.__voxBeforeReload === undefined').catch(() => false)) === true, 200);
+      await h.waitForWorkbench(p);
+      await h.sleep(3_000); // restored editors and the extension's activation settle
+      assert((await variantTabs()) === 0, 'a "Variant #" diff tab came back after the reload');
     });
 
     // ---- 5. Screenshots: artifacts + the README picture

@@ -15,12 +15,16 @@ import {
   repoGroupName,
   slugify,
   WorktreeError,
+  VOX_EXCLUDE_LINE,
+  VOX_EXCLUDE_MARKER,
+  migrateVoxExclude,
 } from '../../src/engine/worktrees/worktrees';
+import { startTestEngine } from '../support/test-engine';
 import { variantLocation } from '../../src/engine/variants/pool';
 import { workspaceLeases } from '../../src/engine/platform/workspace-lease';
 import { removeTreeNoFollow } from '../../src/engine/platform/safe-remove';
 import { git } from '../support/git';
-import { sleep } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 import { commitAll, makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 import { assertRejectsCode } from '../support/assert-code';
 
@@ -121,25 +125,75 @@ describe('managed worktrees', () => {
   });
 
   describe('info/exclude', () => {
-    it('appends .vox/ once after two creates, creating the file when missing', async () => {
+    const excludeFile = () => path.join(repo, '.git', 'info', 'exclude');
+    /** What `git init` puts there, then the bare `.vox/` line the earlier Vox appended. */
+    const GIT_TEMPLATE = '# git ls-files --others --exclude-from=.git/info/exclude\n# Lines that start with \'#\' are comments.\n';
+    const teamFiles = () => {
+      writeFile(repo, '.vox/rules/team.md', 'be kind\n');
+      writeFile(repo, '.vox/permissions.json', '{}\n');
+    };
+    const untracked = () => git(repo, ['status', '--porcelain', '--untracked-files=all']).split('\n').filter(Boolean).sort();
+
+    it('adds only .vox/worktrees/ under its marker, once after two creates; the team\'s .vox/ files show in git status', async () => {
       fs.rmSync(path.join(repo, '.git', 'info'), { recursive: true, force: true });
       await createManagedWorktree({ repoRoot: repo, slug: 'one' });
       await createManagedWorktree({ repoRoot: repo, slug: 'two' });
-      assert.equal(excludeLines(repo).filter((l) => l === '.vox/').length, 1);
-      assert.equal(git(repo, ['status', '--porcelain', '--untracked-files=all']), '');
+      assert.deepEqual(excludeLines(repo), [VOX_EXCLUDE_MARKER, '.vox/worktrees/', '']);
+      assert.equal(VOX_EXCLUDE_LINE, '.vox/worktrees/');
+      teamFiles();
+      assert.deepEqual(untracked(), ['?? .vox/permissions.json', '?? .vox/rules/team.md']);
     });
 
-    it('keeps existing content and adds a newline before .vox/ when the file lacks one', async () => {
-      fs.writeFileSync(path.join(repo, '.git', 'info', 'exclude'), '# mine\n*.log');
+    it('keeps existing content and adds a newline before its lines when the file lacks one', async () => {
+      fs.writeFileSync(excludeFile(), '# mine\n*.log');
       await createManagedWorktree({ repoRoot: repo, slug: 'one' });
       await createManagedWorktree({ repoRoot: repo, slug: 'two' });
-      assert.equal(fs.readFileSync(path.join(repo, '.git', 'info', 'exclude'), 'utf8'), '# mine\n*.log\n.vox/\n');
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), `# mine\n*.log\n${VOX_EXCLUDE_MARKER}\n.vox/worktrees/\n`);
     });
 
     it('recognises an equivalent line already there', async () => {
-      fs.writeFileSync(path.join(repo, '.git', 'info', 'exclude'), '/.vox/\n');
+      fs.writeFileSync(excludeFile(), '/.vox/worktrees/\n');
       await createManagedWorktree({ repoRoot: repo, slug: 'one' });
-      assert.equal(fs.readFileSync(path.join(repo, '.git', 'info', 'exclude'), 'utf8'), '/.vox/\n');
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), '/.vox/worktrees/\n');
+    });
+
+    it('migrates the bare .vox/ line the earlier Vox wrote (it made .vox/worktrees/ here) to .vox/worktrees/, byte-exact otherwise', async () => {
+      const wt = await createManagedWorktree({ repoRoot: repo, slug: 'old' });
+      await removeManagedWorktree({ repoRoot: repo, path: wt.path });
+      fs.writeFileSync(excludeFile(), `${GIT_TEMPLATE}*.log\r\n.vox/\n# after\n`);
+      teamFiles();
+      assert.deepEqual(untracked(), [], 'the old line hides the team files');
+      assert.equal(await migrateVoxExclude(repo), true);
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), `${GIT_TEMPLATE}*.log\r\n${VOX_EXCLUDE_MARKER}\n.vox/worktrees/\n# after\n`);
+      assert.deepEqual(untracked(), ['?? .vox/permissions.json', '?? .vox/rules/team.md']);
+      assert.equal(await migrateVoxExclude(repo), false, 'once');
+      await createManagedWorktree({ repoRoot: repo, slug: 'new' });
+      assert.equal(excludeLines(repo).filter((l) => l.startsWith('.vox')).length, 1);
+    });
+
+    it("keeps a .vox/ line Vox cannot have written: no managed worktree was ever made here, or an equivalent line came first, or its marker is there", async () => {
+      fs.writeFileSync(excludeFile(), '.vox/\n');
+      assert.equal(await migrateVoxExclude(repo), false);
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), '.vox/\n');
+      await createManagedWorktree({ repoRoot: repo, slug: 'one' });
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), `.vox/\n${VOX_EXCLUDE_MARKER}\n.vox/worktrees/\n`, "the user's line stays; Vox's own follows");
+      assert.equal(await migrateVoxExclude(repo), false, 'the marker says the migration is past');
+
+      fs.writeFileSync(excludeFile(), '/.vox\n.vox/\n');
+      assert.equal(await migrateVoxExclude(repo), false);
+      assert.equal(fs.readFileSync(excludeFile(), 'utf8'), '/.vox\n.vox/\n');
+    });
+
+    it('migrates when an engine opens the workspace', async () => {
+      const wt = await createManagedWorktree({ repoRoot: repo, slug: 'old' });
+      await removeManagedWorktree({ repoRoot: repo, path: wt.path });
+      fs.writeFileSync(excludeFile(), '.vox/\n');
+      const engine = startTestEngine({ dir: sb.dir, workspaceRoot: repo });
+      try {
+        await waitFor('the migrated exclude file', 10_000, () => fs.readFileSync(excludeFile(), 'utf8') === `${VOX_EXCLUDE_MARKER}\n.vox/worktrees/\n`);
+      } finally {
+        await engine.dispose();
+      }
     });
   });
 
@@ -479,11 +533,11 @@ describe('managed worktrees', () => {
       assert.ok(fs.existsSync(path.join(a, 'README.md')));
     });
 
-    it('parallel creates on different paths all succeed and add .vox/ once; same path: one wins', async () => {
+    it('parallel creates on different paths all succeed and add .vox/worktrees/ once; same path: one wins', async () => {
       const slugs = ['p1', 'p2', 'p3', 'p4'];
       const made = await Promise.all(slugs.map((slug) => createManagedWorktree({ repoRoot: repo, slug })));
       assert.deepEqual(made.map((w) => w.slug), slugs);
-      assert.equal(excludeLines(repo).filter((l) => l === '.vox/').length, 1);
+      assert.equal(excludeLines(repo).filter((l) => l === '.vox/worktrees/').length, 1);
       const results = await Promise.allSettled([1, 2, 3].map(() => createManagedWorktree({ repoRoot: repo, slug: 'same' })));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
       for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as WorktreeError).code, 'alreadyExists');

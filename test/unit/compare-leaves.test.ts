@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { defaultLeaves, offeredBranches, validPick } from '../../src/extension/compare/leaves';
 import { decodePayload, diffLines } from '../../webview/src/compare/data';
 
-const b = (leafId: string, updatedAt: number, active = false) => ({ branchId: `main-${leafId}`, leafId, forkMessageId: null, length: 2, updatedAt, active });
+const b = (leafId: string, updatedAt: number, active = false) => ({ branchId: `main-${leafId}`, name: `branch-${leafId}`, leafId, forkMessageId: null, length: 2, updatedAt, active });
 
 describe('compare branches: which leaves, and the tab\'s payload', () => {
   it('offers the active branch first, then the newest; compares at most four; a pick needs 2..4 distinct leaves', () => {
@@ -25,7 +25,7 @@ describe('compare branches: which leaves, and the tab\'s payload', () => {
 
   it('decodes a payload with the protocol\'s validators; a broken one is an Error, not a half page', () => {
     const m = (id: string) => ({ id, threadId: 't', parentId: null, role: 'assistant', content: id, runId: null, status: 'complete', createdAt: 1 });
-    const data = { divergence: { index: 0, messageId: null }, shared: [], columns: [{ leafId: 'a', branchId: 'main', messages: [m('a')] }, { leafId: 'b', branchId: 'main-root-1', messages: [m('b')] }], finalDiffs: [] };
+    const data = { divergence: { index: 0, messageId: null }, shared: [], columns: [{ leafId: 'a', branchId: 'main', name: 'main', messages: [m('a')] }, { leafId: 'b', branchId: 'main-root-1', name: 'fix-login', messages: [m('b')] }], finalDiffs: [] };
     const ok = decodePayload({ type: 'compare', threadTitle: 'T', branches: [b('a', 1, true), b('b', 2)], data });
     assert.ok(!(ok instanceof Error), String(ok));
     assert.equal(ok.data.columns.length, 2);

@@ -201,23 +201,23 @@ describe('compare tab in Chromium', function () {
     const payload = {
       type: 'compare', threadTitle: 'Colours',
       branches: [
-        { branchId: 'main', leafId: 'a1', forkMessageId: null, length: 4, updatedAt: 2, active: true },
-        { branchId: 'main-q0-1', leafId: 'a2', forkMessageId: 'q0', length: 4, updatedAt: 3, active: false },
+        { branchId: 'main', name: 'main', leafId: 'a1', forkMessageId: null, length: 4, updatedAt: 2, active: true },
+        { branchId: 'main-q0-1', name: 'name-colour', leafId: 'a2', forkMessageId: 'q0', length: 4, updatedAt: 3, active: false },
       ],
       data: {
         divergence: { index: 2, messageId: 'q0' },
         shared: [msg('p0', null, 'user', 'Hi'), msg('q0', 'p0', 'assistant', 'Hello!')],
         columns: [
-          { leafId: 'a1', branchId: 'main', messages: [msg('u1', 'q0', 'user', 'Name a colour'), msg('a1', 'u1', 'assistant', 'Blue, **like the sea**.\n\n<img src=x onerror="alert(1)">')] },
-          { leafId: 'a2', branchId: 'main-q0-1', messages: [msg('u2', 'q0', 'user', 'Name a colour'), msg('a2', 'u2', 'assistant', 'Green, like grass.', { editedAt: 1_700_000_000_500 })] },
+          { leafId: 'a1', branchId: 'main', name: 'main', messages: [msg('u1', 'q0', 'user', 'Name a colour'), msg('a1', 'u1', 'assistant', 'Blue, **like the sea**.\n\n<img src=x onerror="alert(1)">')] },
+          { leafId: 'a2', branchId: 'main-q0-1', name: 'name-colour', messages: [msg('u2', 'q0', 'user', 'Name a colour'), msg('a2', 'u2', 'assistant', 'Green, like grass.', { editedAt: 1_700_000_000_500 })] },
         ],
-        finalDiffs: [{ leafId: 'a2', against: 'a1', diff: '--- main\n+++ main-q0-1\n@@ -1 +1 @@\n-Blue, **like the sea**.\n+Green, like grass.\n' }],
+        finalDiffs: [{ leafId: 'a2', against: 'a1', diff: '--- main\n+++ name-colour\n@@ -1 +1 @@\n-Blue, **like the sea**.\n+Green, like grass.\n' }],
       },
     };
     await page.evaluate(`window.postMessage(${JSON.stringify(payload)}, '*')`);
     await page.locator('.columns .column').nth(1).waitFor();
     assert.equal(await page.locator('.columns.cols-2 .column').count(), 2);
-    assert.deepEqual(await page.locator('.column h2').allInnerTexts(), ['main (open)', 'main-q0-1']);
+    assert.deepEqual(await page.locator('.column h2').allInnerTexts(), ['main (open)', 'name-colour']);
     assert.equal(await page.locator('details.shared').getAttribute('open'), null, 'shared messages start collapsed');
     assert.equal(await page.locator('details.shared .cmp-message').first().isVisible(), false);
     await page.locator('details.shared summary').click();

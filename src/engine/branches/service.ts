@@ -10,6 +10,7 @@
 import {
   BranchError, MAX_COMPARED_BRANCHES, MIN_COMPARED_BRANCHES, branchesOf, buildTree, computeDivergencePoint, latestLeafUnder, pathTo,
 } from '../../protocol/branches';
+import { branchNames } from '../../protocol/branch-names';
 import { MAX_TREE_MESSAGES, type BranchView } from '../../protocol/commands/branches';
 import { splitContext } from '../../protocol/mentions';
 import type { SamplingSettings } from '../../protocol/posture';
@@ -53,6 +54,9 @@ function runOf(store: VoxStore, threadId: string, runId: string): RunRow {
   return r;
 }
 
+/** A message's prompt (its text without attached context) when it is the user's, for branch names. */
+const promptText = (m: MessageRow): string | null => (m.role === 'user' ? splitContext(m.content).prompt : null);
+
 function checkSize(store: VoxStore, threadId: string): void {
   const n = countMessages(store.db, threadId);
   if (n > MAX_TREE_MESSAGES) {
@@ -70,7 +74,10 @@ export function threadTree(store: VoxStore, threadId: string): { threadId: strin
   checkSize(store, threadId);
   const messages = store.messages(threadId);
   const headMessageId = store.headMessageId(threadId);
-  const branches = branchesOf(buildTree(messages)).map((b) => ({ ...b, active: b.leafId === headMessageId }));
+  const tree = buildTree(messages);
+  const infos = branchesOf(tree);
+  const names = branchNames(tree, infos, promptText);
+  const branches = infos.map((b) => ({ ...b, name: names.get(b.branchId)!, active: b.leafId === headMessageId }));
   return { threadId, headMessageId, messages, branches };
 }
 
@@ -206,17 +213,19 @@ export function compareBranches(store: VoxStore, threadId: string, leafIds: read
   for (const id of leafIds) messageOf(store, threadId, id);
   checkSize(store, threadId);
   const tree = buildTree(store.messages(threadId));
-  const branchOf = new Map(branchesOf(tree).map((b) => [b.leafId, b.branchId]));
+  const infos = branchesOf(tree);
+  const names = branchNames(tree, infos, promptText);
+  const branchOf = new Map(infos.map((b) => [b.leafId, b.branchId]));
   for (const id of leafIds) {
     if (!branchOf.has(id)) throw new BranchError('badLeaves', `message ${id} is not the leaf of a branch (it has later messages)`, { threadId, messageId: id });
   }
   const paths = leafIds.map((id) => pathTo(tree, id));
   const divergence = computeDivergencePoint(paths.map((p) => p.map((m) => m.id)));
-  const columns = leafIds.map((leafId, i) => ({ leafId, branchId: branchOf.get(leafId)!, messages: paths[i]!.slice(divergence.index) }));
+  const columns = leafIds.map((leafId, i) => ({ leafId, branchId: branchOf.get(leafId)!, name: names.get(branchOf.get(leafId)!)!, messages: paths[i]!.slice(divergence.index) }));
   const first = finalAnswer(paths[0]!);
   const finalDiffs = leafIds.slice(1).map((leafId, i) => ({
     leafId, against: leafIds[0]!,
-    diff: unifiedDiff(first, finalAnswer(paths[i + 1]!), { before: branchOf.get(leafIds[0]!)!, after: branchOf.get(leafId)! }),
+    diff: unifiedDiff(first, finalAnswer(paths[i + 1]!), { before: names.get(branchOf.get(leafIds[0]!)!)!, after: names.get(branchOf.get(leafId)!)! }),
   }));
   return { divergence, shared: paths[0]!.slice(0, divergence.index), columns, finalDiffs };
 }

@@ -1,18 +1,13 @@
 /**
  * Repository plumbing shared by the managed-worktree operations (SPEC §4.1): resolving a
- * repository's top level and common git dir, keeping `.vox/` in `<common>/info/exclude`, and
+ * repository's top level and common git dir (`./exclude.ts` keeps Vox's line in `<common>/info/exclude`) and
  * reading `git worktree list --porcelain -z` down to the managed worktrees.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { git, gitRaw, splitNul, GitError } from '../git/git';
 import { workspaceLeases, canonicalPath } from '../platform/workspace-lease';
-import { WorktreeError, VOX_DIR_NAME, validateManagedWorktreePath, type ManagedFamily, type ValidatedWorktreePath } from './paths';
-
-/** The line Vox adds to `info/exclude` so its directory never shows up as untracked. */
-export const VOX_EXCLUDE_LINE = `${VOX_DIR_NAME}/`;
-/** Lines in `info/exclude` that already ignore `.vox/` (any of these counts as present). */
-const VOX_EXCLUDE_EQUIVALENTS = new Set([VOX_DIR_NAME, `/${VOX_DIR_NAME}`, `${VOX_DIR_NAME}/`, `/${VOX_DIR_NAME}/`]);
+import { WorktreeError, validateManagedWorktreePath, type ManagedFamily, type ValidatedWorktreePath } from './paths';
 
 export interface RepositoryInfo {
   /** Canonical top level of the work tree `repoRoot` belongs to. */
@@ -72,29 +67,6 @@ export async function resolveRepository(repoRoot: string): Promise<RepositoryInf
   if (!top || !common) throw new WorktreeError('notARepository', `${repoRoot} is not inside a git work tree`, { path: repoRoot });
   return { root: canonicalPath(top), commonDir: canonicalPath(common) };
 }
-
-/**
- * Appends `.vox/` to `<commonDir>/info/exclude` unless an equivalent line is there (creating the
- * file and `info/` if needed). Serialised per exclude file, so parallel creates add it once.
- * Returns true when the line was added.
- */
-export async function ensureVoxExcluded(commonDir: string): Promise<boolean> {
-  const file = path.join(commonDir, 'info', 'exclude');
-  return workspaceLeases.withWorkspaceLease(file, () => {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    let text = '';
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    if (text.split(/\r?\n/).some((l) => VOX_EXCLUDE_EQUIVALENTS.has(l.trim()))) return false;
-    const sep = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
-    fs.appendFileSync(file, `${sep}${VOX_EXCLUDE_LINE}\n`);
-    return true;
-  });
-}
-
 
 /** Parses `git worktree list --porcelain -z`. */
 function parseWorktreeList(buf: Buffer): Array<Omit<ManagedWorktree, 'family' | 'group' | 'slug'>> {

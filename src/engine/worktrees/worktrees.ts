@@ -22,11 +22,13 @@ import { gitRaw } from '../git/git';
 import { workspaceLeases } from '../platform/workspace-lease';
 import { copyUntrackedEnvFiles, type EnvCopyOptions, type EnvCopyReport } from './env-files';
 import { WorktreeError, managedWorktreePath, repoGroupName, validateManagedWorktreePath, type ManagedFamily } from './paths';
-import { ensureVoxExcluded, withWorktreeAdmin, gitFailure, listIn, lstatOrUndefined, resolveRepository, type ManagedWorktree } from './repo';
+import { ensureVoxExcluded, migrateVoxExcludeIn } from './exclude';
+import { withWorktreeAdmin, gitFailure, listIn, lstatOrUndefined, resolveRepository, type ManagedWorktree } from './repo';
 import { removeLinked } from './removal';
 
 export * from './paths';
-export { resolveRepository, ensureVoxExcluded, listManagedWorktrees, VOX_EXCLUDE_LINE, type RepositoryInfo, type ManagedWorktree } from './repo';
+export { ensureVoxExcluded, VOX_EXCLUDE_LINE, VOX_EXCLUDE_MARKER } from './exclude';
+export { resolveRepository, listManagedWorktrees, type RepositoryInfo, type ManagedWorktree } from './repo';
 export { removeManagedWorktree, MAX_REPORTED_DIRTY_FILES, type RemoveManagedWorktreeOptions, type RemovedWorktree } from './removal';
 export { copyUntrackedEnvFiles, listUntrackedEnvFiles, MAX_ENV_FILE_BYTES, type EnvCopyOptions, type EnvCopyReport, type EnvSkipReason } from './env-files';
 export { removeTreeNoFollow, type SafeRemoveResult } from '../platform/safe-remove';
@@ -105,7 +107,7 @@ export async function createManagedWorktree(opts: CreateManagedWorktreeOptions):
   return workspaceLeases.withWorkspaceLease(target, async () => {
     const v = validateManagedWorktreePath(repo.root, target);
     if (lstatOrUndefined(v.path)) throw new WorktreeError('alreadyExists', `${v.path} already exists`, { path: v.path });
-    await ensureVoxExcluded(repo.commonDir);
+    await ensureVoxExcluded(repo);
     fs.mkdirSync(path.dirname(v.path), { recursive: true });
     validateManagedWorktreePath(repo.root, v.path); // nothing was planted on the way meanwhile
 
@@ -139,4 +141,20 @@ export async function createManagedWorktree(opts: CreateManagedWorktreeOptions):
     };
     return { ...base, env };
   });
+}
+
+/**
+ * Migrates the earlier Vox's `.vox/` line in the exclude file of the repository holding
+ * `repoRoot` (./exclude.ts says how it tells the line is Vox's). False when nothing changed or
+ * `repoRoot` is not in a git work tree (nothing to migrate there).
+ */
+export async function migrateVoxExclude(repoRoot: string): Promise<boolean> {
+  let repo;
+  try {
+    repo = await resolveRepository(repoRoot);
+  } catch (e) {
+    if (e instanceof WorktreeError && e.code === 'notARepository') return false;
+    throw e;
+  }
+  return migrateVoxExcludeIn(repo);
 }

@@ -72,7 +72,7 @@ async function pickLeaves(tree: CommandResult<'getThreadTree'>): Promise<string[
   if (tree.branches.length <= MAX_COMPARED_BRANCHES) return preset;
   const byId = new Map(tree.messages.map((m) => [m.id, m]));
   const items = offeredBranches(tree.branches).map((b) => ({
-    label: b.branchId,
+    label: b.name,
     description: `${b.length} messages${b.active ? ' · open' : ''}`,
     detail: (byId.get(b.leafId)?.content ?? '').replace(/\s+/g, ' ').slice(0, PICK_PREVIEW_CHARS),
     picked: preset.includes(b.leafId),
@@ -145,7 +145,7 @@ export const compareBranches: ExtensionContribution = {
       const data = await client.call('compareBranches', { threadId, leafIds });
       const { thread } = await client.call('getThread', { threadId });
       const byLeaf = new Map(tree.branches.map((b) => [b.leafId, b]));
-      const branches = data.columns.map((c) => byLeaf.get(c.leafId) ?? { branchId: c.branchId, leafId: c.leafId, forkMessageId: null, length: 0, updatedAt: 0, active: false });
+      const branches = data.columns.map((c) => byLeaf.get(c.leafId) ?? { branchId: c.branchId, name: c.name, leafId: c.leafId, forkMessageId: null, length: 0, updatedAt: 0, active: false });
       panels.show(threadId, { type: 'compare', threadTitle: thread.title, branches, data });
       return undefined;
     }, { log });

@@ -14,6 +14,7 @@ import type { UpdateOf } from '../../protocol/updates';
 import type { EngineHost } from '../engine-host';
 import type { ContributionScope } from '../contribution';
 import { callOf, REVIEW_SCHEME, reviewUri, textOf, type ReviewDocuments } from './review-documents';
+import { variantWorktreeLabel } from '../variant-tabs';
 
 /** Tools whose waiting calls get a diff. */
 const EDIT_TOOLS = new Set(['write_file', 'apply_edit']);
@@ -22,7 +23,8 @@ export const PENDING_EDIT_CONTEXT = 'vox.review.pendingEdit';
 
 export type OpenDiffMode = 'open' | 'offer' | 'off';
 
-interface Waiting { callId: string; threadId: string; runId: string; path: string; toolName: string; before: vscode.Uri; after: vscode.Uri }
+/** `where`: "variant #n's worktree" when the call is a variant's (its path is in that worktree), else null. */
+interface Waiting { callId: string; threadId: string; runId: string; path: string; toolName: string; before: vscode.Uri; after: vscode.Uri; where: string | null }
 
 export class EditReview implements vscode.Disposable {
   private readonly waiting = new Map<string, Waiting>();
@@ -74,6 +76,7 @@ export class EditReview implements vscode.Disposable {
     const w: Waiting = {
       callId: u.callId, threadId: u.threadId, runId: u.runId, path: p.path, toolName: u.toolName,
       before: reviewUri(p.path, u.callId, 'before'), after: reviewUri(p.path, u.callId, 'after'),
+      where: variantWorktreeLabel((await client.call('listVariants', {})).pools, u.threadId),
     };
     this.waiting.set(u.callId, w);
     // "open": the diff's title bar has Accept / Reject / Accept All; "offer": a notification asks first.
@@ -83,12 +86,12 @@ export class EditReview implements vscode.Disposable {
 
   private async showDiff(w: Waiting): Promise<void> {
     const what = w.toolName === 'write_file' ? 'write_file' : 'apply_edit';
-    await vscode.commands.executeCommand('vscode.diff', w.before, w.after, `${w.path} (Vox ${what} — waiting for approval)`, { preview: false });
+    await vscode.commands.executeCommand('vscode.diff', w.before, w.after, `${w.path} (Vox ${what}${w.where ? ` in ${w.where}` : ''} — waiting for approval)`, { preview: false });
   }
 
   private async notify(w: Waiting, offer: boolean): Promise<void> {
     const actions = [...(offer ? ['Show Diff'] : []), 'Accept', 'Reject', 'Accept All Edits This Turn'];
-    const pick = await vscode.window.showInformationMessage(`Vox wants to ${w.toolName === 'write_file' ? 'write' : 'edit'} ${w.path}.`, ...actions);
+    const pick = await vscode.window.showInformationMessage(`Vox wants to ${w.toolName === 'write_file' ? 'write' : 'edit'} ${w.path}${w.where ? ` in ${w.where}` : ''}.`, ...actions);
     if (!pick || !this.waiting.has(w.callId)) return;
     if (pick === 'Show Diff') {
       await this.showDiff(w);

@@ -20,6 +20,8 @@ export const MAX_TREE_MESSAGES = 20_000;
 export const branchView = object({
   /** `main` or `main-<forkMessageId>-<n>` (../branches.ts). */
   branchId: str,
+  /** Its name as words, from its first prompt (`fix-login-redirect`; `main` for main), unique in the thread (../branch-names.ts). */
+  name: str,
   leafId: str,
   /** The message the branch forks from; null for `main` and for a fork among root messages (`main-root-<n>`). */
   forkMessageId: nullable(str),
@@ -95,7 +97,7 @@ export const branchCommands = {
     result: object({
       divergence: object({ index: int, messageId: nullable(str) }),
       shared: arrayOf(messageView),
-      columns: arrayOf(object({ leafId: str, branchId: str, messages: arrayOf(messageView) })),
+      columns: arrayOf(object({ leafId: str, branchId: str, name: str, messages: arrayOf(messageView) })),
       /** Each column after the first: its last assistant answer against the first column's (unified diff). */
       finalDiffs: arrayOf(object({ leafId: str, against: str, diff: str })),
     }),

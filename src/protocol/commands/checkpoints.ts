@@ -97,10 +97,18 @@ export const checkpointCommands = {
   }),
   previewRestore: defineCommand('previewRestore', {
     readOnly: true,
-    summary: 'What restoring a checkpoint would do to the files, before it runs: what it deletes (created since), overwrites and brings back.',
+    summary: 'What restoring a checkpoint would do to the files, before it runs: what it deletes (created since, by who wrote them: this thread, another thread, nobody = hand-made), overwrites and brings back; `confirm` when it would delete a file this thread did not write.',
     requires: ['read'],
     params: { threadId: name, ordinal: positive },
-    result: object({ ref: str, deleted: arrayOf(object(pathFields)), overwritten: arrayOf(object(pathFields)), recreated: arrayOf(object(pathFields)) }),
+    result: object({
+      ref: str, deleted: arrayOf(object(pathFields)), overwritten: arrayOf(object(pathFields)), recreated: arrayOf(object(pathFields)),
+      deletedBy: object({
+        thisThread: arrayOf(object(pathFields)),
+        otherThreads: arrayOf(object({ ...pathFields, threadId: str, title: str })),
+        handMade: arrayOf(object(pathFields)),
+      }),
+      confirm: bool,
+    }),
   }),
   listOrphanedCheckpoints: defineCommand('listOrphanedCheckpoints', {
     readOnly: true,

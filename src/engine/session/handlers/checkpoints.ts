@@ -77,9 +77,17 @@ export const checkpointHandlers: HandlerTable<CheckpointCommand> = {
     const labelled = await labelRestorePoints(await checkpoints.listRestorePoints(), { title, diff: (a, b) => checkpoints.diff(a, b) });
     return { restorePoints: cmd.all ? labelled : labelled.filter((p) => !p.undone) };
   },
-  async previewRestore({ services: { checkpoints } }, cmd) {
-    const r = await previewRestore(checkpoints, cmd.threadId, cmd.ordinal);
-    return { ref: r.ref, deleted: r.deleted.map(pathView), overwritten: r.overwritten.map(pathView), recreated: r.recreated.map(pathView) };
+  async previewRestore({ services: { checkpoints, store } }, cmd) {
+    const r = await previewRestore(checkpoints, store, cmd.threadId, cmd.ordinal);
+    const by = r.deletedBy;
+    return {
+      ref: r.ref, deleted: r.deleted.map(pathView), overwritten: r.overwritten.map(pathView), recreated: r.recreated.map(pathView),
+      deletedBy: {
+        thisThread: by.thisThread.map(pathView), handMade: by.handMade.map(pathView),
+        otherThreads: by.otherThreads.map((p) => ({ ...pathView(p), threadId: p.threadId, title: p.title })),
+      },
+      confirm: r.confirm,
+    };
   },
   async listOrphanedCheckpoints({ services: { checkpoints, store } }) {
     const live = new Set(store.listThreads().map((t) => t.id));
