@@ -1,6 +1,6 @@
 /**
- * The one Chromium harness of the webview browser tests: builds dist/webview.js, serves it from a
- * loopback server inside the strict-CSP page of ./page.ts (with the fake VS Code host script),
+ * The one Chromium harness of the webview browser tests: builds dist/webview.js (or the compare
+ * tab's dist/compare.js, `entry`), serves it from a loopback server inside the strict-CSP page of ./page.ts (with the fake VS Code host script),
  * opens it in headless Debian chromium and gives the tests the page plus the helpers they all
  * need: post a host message, read what the webview posted, wait for a condition (bounded). A
  * missing browser skips the suite locally and fails it in CI.
@@ -14,12 +14,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { until } from '../../support/wait';
-import { FAKE_HOST_SCRIPT, THEME_CSS, webviewHtml } from './page';
+import { FAKE_HOST_SCRIPT, LIGHT_THEME_CSS, THEME_CSS, compareHtml, webviewHtml } from './page';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = path.resolve(__dirname, '../../..');
 /** Where the browser tests' screenshots go. */
 export const RESULTS = path.join(ROOT, 'test-results');
+/** axe-core's browser build (a devDependency), served to the page for ./axe.ts. */
+const AXE_SCRIPT = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** How long a UI expectation may take to come true (rendering is throttled to ~80 ms). */
 export const EXPECT_TIMEOUT_MS = 5_000;
@@ -52,6 +54,8 @@ export interface OpenOptions {
   viewport: { width: number; height: number };
   /** Extra listeners before the page loads (dialogs, console). */
   setup?(page: Page): void;
+  /** Which page to open: the chat (default) or the compare tab (dist/compare.js, its own CSP). */
+  entry?: 'webview' | 'compare';
 }
 
 /** Opens the built webview in Chromium, or skips `suite` when the browser is missing outside CI. */
@@ -62,17 +66,22 @@ export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): 
     console.log(`      (skipped: ${CHROMIUM} is not installed; apt-get install chromium to run the webview browser tests)`);
     suite.skip();
   }
-  const build = spawnSync(process.execPath, ['esbuild.mjs', '--only=webview'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(build.status, 0, `webview build failed:\n${build.stdout}\n${build.stderr}`);
+  const entry = opts.entry ?? 'webview';
+  const build = spawnSync(process.execPath, ['esbuild.mjs', `--only=${entry}`], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, `${entry} build failed:\n${build.stdout}\n${build.stderr}`);
   const files: Record<string, [string, string]> = {
-    '/dist/webview.js': [path.join(ROOT, 'dist/webview.js'), 'text/javascript'],
-    '/dist/webview.css': [path.join(ROOT, 'dist/webview.css'), 'text/css'],
+    [`/dist/${entry}.js`]: [path.join(ROOT, `dist/${entry}.js`), 'text/javascript'],
+    [`/dist/${entry}.css`]: [path.join(ROOT, `dist/${entry}.css`), 'text/css'],
+    // axe-core for the accessibility checks (./axe.ts injects it; the page never loads it itself).
+    '/axe.min.js': [AXE_SCRIPT, 'text/javascript'],
   };
+  const html = entry === 'compare' ? compareHtml : webviewHtml;
   let origin = '';
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
-    if (url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(webviewHtml(origin, opts.nonce));
+    if (url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(origin, opts.nonce));
     else if (url === '/theme.css') res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
+    else if (url === '/theme-light.css') res.writeHead(200, { 'content-type': 'text/css' }).end(LIGHT_THEME_CSS); // ./axe.ts useLightTheme
     else if (files[url]) res.writeHead(200, { 'content-type': files[url]![1] }).end(fs.readFileSync(files[url]![0]));
     else if (/^\/dist\/webview-chunks\/[\w.-]+\.js$/.test(url) && fs.existsSync(path.join(ROOT, url))) {
       // The webview's lazily loaded chunks (code highlighting), as VS Code serves them from dist/.
@@ -99,7 +108,7 @@ export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): 
     opts.setup?.(page);
     await page.addInitScript(FAKE_HOST_SCRIPT);
     await page.goto(`${origin}/`);
-    await page.locator('.app').waitFor();
+    await page.locator(entry === 'compare' ? '.compare' : '.app').waitFor();
     const posted = async (): Promise<Posted[]> => (await page.evaluate('window.__posted')) as Posted[];
     // A check that throws (e.g. the element is not there yet) counts as "not yet"; the last error is reported.
     const eventually = async (what: string, check: () => Promise<boolean>): Promise<void> => {

@@ -1,6 +1,6 @@
 /**
- * The page the browser tests load: the same shape the extension host must produce for the chat
- * webview (strict CSP: scripts only by nonce, styles and images only from the webview's origin,
+ * The pages the browser tests load: the same shape the extension host must produce for the chat
+ * webview (and the compare tab's, `compareHtml`) (strict CSP: scripts only by nonce, styles and images only from the webview's origin,
  * no inline styles without the nonce), a stand-in for VS Code's theme variables (dark theme), and the fake host
  * injected before any page script: `acquireVsCodeApi()` records posted messages in
  * `window.__posted` and keeps `setState` in `window.__state` (and sessionStorage, so it survives
@@ -30,6 +30,29 @@ export function webviewHtml(origin: string, nonce: string): string {
 <body class="vscode-dark">
 <div id="app"></div>
 <script type="module" nonce="${nonce}" src="${origin}/dist/webview.js"></script>
+</body>
+</html>`;
+}
+
+/**
+ * The compare tab's page as src/extension/compare/compare-panel.ts builds it (its CSP: the script
+ * by nonce only, styles from the webview's origin), with the same theme stand-in as the chat.
+ */
+export function compareHtml(origin: string, nonce: string): string {
+  const csp = ["default-src 'none'", `img-src ${origin} data:`, `style-src ${origin}`, `font-src ${origin}`, `script-src 'nonce-${nonce}'`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${origin}/theme.css">
+<link rel="stylesheet" href="${origin}/dist/compare.css">
+<title>Compare branches</title>
+</head>
+<body class="vscode-dark">
+<div id="app"></div>
+<script nonce="${nonce}" src="${origin}/dist/compare.js"></script>
 </body>
 </html>`;
 }
@@ -112,5 +135,60 @@ html {
   --vscode-debugTokenExpression-boolean: #4e94ce;
   --vscode-editorCursor-foreground: #aeafad;
   color-scheme: dark;
+}
+`;
+
+/** A subset of VS Code's Light Modern theme variables (body class `vscode-light`): contrast is checked in both. */
+export const LIGHT_THEME_CSS = `
+html {
+  --vscode-font-family: system-ui, -apple-system, "Segoe UI", "Ubuntu", sans-serif;
+  --vscode-font-size: 13px;
+  --vscode-font-weight: normal;
+  --vscode-editor-font-family: "DejaVu Sans Mono", monospace;
+  --vscode-editor-font-size: 12px;
+  --vscode-foreground: #3b3b3b;
+  --vscode-descriptionForeground: #3b3b3b;
+  --vscode-errorForeground: #f85149;
+  --vscode-focusBorder: #005fb8;
+  --vscode-editor-background: #ffffff;
+  --vscode-sideBar-background: #f8f8f8;
+  --vscode-panel-border: #e5e5e5;
+  --vscode-widget-border: #e5e5e5;
+  --vscode-editorWidget-background: #f8f8f8;
+  --vscode-button-background: #005fb8;
+  --vscode-button-foreground: #ffffff;
+  --vscode-button-hoverBackground: #0258a8;
+  --vscode-button-border: #0000001a;
+  --vscode-button-secondaryBackground: #e5e5e5;
+  --vscode-button-secondaryForeground: #3b3b3b;
+  --vscode-button-secondaryHoverBackground: #cccccc;
+  --vscode-input-background: #ffffff;
+  --vscode-input-foreground: #3b3b3b;
+  --vscode-input-border: #cecece;
+  --vscode-input-placeholderForeground: #767676;
+  --vscode-dropdown-background: #ffffff;
+  --vscode-dropdown-foreground: #3b3b3b;
+  --vscode-dropdown-border: #cecece;
+  --vscode-badge-background: #cccccc;
+  --vscode-badge-foreground: #3b3b3b;
+  --vscode-textLink-foreground: #005fb8;
+  --vscode-textLink-activeForeground: #005fb8;
+  --vscode-textCodeBlock-background: #dcdcdc66;
+  --vscode-textBlockQuote-background: #f8f8f8;
+  --vscode-textBlockQuote-border: #e5e5e5;
+  --vscode-list-hoverBackground: #f2f2f2;
+  --vscode-list-inactiveSelectionBackground: #e4e6f1;
+  --vscode-toolbar-hoverBackground: #b8b8b850;
+  --vscode-progressBar-background: #005fb8;
+  --vscode-inputValidation-errorBackground: #f2dede;
+  --vscode-inputValidation-errorBorder: #be1100;
+  --vscode-inputValidation-warningBackground: #f6f5d2;
+  --vscode-editorWarning-foreground: #bf8803;
+  --vscode-symbolIcon-keywordForeground: #af00db;
+  --vscode-debugTokenExpression-string: #a31515;
+  --vscode-debugTokenExpression-number: #098658;
+  --vscode-debugTokenExpression-boolean: #0000ff;
+  --vscode-editorCursor-foreground: #000000;
+  color-scheme: light;
 }
 `;
