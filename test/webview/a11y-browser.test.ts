@@ -192,15 +192,15 @@ describe('webview accessibility in Chromium: axe-core and the live region', func
       await host({
         type: 'compare', threadTitle: 'Add a greeting',
         branches: [
-          { branchId: 'main', leafId: 'm:a', forkMessageId: null, length: 2, updatedAt: 1, active: true },
-          { branchId: 'main-m:u-1', leafId: 'm:b', forkMessageId: 'm:u', length: 2, updatedAt: 2, active: false },
+          { branchId: 'main', name: 'main', leafId: 'm:a', forkMessageId: null, length: 2, updatedAt: 1, active: true },
+          { branchId: 'main-m:u-1', name: 'say-hello', leafId: 'm:b', forkMessageId: 'm:u', length: 2, updatedAt: 2, active: false },
         ],
         data: {
           divergence: { index: 1, messageId: 'm:u' },
           shared: [msg('m:u', null, 'user', 'Say hello')],
           columns: [
-            { leafId: 'm:a', branchId: 'main', messages: [msg('m:a', 'm:u', 'assistant', 'Hello **there**.')] },
-            { leafId: 'm:b', branchId: 'main-m:u-1', messages: [msg('m:b', 'm:u', 'assistant', 'Hi.\n\n```js\nconsole.log(1)\n```')] },
+            { leafId: 'm:a', branchId: 'main', name: 'main', messages: [msg('m:a', 'm:u', 'assistant', 'Hello **there**.')] },
+            { leafId: 'm:b', branchId: 'main-m:u-1', name: 'say-hello', messages: [msg('m:b', 'm:u', 'assistant', 'Hi.\n\n```js\nconsole.log(1)\n```')] },
           ],
           finalDiffs: [{ leafId: 'm:b', against: 'm:a', diff: '--- main\n+++ main-m:u-1\n@@ -1 +1 @@\n-Hello **there**.\n+Hi.\n' }],
         },
