@@ -107,7 +107,7 @@ function moveIn(from: string, to: string): DatabaseMove {
     return {
       outcome: 'keptBoth', from,
       message: `${from} holds ${missing} thread(s) that are not in ${to}; Vox uses ${to} and left the old file untouched. ` +
-        `To see them: VOX_HOME="${path.dirname(from)}" vox threads, and bring them over with vox export / vox import.`,
+        `To see them: VOX_HOME="${path.dirname(from)}" vox threads; to bring them over: VOX_HOME="${path.dirname(from)}" vox session export-bundle FILE, then vox session import-bundle FILE.`,
     };
   } catch (e) {
     return { outcome: 'failed', from, message: `could not move ${from} to ${to} (${(e as Error).message.split('\n', 1)[0]}); the old file was left as it was` };
