@@ -28,6 +28,14 @@ export function variantWorktreeLabel(pools: readonly VariantPoolView[], threadId
   return null;
 }
 
+/**
+ * Whether an editor tab shows the diff titled `title`: VS Code's multi-diff editor labels its tab
+ * with the title and then the file count ("… (1 file)", "… (3 files)").
+ */
+export function tabShowsDiff(label: string, title: string): boolean {
+  return label === title || (label.startsWith(`${title} (`) && label.endsWith(')'));
+}
+
 function isLive(d: OpenedVariantDiff, pools: readonly VariantPoolView[]): boolean {
   const v = pools.find((p) => p.poolId === d.poolId)?.variants.find((x) => x.index === d.index);
   return v !== undefined && !GONE_STATUSES.has(v.status);

@@ -13,7 +13,7 @@ import type { EngineClient } from '../client/engine-client';
 import { MAX_VARIANTS, type VariantPoolView, type VariantView } from '../protocol/commands/variants';
 import type { EngineHost } from './engine-host';
 import { checkpointUri } from './checkpoint-documents';
-import { OPENED_VARIANT_DIFFS_KEY, VARIANTS_VIEW_DESCRIPTION, openedDiffsAfter, staleVariantDiffs, variantDiffTitle, type OpenedVariantDiff } from './variant-tabs';
+import { OPENED_VARIANT_DIFFS_KEY, VARIANTS_VIEW_DESCRIPTION, openedDiffsAfter, staleVariantDiffs, tabShowsDiff, variantDiffTitle, type OpenedVariantDiff } from './variant-tabs';
 import type { ContributionScope, ExtensionContribution } from './contribution';
 
 export const VARIANTS_VIEW_ID = 'vox.variants';
@@ -48,8 +48,8 @@ export class VariantsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private closeStaleDiffs(): void {
     const opened = this.openedDiffs;
     if (opened.length === 0) return;
-    const stale = new Set(staleVariantDiffs(opened, this.pools).map((d) => d.title));
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => stale.has(t.label));
+    const stale = staleVariantDiffs(opened, this.pools).map((d) => d.title);
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => stale.some((title) => tabShowsDiff(t.label, title)));
     if (tabs.length > 0) void vscode.window.tabGroups.close(tabs);
     void this.state.update(OPENED_VARIANT_DIFFS_KEY, openedDiffsAfter(opened, this.pools));
   }

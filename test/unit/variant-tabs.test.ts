@@ -4,7 +4,7 @@
  * worktree is gone) and is closed; the titles say the files are in a variant's worktree.
  */
 import { strict as assert } from 'node:assert';
-import { openedDiffsAfter, staleVariantDiffs, variantDiffTitle, variantWorktreeLabel, type OpenedVariantDiff } from '../../src/extension/variant-tabs';
+import { openedDiffsAfter, staleVariantDiffs, tabShowsDiff, variantDiffTitle, variantWorktreeLabel, type OpenedVariantDiff } from '../../src/extension/variant-tabs';
 import type { VariantPoolView, VariantView } from '../../src/protocol/commands/variants';
 
 const variant = (index: number, status: VariantView['status'], threadId = `thr:${index}`): VariantView => ({
@@ -24,6 +24,15 @@ describe('variant diff tabs', () => {
     const pools = [pool('p1', [variant(1, 'adopted'), variant(2, 'completed')], 1), pool('p3', [variant(1, 'discarded')])];
     assert.deepEqual(staleVariantDiffs(opened, pools).map((d) => `${d.poolId}#${d.index}`), ['p1#1', 'p2#1', 'p3#1']);
     assert.deepEqual(openedDiffsAfter(opened, pools).map((d) => `${d.poolId}#${d.index}`), ['p1#2']);
+  });
+
+  it("a multi-diff tab is found by its title with VS Code's file count after it (measured in code-server 4.100)", () => {
+    const title = variantDiffTitle({ index: 1, model: 'openai:muse-beta' });
+    assert.ok(tabShowsDiff(`${title} (1 file)`, title));
+    assert.ok(tabShowsDiff(`${title} (12 files)`, title));
+    assert.ok(tabShowsDiff(title, title));
+    assert.ok(!tabShowsDiff(variantDiffTitle({ index: 11, model: 'openai:muse-beta' }) + ' (1 file)', title));
+    assert.ok(!tabShowsDiff(`${title} extra`, title));
   });
 
   it("titles say the files are in a variant's worktree", () => {
