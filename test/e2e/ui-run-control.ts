@@ -124,7 +124,7 @@ async function cancelLeftovers(view: Frame): Promise<void> {
  * and `end: <footer status>`.
  */
 const TRANSCRIPT_JS = `(() => {
-  const log = document.querySelector('[role="log"][aria-label="Conversation"]');
+  const log = document.querySelector('[role="region"][aria-label="Conversation"]');
   const out = [];
   const text = (el) => (el?.innerText ?? '').trim();
   // The list is virtualised (VirtualList.svelte): each entry sits in a .vrow of the .vlist; this
