@@ -90,29 +90,27 @@ describe('search in Chromium: the search box and revealing a message', function 
 
   it('the revealed message stays where it was placed when rows above it change height and a banner shrinks the scroller', async () => {
     // What a slow machine does after the placement: rows measured late, a banner shown above the list.
-    const placed = (k: string) => page.evaluate((key) => {
-      const el = document.querySelector(`.vrow[data-vkey="${key}"]`) as unknown as HTMLElement | null;
-      const s = document.querySelector('.scroller') as unknown as HTMLElement;
-      if (!el) return Number.POSITIVE_INFINITY;
+    const placed = (k: string) => page.evaluate(`(() => {
+      const el = document.querySelector('.vrow[data-vkey="${k}"]');
+      const s = document.querySelector('.scroller');
+      if (!el) return Infinity;
       const r = el.getBoundingClientRect();
       const p = s.getBoundingClientRect();
       const want = r.height >= p.height ? p.top : p.top + (p.height - r.height) / 2;
       return Math.abs(r.top - want);
-    }, k);
+    })()`) as Promise<number>;
     await w.eventually('the run of answer a250 placed', async () => (await placed('run:run:250')) <= 3);
-    await page.evaluate(() => {
-      const d = document as unknown as Document;
-      const target = d.querySelector('.vrow[data-vkey="run:run:250"]')!;
+    await page.evaluate(`(() => {
+      const target = document.querySelector('.vrow[data-vkey="run:run:250"]');
       // Every rendered row above the target loses its content (a big shift up without correction).
-      for (const row of Array.from(d.querySelectorAll<HTMLElement>('.vrow'))) {
-        if (row.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) for (const c of Array.from(row.children) as HTMLElement[]) c.style.display = 'none';
+      for (const row of document.querySelectorAll('.vrow')) {
+        if (row.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) for (const c of row.children) c.style.display = 'none';
       }
-      const scroller = d.querySelector('.scroller')!;
-      const banner = d.createElement('div');
+      const scroller = document.querySelector('.scroller');
+      const banner = document.createElement('div');
       banner.style.height = '160px';
-      banner.className = 'test-banner';
-      scroller.parentElement!.insertBefore(banner, scroller);
-    });
+      scroller.parentElement.insertBefore(banner, scroller);
+    })()`);
     await w.eventually('the revealed run back at its place', async () => (await placed('run:run:250')) <= 3);
     assert.equal(await page.locator('.vox-revealed').getAttribute('data-vkey'), 'run:run:250');
     assert.deepEqual(w.pageErrors, []);
