@@ -60,6 +60,11 @@ export function loadRefusalUi() {
   return loadTs('./ui-refusal.ts', 'runRefusalChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-shared-home.ts')>} */
+export function loadSharedUi() {
+  return loadTs('./ui-shared-home.ts', 'runSharedChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-compact.ts')>} */
 export function loadCompactUi() {
   return loadTs('./ui-compact.ts', 'runCompactChecks');

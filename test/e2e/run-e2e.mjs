@@ -93,6 +93,10 @@
 //  13. the context sanitiser and handoff (test/e2e/ui-sanitize.ts), own code-server session, pass 1
 //      only: inline <think> streamed in chunks lands in the reasoning block; another model picked
 //      gets the <context_handoff> block and the chat's note, also after "Developer: Reload Window".
+//  14. the shared database (test/e2e/ui-shared-home.ts), own code-server session, pass 1 only: a
+//      thread sent in the window is listed and shown by the built CLI with the same HOME; a
+//      `vox chat --thread` from that terminal shows live in the open thread, and a new CLI thread
+//      in the window's thread list.
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 900000). Exit 1 on failure.
@@ -371,8 +375,8 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, reload: flag('--no-reload') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcphttp: flag('--no-mcphttp') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['shared'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, reload: flag('--no-reload') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, shared: flag('--no-shared') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcphttp: flag('--no-mcphttp') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });

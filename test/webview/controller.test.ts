@@ -71,7 +71,7 @@ describe('webview controller', () => {
   it('asks for settings and threads on start; a first prompt opens its new thread from seq 0', () => {
     const { host, c, model } = setup();
     const first = host.take();
-    assert.deepEqual(first.map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory', 'listMcpServers', 'watchMcpServers']);
+    assert.deepEqual(first.map((x) => x.type), ['getSettings', 'listThreads', 'watchThreads', 'listPromptHistory', 'listMcpServers', 'watchMcpServers']);
     host.post({ type: 'result', inReplyTo: first[1]!.requestId, value: { threads: [], nextCursor: null } }); // the list (one request at a time)
     model.draft = 'hello';
     assert.equal(c.sendPrompt(), true);
@@ -139,7 +139,7 @@ describe('webview controller', () => {
     const { host, model } = setup(first.host.state); // the webview was destroyed and recreated
     const cmds = host.take();
     assert.deepEqual(cmds.map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
-      'getSettings', 'listThreads', ['subscribeThread', 3], ['subscribeTurn', 3], 'listPromptHistory', 'listMcpServers', 'watchMcpServers',
+      'getSettings', 'listThreads', 'watchThreads', ['subscribeThread', 3], ['subscribeTurn', 3], 'listPromptHistory', 'listMcpServers', 'watchMcpServers',
     ]);
     host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 3, kind: 'text', data: 'Hello, ' }, { turnId: R, seq: 4, kind: 'text', data: 'world' }] });
     assert.equal(runText(model.thread!.runs[R]!), 'Hello, world');
@@ -148,7 +148,7 @@ describe('webview controller', () => {
   it('a saved state of another version is ignored', () => {
     const { host, model } = setup({ version: 999, threadId: T, draft: 'x', threadJson: '{}' });
     assert.equal(model.thread, null);
-    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads', 'listPromptHistory', 'listMcpServers', 'watchMcpServers']);
+    assert.deepEqual(host.take().map((x) => x.type), ['getSettings', 'listThreads', 'watchThreads', 'listPromptHistory', 'listMcpServers', 'watchMcpServers']);
   });
 
   it('a turn the engine cannot stream falls back to events, without an error notice', () => {
@@ -307,6 +307,7 @@ describe('webview controller', () => {
     assert.deepEqual(host.take().map((x) => (x.type === 'subscribeThread' || x.type === 'subscribeTurn' ? [x.type, x.afterSeq] : x.type)), [
       'prepareModel', // a new engine session: its model may not be loaded
       'listThreads', // the list's pass again (the old session's request is never answered)
+      'watchThreads', // and its watch of threads changed elsewhere
       ['subscribeThread', 3],
       ['subscribeTurn', 2],
       'listPromptHistory', // and the prompt history (other windows may have sent prompts)

@@ -83,7 +83,7 @@ function checkpointsFeature() {
             return thread ? ctx.send({ type: 'listCheckpoints', threadId: thread.threadId }) : null;
           },
         },
-        updates: { threadChanged: (u) => void changes.push(u.eventType) },
+        updates: { variants: (u) => void changes.push(`${u.pools.length} pools`) }, // an update no installed feature owns
         results: { listCheckpoints: (value) => void lists.push(value.checkpoints.length) },
       };
     },
@@ -163,8 +163,8 @@ describe('webview features', () => {
     assert.equal(model.thread?.entries.length, 1);
     assert.equal(model.thread?.lastEventSeq, 3);
 
-    host.post({ type: 'threadChanged', threadId: T, eventType: 'checkpoint.captured', seq: 3 });
-    assert.deepEqual(cp.changes, ['checkpoint.captured']);
+    host.post({ type: 'variants', pools: [] });
+    assert.deepEqual(cp.changes, ['0 pools']);
 
     const requestId = c.use(cp.feature).listThreadCheckpoints();
     assert.deepEqual(host.take(), [{ type: 'listCheckpoints', threadId: T, requestId }]);

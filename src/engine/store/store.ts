@@ -10,6 +10,9 @@
  * chunk is redacted before it is written (../platform/secrets.ts `redactDeep`: the maintained
  * secret rule set), so no credential enters the database whichever path wrote it.
  *
+ * Events other processes on the same file append reach this process's subscribers too, in
+ * sequence order, none twice (./event-tail.ts).
+ *
  * `beginRun` is the one way a run starts: thread creation (if asked), the user message and
  * `run.started` are written in one IMMEDIATE transaction, after checking that the thread has no
  * live run — a second writer (another process on the same file) waits for the lock and then sees
@@ -29,6 +32,7 @@ import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput,
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
 import { isOwnerAlive } from '../platform/process-identity';
+import { EventTail } from './event-tail';
 import { redactDeep } from '../platform/secrets';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
@@ -65,7 +69,17 @@ export class VoxStore {
     this.insertChunk = db.prepare('INSERT INTO turn_chunks (turn_id, seq, kind, data) VALUES (?, ?, ?, ?)');
     this.touchThread = db.prepare('UPDATE threads SET last_seq = ? WHERE id = ?');
     this.projectionDb = cachingStatements(db);
+    this.tail = new EventTail({
+      db,
+      lastSeq: () => this.lastSeq(),
+      after: (seq) => this.replay(seq),
+      deliver: (events) => this.deliver(events),
+      listening: () => this.listeners.size > 0 || this.threadListeners.size > 0,
+    });
   }
+
+  /** Delivery in sequence order, with what other processes append (./event-tail.ts). */
+  private readonly tail: EventTail;
 
   /** Opens (creating and migrating) the database with the core's schema and the given modules' (`schema`). */
   static open(file: string, opts: OpenOptions & { schema?: readonly StoreSchema[] } = {}): VoxStore {
@@ -88,6 +102,7 @@ export class VoxStore {
   }
 
   close(): void {
+    this.tail.stop();
     this.listeners.clear();
     this.threadListeners.clear();
     if (this.db.open) {
@@ -157,6 +172,10 @@ export class VoxStore {
   }
 
   private notify(stored: StoredEvent[]): void {
+    this.tail.local(stored);
+  }
+
+  private deliver(stored: StoredEvent[]): void {
     const deliver = (l: EventListener, evs: StoredEvent[], from: Set<EventListener>) => {
       try {
         l(evs);
@@ -204,23 +223,34 @@ export class VoxStore {
    * every later append, in one synchronous step: no append can fall between the two.
    */
   subscribe(afterSeq: number, listener: EventListener): { replay: StoredEvent[]; unsubscribe(): void } {
+    this.tail.catchUp(); // what others appended goes to the earlier subscribers first, not twice to this one
     const replay = this.replay(afterSeq);
     this.listeners.add(listener);
-    return { replay, unsubscribe: () => void this.listeners.delete(listener) };
+    this.tail.update();
+    return {
+      replay,
+      unsubscribe: () => {
+        this.listeners.delete(listener);
+        this.tail.update();
+      },
+    };
   }
 
   /** `subscribe` for one thread: reads and delivers only that thread's events. */
   subscribeThread(threadId: string, afterSeq: number, listener: EventListener): { replay: StoredEvent[]; unsubscribe(): void } {
+    this.tail.catchUp();
     const replay = this.replay(afterSeq, threadId);
     let set = this.threadListeners.get(threadId);
     if (!set) this.threadListeners.set(threadId, (set = new Set()));
     set.add(listener);
+    this.tail.update();
     return {
       replay,
       unsubscribe: () => {
         const s = this.threadListeners.get(threadId);
         s?.delete(listener);
         if (s && s.size === 0) this.threadListeners.delete(threadId);
+        this.tail.update();
       },
     };
   }
