@@ -123,6 +123,12 @@ const SHAPES = {
     threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals,
     /** `length`: the last reply stopped at the output-token limit (OpenAI `finish_reason: length`, Anthropic `max_tokens`, llama.cpp `maxTokens`). */
     stopReason: optional(literal('end', 'length')),
+    /**
+     * Why an `interrupted` run ended, when Vox knows: `ownerEnded` — the process running it went
+     * away mid-turn (a window reload or close, a killed CLI) and the next engine closed it, its
+     * streamed text kept. Clients say "stopped by a reload" and offer Retry.
+     */
+    cause: optional(literal('ownerEnded')),
   },
   /** A prompt sent while the thread ran: it waits in the thread's queue (SPEC 2.4). */
   'queue.added': {

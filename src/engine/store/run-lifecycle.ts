@@ -115,6 +115,9 @@ export function claimRun(store: LifecycleStore, runId: string, ownerPid: number,
   });
 }
 
+/** The error of a run whose process went away mid-turn (`run.ended` cause `ownerEnded`), as the CLI and the store show it. */
+export const OWNER_ENDED_ERROR = 'stopped by a reload: the window or process running this turn ended before it finished; the text so far is kept';
+
 /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */
 function interruptedEvents(store: LifecycleStore, r: Pick<RunRow, 'id' | 'threadId' | 'userMessageId'>): VoxEvent[] {
   const text = store.chunksAfter(r.id, 0).filter((c) => c.kind === 'text').map((c) => c.data).join('');
@@ -125,7 +128,7 @@ function interruptedEvents(store: LifecycleStore, r: Pick<RunRow, 'id' | 'thread
       role: 'assistant', content: text, runId: r.id, status: 'interrupted',
     });
   }
-  events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: 'the process running this turn ended unexpectedly', usage: { inputTokens: 0, outputTokens: 0 } });
+  events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: OWNER_ENDED_ERROR, cause: 'ownerEnded', usage: { inputTokens: 0, outputTokens: 0 } });
   return events;
 }
 
