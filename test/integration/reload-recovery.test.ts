@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { driverEnv } from '../support/drivers';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { TestHost, startTestEngine, type TestEngine } from '../support/test-engine';
 import { VoxStore } from '../../src/engine/store/store';
 import { until } from '../support/wait';
 
@@ -22,7 +22,7 @@ const STREAM_WAIT_MS = 20_000;
 /** Text chunks each child streams before the server holds its answer. */
 const HELD_AT = 3;
 
-describe('reload recovery: a run of a dead process is stopped by a reload, a live one is untouched', () => {
+describe('reload recovery: a run cut by a reload or a dead process is stopped by a reload, a live one is untouched', () => {
   let dir: string;
   let server: FakeServer | undefined;
   let engine: TestEngine | undefined;
@@ -120,5 +120,26 @@ describe('reload recovery: a run of a dead process is stopped by a reload, a liv
     assert.equal(await liveExit, 0, live.stderr());
     await until(() => store.runs(liveThread)[0]!.status === 'completed', { what: 'the live run to complete', timeoutMs: STREAM_WAIT_MS, everyMs: 100 });
     assert.equal(store.activePath(liveThread).at(-1)!.content, 'Live run text goes on');
+  });
+
+  it('the engine shut down mid-stream (the window reloads with time to deactivate): the run ends interrupted, ownerEnded, its text kept', async () => {
+    dir = makeTmpDir();
+    server = await startFakeOpenAI({ responses: [heldTurn(['Cut ', 'by ', 'the ', 'reload ', 'here'])] });
+    const host = new TestHost({ model: 'openai:gpt-test', secrets: { openaiApiKey: 'sk-x' }, providerSettings: { openaiBaseUrl: server.baseUrl } });
+    const first = startTestEngine({ dir, host });
+    const dbFile = first.dbPath;
+    const { threadId } = await first.client().call('sendPrompt', { threadId: null, prompt: 'the run the reload cuts' });
+    await until(() => textChunks(dbFile, 'the run the reload cuts') >= HELD_AT, { what: 'the turn to stream to its hold', timeoutMs: STREAM_WAIT_MS, everyMs: 50 });
+    await first.dispose();
+
+    const store = VoxStore.open(dbFile, { readonly: true });
+    stores.push(store);
+    const [run] = store.runs(threadId);
+    assert.equal(run!.status, 'interrupted');
+    const ended = store.eventsAfter(0, { threadId }).filter((e) => e.type === 'run.ended');
+    assert.equal(ended.length, 1);
+    assert.equal(ended[0]!.type === 'run.ended' && ended[0]!.cause, 'ownerEnded', `run.ended: ${JSON.stringify(ended[0])}`);
+    const last = store.activePath(threadId).at(-1)!;
+    assert.deepEqual({ role: last.role, status: last.status, content: last.content }, { role: 'assistant', status: 'interrupted', content: 'Cut by the ' });
   });
 });

@@ -11,7 +11,7 @@ import { openWebviewPage, type WebviewPage } from './support/browser';
 
 const T = 'thread:reload';
 const SETTINGS = { type: 'settings', model: 'openai:gpt-e2e', demoNotice: null, models: [{ ref: 'openai:gpt-e2e', label: 'gpt-e2e', isDemo: false }] };
-const ENGINE_ERROR = 'stopped by a reload: the window or process running this turn ended before it finished; the text so far is kept';
+import { OWNER_ENDED_ERROR as ENGINE_ERROR } from '../../src/protocol/events';
 
 describe('chat webview in Chromium: a run stopped by a reload', function () {
   this.timeout(120_000);

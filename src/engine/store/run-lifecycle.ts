@@ -6,7 +6,7 @@
  * that steer a running turn, claiming a rate-limit wait left by a dead process, and closing runs
  * whose process died as interrupted (their streamed text kept).
  */
-import type { StoredEvent, VoxEvent } from '../../protocol/events';
+import { OWNER_ENDED_ERROR, type StoredEvent, type VoxEvent } from '../../protocol/events';
 import type { Posture } from '../../protocol/posture';
 import type { SqlDatabase } from './driver';
 import { selfStartMs } from '../platform/process-identity';
@@ -114,9 +114,6 @@ export function claimRun(store: LifecycleStore, runId: string, ownerPid: number,
     return true;
   });
 }
-
-/** The error of a run whose process went away mid-turn (`run.ended` cause `ownerEnded`), as the CLI and the store show it. */
-export const OWNER_ENDED_ERROR = 'stopped by a reload: the window or process running this turn ended before it finished; the text so far is kept';
 
 /** The events that close a run whose owner is gone: its streamed text kept as an interrupted message. */
 function interruptedEvents(store: LifecycleStore, r: Pick<RunRow, 'id' | 'threadId' | 'userMessageId'>): VoxEvent[] {
