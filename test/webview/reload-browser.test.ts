@@ -65,4 +65,31 @@ describe('chat webview in Chromium: a run stopped by a reload', function () {
     assert.deepEqual(w.pageErrors, []);
     assert.deepEqual(await page.evaluate('window.__violations'), []);
   });
+
+  it("a page reload while a new thread's first turn streams comes back to that thread, not to an empty new one", async () => {
+    const T2 = 'thread:reload-new';
+    const ev2 = (e: Record<string, unknown>) => ({ seq: ++seq, time: 1_700_000_000_000 + seq, threadId: T2, ...e });
+    await page.locator('vscode-button.new-thread').click();
+    await page.locator('.empty h2').waitFor();
+    await page.locator('vscode-textarea textarea').fill('A new thread that streams');
+    await page.locator('vscode-button.send:not([disabled])').click();
+    const send = await w.waitPosted('sendPrompt', (m) => m.type === 'sendPrompt' && m.prompt === 'A new thread that streams');
+    assert.equal(send.threadId, null);
+    await w.host({ type: 'result', inReplyTo: send.requestId, value: { threadId: T2, runId: 'r9', queued: null } });
+    await w.waitPosted('subscribeThread', (m) => m.type === 'subscribeThread' && m.threadId === T2);
+    await w.host({
+      type: 'events', threadId: T2, events: [
+        { type: 'thread.created', title: 'A new thread that streams' },
+        { type: 'message.added', messageId: 'u9', parentId: null, role: 'user', content: 'A new thread that streams', runId: null, status: 'complete' },
+        { type: 'run.started', runId: 'r9', ordinal: 0, provider: 'openai', model: 'gpt-e2e', ownerPid: 1, userMessageId: 'u9' },
+      ].map(ev2),
+    });
+    await w.waitPosted('subscribeTurn', (m) => m.type === 'subscribeTurn' && m.turnId === 'r9');
+    await w.eventually('the run streaming', async () => (await page.locator('article.run footer.run-status').last().getAttribute('data-status')) === 'running');
+
+    await page.reload(); // the page's posted messages start afresh
+    await page.locator('.app').waitFor();
+    await w.eventually('the page to subscribe the streaming thread again', async () => (await w.posted()).some((m) => m.type === 'subscribeThread' && m.threadId === T2));
+    assert.equal(await page.locator('.empty h2').count(), 0, 'the reloaded page shows the empty new-thread state');
+  });
 });
