@@ -14,6 +14,9 @@ import { posture } from './posture';
 import { handoffSummaryShape } from './handoff';
 import { mcpAppView } from './mcp-apps';
 
+/** The error of a run whose process went away mid-turn (`run.ended` cause `ownerEnded`), as the CLI and the store show it. */
+export const OWNER_ENDED_ERROR = 'stopped by a reload: the window or process running this turn ended before it finished; the text so far is kept';
+
 export const role = literal('user', 'assistant', 'system');
 export const messageStatus = literal('complete', 'interrupted', 'cancelled', 'failed');
 export const runStatus = literal('running', 'completed', 'cancelled', 'failed', 'interrupted');
@@ -123,6 +126,12 @@ const SHAPES = {
     threadId: str, runId: str, status: endedRunStatus, error: nullable(str), usage: usageTotals,
     /** `length`: the last reply stopped at the output-token limit (OpenAI `finish_reason: length`, Anthropic `max_tokens`, llama.cpp `maxTokens`). */
     stopReason: optional(literal('end', 'length')),
+    /**
+     * Why an `interrupted` run ended, when Vox knows: `ownerEnded` — the process running it went
+     * away mid-turn (a window reload or close, a killed CLI): its engine closed it while shutting
+     * down, or the next engine did when it found the process gone; its streamed text is kept. Clients say "stopped by a reload" and offer Retry.
+     */
+    cause: optional(literal('ownerEnded')),
   },
   /** A prompt sent while the thread ran: it waits in the thread's queue (SPEC 2.4). */
   'queue.added': {

@@ -20,8 +20,8 @@
 //               connect (9.) UI checks
 //   --connect-only  pass 1 only, and of it only the connect UI checks (9.)
 //   --no-fallback   only pass 1;  --fallback-only  only passes 2 and 3
-//   (the `reload` set — Reload Window mid-stream lands on that thread, "Stopped by a reload",
-//   Retry — is not in the default run: its fix is not built yet; run it with --set reload)
+//   --no-reload  skip the reload UI checks (Reload Window mid-stream lands on that thread,
+//               "Stopped by a reload", Retry)
 //   --set a,b   pass 1 only, and of it only these UI sets (keys of UI_SETS in runner.mjs), each
 //               in its own code-server session; no extension-host suite
 //   --update-screenshot  copy the README pictures to docs/screenshot-{chat,queue,rate-limit,
@@ -375,7 +375,7 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['refusal'], ['compact'], ['importers'], ['search'], ['shared'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['reload'], ['refusal'], ['compact'], ['importers'], ['search'], ['shared'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
   const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, reload: flag('--no-reload') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, shared: flag('--no-shared') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcphttp: flag('--no-mcphttp') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;

@@ -8,8 +8,14 @@
  *      the side bar's chat shows the prompt's thread, its last run `interrupted`, its footer
  *      "Stopped by a reload", the streamed text kept, and a Retry button;
  *   2. Retry: the scripted server's next answer streams and completes in that thread.
+ * The store agrees (read-only, through VoxStore): the run is `interrupted` with `run.ended` cause
+ * `ownerEnded` and the streamed text kept as an interrupted message; the retry's run completes in
+ * the same thread.
  */
+import * as path from 'node:path';
 import * as h from './harness';
+import { VoxStore } from '../../src/engine/store/store';
+import { STORE_SCHEMAS } from '../../src/engine/modules';
 import { textTurn } from '../support/fake-openai-server';
 import { assert } from './ui-session';
 import { setApiKey, widenSideBar } from './ui-workbench';
@@ -28,6 +34,31 @@ const PROMPT = 'Reload test: stream a long answer';
 const HOLD_AT = 20;
 const RETRIED = 'The retried answer, complete.';
 
+/** Reads the engine's store (read-only) and closes it again. */
+function withStore<T>(dbFile: string, fn: (s: VoxStore) => T): T {
+  const store = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** The thread whose first message is the prompt, and its runs' statuses and `run.ended` causes. */
+function storedRuns(dbFile: string): { threadId: string; runs: { status: string; cause: string | null }[]; partial: string | null } {
+  return withStore(dbFile, (s) => {
+    const t = s.listThreads().find((x) => s.activePath(x.id)[0]?.content === PROMPT);
+    assert(t, 'the prompt\'s thread is not in the store');
+    const ended = s.eventsAfter(0, { threadId: t.id }).filter((e) => e.type === 'run.ended');
+    const runs = s.runs(t.id).map((r) => {
+      const e = ended.find((x) => x.type === 'run.ended' && x.runId === r.id);
+      return { status: r.status, cause: e?.type === 'run.ended' ? (e.cause ?? null) : null };
+    });
+    const partial = s.messages(t.id).find((m) => m.role === 'assistant' && m.status === 'interrupted')?.content ?? null;
+    return { threadId: t.id, runs, partial };
+  });
+}
+
 export const runReloadChecks = defineUiSet({
   name: 'reload UI',
   dir: 'reload',
@@ -35,7 +66,8 @@ export const runReloadChecks = defineUiSet({
   state: { stopped: false },
   fake: { responses: [] },
   settings: ({ fake }) => ({ 'vox.model': MODEL, 'vox.models': [MODEL], 'vox.openaiBaseUrl': fake.baseUrl }),
-  run: async ({ page: p, shot, openWorkbench, sidebar, check, requireState, state, fake: fk }) => {
+  run: async ({ page: p, shot, openWorkbench, sidebar, check, requireState, state, fake: fk, dirs }) => {
+    const dbFile = path.join(dirs.home, '.vox', 'vox.db');
     let release: () => void = () => undefined;
     try {
       // ---- 1. Reload mid-stream
@@ -71,6 +103,9 @@ export const runReloadChecks = defineUiSet({
         assert(footer.includes('Stopped by a reload'), `the run's footer says ${JSON.stringify(footer)}`);
         assert(upToHold.startsWith(last.text) && last.text.length > 0, `the streamed text was not kept (${JSON.stringify(last.text.slice(0, 80))})`);
         await view.locator('button.rerun.retry').last().waitFor({ timeout: 10_000 });
+        const stored = storedRuns(dbFile);
+        assert(JSON.stringify(stored.runs) === JSON.stringify([{ status: 'interrupted', cause: 'ownerEnded' }]), `the store's runs: ${JSON.stringify(stored.runs)}`);
+        assert(stored.partial === last.text, `the store kept ${JSON.stringify(stored.partial?.slice(0, 80))}, the chat shows ${JSON.stringify(last.text.slice(0, 80))}`);
         await shot('e2e-reload-stopped');
         state.stopped = true;
       });
@@ -85,6 +120,8 @@ export const runReloadChecks = defineUiSet({
         assert(end.userMessages.includes(PROMPT), `the retried answer is not in the prompt's thread (${JSON.stringify(end.userMessages)})`);
         const again = await runState(view);
         assert(again.text.includes(RETRIED), 'the retried answer went away');
+        const stored = storedRuns(dbFile);
+        assert(stored.runs.map((r) => r.status).join() === 'interrupted,completed', `the store's runs after Retry: ${JSON.stringify(stored.runs)}`);
         await shot('e2e-reload-retried');
       });
     } finally {

@@ -138,14 +138,14 @@ describe('thread run queue: queue, edit, reorder, cancel, steer', function () {
     const { threadId } = await c1.call('sendPrompt', { threadId: null, prompt: 'interrupted by the restart' });
     await c1.call('sendPrompt', { threadId, prompt: 'queued one' });
     await c1.call('sendPrompt', { threadId, prompt: 'queued two' });
-    const disposing = t1.dispose(); // cancels the held run
+    const disposing = t1.dispose(); // ends the held run: interrupted by the shutdown
     g.release();
     await disposing;
     t = startTestEngine({ dir, host: hostFor(server) });
     const c2 = t.client();
     await until(() => allEnded(c2, threadId, 3), { what: 'both queued prompts ran after the restart' });
     assert.deepEqual(await userPrompts(c2, threadId), ['interrupted by the restart', 'queued one', 'queued two']);
-    assert.deepEqual((await c2.call('getThread', { threadId })).runs.map((r) => r.status), ['cancelled', 'completed', 'completed']);
+    assert.deepEqual((await c2.call('getThread', { threadId })).runs.map((r) => r.status), ['interrupted', 'completed', 'completed']);
   });
 
   it('steering before a tool batch: the tool calls the model just asked for do not run; the new instructions go to the model instead', async () => {

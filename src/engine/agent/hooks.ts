@@ -64,6 +64,11 @@ export interface TurnSpec {
    * engine to re-arm, and nothing (no message, no `run.ended`) is written.
    */
   suspended?: () => boolean;
+  /**
+   * True when a stop is the engine shutting down (a window reload or close), not the user: the
+   * run ends `interrupted` with cause `ownerEnded`, as the next engine would close it.
+   */
+  shuttingDown?: () => boolean;
   /** The run's background work (../runs/background.ts): the tools' port, reports at the start, settlement at the end. */
   background?: TurnBackground;
   /** Sampling settings of every model call of the turn (its posture; absent or null: the provider's default). */

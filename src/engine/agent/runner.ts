@@ -12,7 +12,7 @@ import type { ChatMessage, ToolCall, ToolSpec, Usage, StopReason } from '../prov
 import { isProviderError } from '../providers/types';
 import { ToolError } from '../tools/types';
 import { encodeRefusalRetry, encodeTextRevised } from '../../protocol/chunks';
-import type { EndedRunStatus } from '../../protocol/events';
+import { OWNER_ENDED_ERROR, type EndedRunStatus } from '../../protocol/events';
 import { rebuildTurn } from './resume';
 import { redact } from '../platform/secrets';
 import { turnFailureText, type RunInfo, type StepControl, type TurnRequest } from './hooks';
@@ -140,13 +140,22 @@ export class AgentRunner {
       error = cancelled ? null : redact(turnFailureText(e));
     }
     if (status === 'cancelled' && t.suspended?.()) return { threadId, runId, status: 'interrupted', text: finalText, error: null, usage };
-    const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : 'failed';
+    // The engine shutting down (a window reload or close) cut the turn: not the user's stop.
+    const ownerEnded = status === 'cancelled' && t.shuttingDown?.() === true;
+    if (ownerEnded) {
+      status = 'interrupted';
+      error = OWNER_ENDED_ERROR;
+    }
+    const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : status === 'interrupted' ? 'interrupted' : 'failed';
     store.append(
       ...(finalText.length > 0 || status === 'completed'
         ? [{ type: 'message.added' as const, threadId, messageId: allocate('msg'), parentId: t.userMessageId, role: 'assistant' as const, content: finalText, runId, status: msgStatus as 'complete' }]
         : []),
       // `length`: the reply stopped at the output-token limit; clients offer Continue.
-      { type: 'run.ended', threadId, runId, status, error, usage: { ...usage }, ...(status === 'completed' ? { stopReason: lastStop === 'length' ? 'length' as const : 'end' as const } : {}) },
+      {
+        type: 'run.ended', threadId, runId, status, error, usage: { ...usage },
+        ...(status === 'completed' ? { stopReason: lastStop === 'length' ? 'length' as const : 'end' as const } : {}), ...(ownerEnded ? { cause: 'ownerEnded' as const } : {}),
+      },
     );
     streams.end(runId, error ? { status, error } : { status });
     await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended

@@ -89,7 +89,7 @@ export interface RunHandle {
 
 export interface ActiveRunInfo { runId: string; threadId: string; kind: RunKind; model: string; workspaceRoot: string; startedAt: number }
 
-interface Live extends ActiveRunInfo { ac: AbortController; done: Promise<TurnResult>; suspended: boolean }
+interface Live extends ActiveRunInfo { ac: AbortController; done: Promise<TurnResult>; suspended: boolean; shuttingDown: boolean }
 
 export interface RunRegistryDeps {
   store: VoxStore;
@@ -225,6 +225,7 @@ export class RunRegistry {
         recover: (e, attempt, usageSoFar) => this.recover(threadId, runId, e, attempt, usageSoFar, ac.signal),
         ...(spec.resumed ? { resume: { waitOut: () => waits.waitOut(threadId, runId, ac.signal) } } : {}),
         suspended: () => this.live.get(runId)?.suspended === true,
+        shuttingDown: () => this.live.get(runId)?.shuttingDown === true,
         ...(spec.sampling ? { sampling: spec.sampling } : {}),
         ...(spec.userRules ? { userRules: spec.userRules } : {}),
         ...(spec.handoff ? { handoff: spec.handoff } : {}),
@@ -243,7 +244,7 @@ export class RunRegistry {
         return r;
       });
     this.live.set(runId, {
-      runId, threadId, kind: spec.kind, model: spec.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done, suspended: false,
+      runId, threadId, kind: spec.kind, model: spec.model.label, workspaceRoot, startedAt: (this.deps.now ?? Date.now)(), ac, done, suspended: false, shuttingDown: false,
     });
     this.changed();
     return { threadId, runId, userMessageId, done, cancel: () => ac.abort() };
@@ -304,10 +305,14 @@ export class RunRegistry {
   /**
    * Refuses new runs, cancels the active ones and waits until they have ended. A run waiting for a
    * rate limit is suspended instead: it stays waiting in the store, and the next engine re-arms it.
+   * The others end `interrupted` with cause `ownerEnded` (a reload or a closed window stopped them, not the user).
    */
   async dispose(): Promise<void> {
     this.closing = true;
-    for (const r of this.live.values()) if (this.deps.store.rateLimitWait(r.runId)) r.suspended = true;
+    for (const r of this.live.values()) {
+      if (this.deps.store.rateLimitWait(r.runId)) r.suspended = true;
+      else r.shuttingDown = true;
+    }
     this.cancelAll();
     await Promise.all([...this.live.values()].map((r) => r.done));
   }

@@ -6,7 +6,7 @@
  * that steer a running turn, claiming a rate-limit wait left by a dead process, and closing runs
  * whose process died as interrupted (their streamed text kept).
  */
-import type { StoredEvent, VoxEvent } from '../../protocol/events';
+import { OWNER_ENDED_ERROR, type StoredEvent, type VoxEvent } from '../../protocol/events';
 import type { Posture } from '../../protocol/posture';
 import type { SqlDatabase } from './driver';
 import { selfStartMs } from '../platform/process-identity';
@@ -125,7 +125,7 @@ function interruptedEvents(store: LifecycleStore, r: Pick<RunRow, 'id' | 'thread
       role: 'assistant', content: text, runId: r.id, status: 'interrupted',
     });
   }
-  events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: 'the process running this turn ended unexpectedly', usage: { inputTokens: 0, outputTokens: 0 } });
+  events.push({ type: 'run.ended', threadId: r.threadId, runId: r.id, status: 'interrupted', error: OWNER_ENDED_ERROR, cause: 'ownerEnded', usage: { inputTokens: 0, outputTokens: 0 } });
   return events;
 }
 

@@ -75,6 +75,8 @@ export interface RunView {
   settling?: boolean;
   /** `length`: the reply stopped at the output-token limit (run.ended); the run offers Continue. */
   stopReason?: 'end' | 'length';
+  /** `ownerEnded`: the run was interrupted because the window (or process) running it went away — a reload (run.ended `cause`). */
+  cause?: 'ownerEnded';
   /** What the answer was generated with (run.started; absent for runs of older builds): Regenerate reuses it. */
   posture?: Posture;
   /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */

@@ -55,6 +55,7 @@ export const runsFeature = defineFeature({
       run.error = ev.error;
       run.usage = { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens, ...(ev.usage.estimated ? { estimated: true } : {}) };
       if (ev.stopReason) run.stopReason = ev.stopReason;
+      if (ev.cause) run.cause = ev.cause;
       result.endedRuns.push(ev.runId);
     },
   },
