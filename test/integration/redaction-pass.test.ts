@@ -1,14 +1,17 @@
 /**
  * A database written before the secret rule set (its text stored as it came) is redacted once,
  * in the background, at the next start: the event log, the projections and the search index
- * alike; a pass cut short goes on where it stopped; a second start has nothing left to do.
+ * alike; a pass cut short goes on where it stopped; a second start has nothing left to do; while
+ * another connection holds the writer lock the pass neither waits for it nor gives up: it tries
+ * again later and finishes once the lock is free.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { STORE_SCHEMAS } from '../../src/engine/modules';
-import { RedactionPass, REDACTION_BATCH_ROWS } from '../../src/engine/store/redaction-pass';
+import { BUSY_TIMEOUT_MS } from '../../src/engine/store/database';
+import { RedactionPass, REDACTION_BATCH_ROWS, startRedactionPass } from '../../src/engine/store/redaction-pass';
 import { VoxStore } from '../../src/engine/store/store';
 import { startTestEngine, TestHost, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
@@ -105,6 +108,33 @@ describe('secrets: the one-time redaction of an older database', function () {
       const left = store.db.prepare("SELECT count(*) AS n FROM messages WHERE content LIKE '%ghp_%'").get() as { n: number };
       assert.equal(left.n, 0);
     } finally {
+      store.close();
+    }
+  });
+
+  it('another connection holding the writer lock: the pass does not wait for it nor stop, and finishes once the lock is free', async () => {
+    const file = path.join(dir, 'vox.db');
+    oldDatabase(file, 5);
+    const store = VoxStore.open(file, { schema: STORE_SCHEMAS });
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE'); // another writer (a window, a vox command) in the middle of a write
+    const errors: unknown[] = [];
+    let done: number | undefined;
+    const stop = startRedactionPass(store.db, store.schema.redactable, { onDone: (n) => (done = n), onError: (e) => errors.push(e) }, 50);
+    try {
+      // The pass's first tries meet the lock (it starts REDACTION_START_DELAY_MS after the call).
+      await new Promise((r) => setTimeout(r, 2_600));
+      assert.deepEqual(errors.map(String), [], 'the pass gave up (or waited out SQLite\'s busy timeout) on a locked database');
+      assert.equal(done, undefined, 'finished while the lock was held');
+      assert.equal(Number(store.db.pragma('busy_timeout')), BUSY_TIMEOUT_MS, 'the store\'s own writes keep their busy timeout');
+      holder.exec('ROLLBACK');
+      await waitFor('the pass to finish once the lock is free', 20_000, () => done !== undefined);
+      assert.deepEqual(errors, []);
+      assert.equal(done, 5 * 5);
+      assert.equal((store.db.prepare("SELECT count(*) AS n FROM messages WHERE content LIKE '%ghp_%'").get() as { n: number }).n, 0);
+    } finally {
+      stop();
+      holder.close();
       store.close();
     }
   });

@@ -6,10 +6,14 @@
  * replay rebuilds all agree. Progress is kept per rule set and column, so
  * a pass interrupted by a closed window goes on where it stopped at the next start, a new rule
  * set runs the pass again, and two processes on one database share the work (each batch is one
- * short IMMEDIATE transaction: neither holds the writer lock for long). `redaction_progress` is
- * made by the pass itself (see the constructor).
+ * short IMMEDIATE transaction: neither holds the writer lock for long). A batch never waits for
+ * the writer lock (SQLite's busy timeout is 0 while it runs: the pass shares the process with the
+ * chat, and a synchronous wait would stall it): when another process holds the lock, the batch
+ * is tried again REDACTION_BUSY_RETRY_MS later. `redaction_progress` is made by the pass itself
+ * (see the constructor).
  */
 import type { SqlDatabase } from './driver';
+import { storeErrorOf } from './database';
 import { redactDeep } from '../platform/secrets';
 import { secretRulesId } from '../platform/secret-scan';
 
@@ -57,6 +61,17 @@ export interface RedactionStep {
 }
 
 /** Runs the pass one batch at a time (`step`), so a caller can spread it over idle moments. */
+/** Runs `fn` with SQLite's busy timeout at 0: a lock another process holds fails at once ("locked"). */
+function withoutBusyWait<T>(db: SqlDatabase, fn: () => T): T {
+  const busy = Number(db.pragma('busy_timeout'));
+  db.pragma('busy_timeout = 0');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
+  }
+}
+
 export class RedactionPass {
   private readonly rules = secretRulesId();
   private readonly targets: Array<{ table: string; column: string; key: readonly string[] }>;
@@ -64,7 +79,7 @@ export class RedactionPass {
   constructor(private readonly db: SqlDatabase, redactable: readonly RedactableColumns[]) {
     // Its own table, made here rather than by a migration: a core migration numbered after the
     // modules' would let a database made by the core alone skip theirs. Only a writable store runs the pass.
-    db.exec(PROGRESS_TABLE);
+    withoutBusyWait(db, () => db.exec(PROGRESS_TABLE));
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
     this.targets = redactable.filter((r) => tables.has(r.table)).flatMap((r) => r.columns.map((column) => ({ table: r.table, column, key: r.key ?? ['rowid'] })));
   }
@@ -82,7 +97,7 @@ export class RedactionPass {
     const secure = this.db.pragma('secure_delete');
     this.db.pragma('secure_delete = ON');
     try {
-      return this.batch();
+      return withoutBusyWait(this.db, () => this.batch());
     } finally {
       this.db.pragma(`secure_delete = ${Number(secure) ? 'ON' : 'OFF'}`);
     }
@@ -126,13 +141,15 @@ export class RedactionPass {
 export const REDACTION_START_DELAY_MS = 2_000;
 /** The pause between two batches (other writers get the lock in between). */
 export const REDACTION_STEP_PAUSE_MS = 10;
+/** How long the pass waits before trying a batch again when another process held the writer lock (ms). */
+export const REDACTION_BUSY_RETRY_MS = 5_000;
 
 /**
  * Runs the pass in the background, a batch at a time, until it is done or `stop` is called;
  * `onDone` hears how many values it rewrote (0 when there was nothing to do), `onError` a batch
  * that failed (the pass then stops; the next start goes on from the last saved batch).
  */
-export function startRedactionPass(db: SqlDatabase, redactable: readonly RedactableColumns[], on: { onDone(changed: number): void; onError(e: unknown): void }): () => void {
+export function startRedactionPass(db: SqlDatabase, redactable: readonly RedactableColumns[], on: { onDone(changed: number): void; onError(e: unknown): void }, retryMs = REDACTION_BUSY_RETRY_MS): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let changed = 0;
@@ -148,6 +165,11 @@ export function startRedactionPass(db: SqlDatabase, redactable: readonly Redacta
         return;
       }
     } catch (e) {
+      if (storeErrorOf(db.name, e).code === 'locked') {
+        timer = setTimeout(tick, retryMs); // another process writes: later, without waiting here
+        timer.unref();
+        return;
+      }
       on.onError(e);
       return;
     }
