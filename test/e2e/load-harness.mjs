@@ -65,6 +65,11 @@ export function loadSharedUi() {
   return loadTs('./ui-shared-home.ts', 'runSharedChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-keyboard.ts')>} */
+export function loadKeyboardUi() {
+  return loadTs('./ui-keyboard.ts', 'runKeyboardChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-compact.ts')>} */
 export function loadCompactUi() {
   return loadTs('./ui-compact.ts', 'runCompactChecks');

@@ -97,6 +97,9 @@
 //      thread sent in the window is listed and shown by the built CLI with the same HOME; a
 //      `vox chat --thread` from that terminal shows live in the open thread, and a new CLI thread
 //      in the window's thread list.
+//  15. keyboard only (test/e2e/ui-keyboard.ts), own code-server session, pass 1 only: no mouse
+//      event; Ctrl+Alt+V, Enter, Ctrl+Alt+N, Tab to a recent thread; Alt+Enter approving from the
+//      composer and from the review diff editor.
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 900000). Exit 1 on failure.
@@ -375,8 +378,8 @@ async function runPass(pass, { codeServerBin, extensionDir, suiteJs, session }) 
     : runControlOnly
     ? [['chat', ['view', 'model', 'runQueue', 'runRateLimit', 'runScreenshots', 'commandOutput', 'attention', 'mentions']]]
     : connectOnly ? [['connect']]
-    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['reload'], ['refusal'], ['compact'], ['importers'], ['search'], ['shared'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
-  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, reload: flag('--no-reload') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, shared: flag('--no-shared') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcphttp: flag('--no-mcphttp') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
+    : pass.ui === 'all' ? [['chat'], ['checkpoints'], ['variants'], ['connect'], ['branches'], ['rules'], ['composer'], ['reload'], ['refusal'], ['compact'], ['importers'], ['search'], ['shared'], ['keyboard'], ['sanitize'], ['threads'], ['mcp-catalog'], ['mcphttp'], ['mcp']] : pass.ui.sets;
+  const skipped = { chat: flag('--no-chat'), checkpoints: flag('--no-checkpoints') || chatOnly, variants: flag('--no-variants') || chatOnly, connect: flag('--no-connect') || (chatOnly && !connectOnly), branches: flag('--no-branches') || chatOnly, rules: flag('--no-rules') || chatOnly, composer: flag('--no-composer') || chatOnly, reload: flag('--no-reload') || chatOnly, compact: flag('--no-compact') || chatOnly, refusal: flag('--no-refusal') || chatOnly, importers: flag('--no-importers') || chatOnly, search: flag('--no-search') || chatOnly, shared: flag('--no-shared') || chatOnly, keyboard: flag('--no-keyboard') || chatOnly, sanitize: flag('--no-sanitize') || chatOnly, threads: flag('--no-threads') || chatOnly, mcphttp: flag('--no-mcphttp') || chatOnly, mcp: flag('--no-mcp') || chatOnly };
   for (const [name, only] of sets) {
     if (skipped[name] && !onlySets) continue;
     await run.runUiSet(name, uiOptions, { prefix: tag, only });

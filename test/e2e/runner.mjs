@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadReloadUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadSearchUi, loadSharedUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
+import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadReloadUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadKeyboardUi, loadSearchUi, loadSharedUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -36,6 +36,7 @@ const UI_SETS = {
   refusal: { label: 'refusal UI', load: async () => { const m = await loadRefusalUi(); return { run: m.runRefusalChecks, names: m.REFUSAL_CHECKS }; } },
   compact: { label: 'compact UI', load: async () => { const m = await loadCompactUi(); return { run: m.runCompactChecks, names: m.COMPACT_CHECKS }; } },
   importers: { label: 'importers UI', load: async () => { const m = await loadImportersUi(); return { run: m.runImporterChecks, names: m.IMPORTER_CHECKS }; } },
+  keyboard: { label: 'keyboard only', load: async () => { const m = await loadKeyboardUi(); return { run: m.runKeyboardChecks, names: m.KEYBOARD_CHECKS }; } },
   shared: { label: 'shared database', load: async () => { const m = await loadSharedUi(); return { run: m.runSharedChecks, names: m.SHARED_CHECKS }; } },
   search: { label: 'search UI', load: async () => { const m = await loadSearchUi(); return { run: m.runSearchChecks, names: m.SEARCH_CHECKS }; } },
   sanitize: { label: 'sanitize UI', load: async () => { const m = await loadSanitizeUi(); return { run: m.runSanitizeChecks, names: m.SANITIZE_CHECKS }; } },

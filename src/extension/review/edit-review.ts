@@ -86,7 +86,8 @@ export class EditReview implements vscode.Disposable {
 
   private async showDiff(w: Waiting): Promise<void> {
     const what = w.toolName === 'write_file' ? 'write_file' : 'apply_edit';
-    await vscode.commands.executeCommand('vscode.diff', w.before, w.after, `${w.path} (Vox ${what}${w.where ? ` in ${w.where}` : ''} — waiting for approval)`, { preview: false });
+    // The focus stays where it was (the composer, for someone typing): Alt+Enter there approves, in the diff too.
+    await vscode.commands.executeCommand('vscode.diff', w.before, w.after, `${w.path} (Vox ${what}${w.where ? ` in ${w.where}` : ''} — waiting for approval)`, { preview: false, preserveFocus: true });
   }
 
   private async notify(w: Waiting, offer: boolean): Promise<void> {
