@@ -34,7 +34,8 @@ function check(label, cmd, args) {
 
 function mochaSuite(label, globs) {
   const countsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vox-counts-')), 'counts.json');
-  const ok = run(label, 'npx', ['mocha', '--reporter', './scripts/mocha-count-reporter.cjs', ...globs], { VOX_TEST_COUNTS_FILE: countsFile });
+  // --exit: a leaked handle (test/support/leak-report.ts names leaked child processes) must not hang CI after the last test.
+  const ok = run(label, 'npx', ['mocha', '--exit', '--reporter', './scripts/mocha-count-reporter.cjs', ...globs], { VOX_TEST_COUNTS_FILE: countsFile });
   if (!fs.existsSync(countsFile)) {
     failed++; // mocha crashed before reporting
     return;
