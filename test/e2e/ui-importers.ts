@@ -5,7 +5,7 @@
  * (Codex 0.171.0) — and a Cursor `~/.cursor/chats/<md5>/<agent>/store.db` written in WAL mode.
  * Called by test/e2e/run-e2e.mjs (`--set importers`); each check is one named, counted check there:
  *   1. scan: "Vox: Import Sessions…" lists the three sessions with their source, project and
- *      "not imported" (README picture docs/screenshot-import.png);
+ *      "not imported", and "Choose a folder…" last (README picture docs/screenshot-import.png);
  *   2. import: accepting imports them under a progress notification that ends with the counts;
  *   3. again: the picker now says "imported" for each (nothing is imported twice);
  *   4. screenshots.
@@ -23,7 +23,7 @@ import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { defineUiSet } from './ui-set';
 
 export const IMPORTER_CHECKS = {
-  scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported',
+  scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported, then "Choose a folder…"',
   import: 'importers UI: accepting imports them with a progress notification that ends with the counts',
   again: 'importers UI: run again, every session shows as imported',
   screenshots: 'importers UI: screenshots in test-results/ and the README picture',
@@ -73,6 +73,7 @@ export const runImporterChecks = defineUiSet({
       const cursor = find(/Why does the build fail\?.*Cursor · \/home\/dev\/shop/);
       assert(claude && codex && cursor, `the picker rows read ${JSON.stringify(texts)}`);
       assert([claude, codex, cursor].every((t) => /not imported/.test(t)), `a row is not "not imported": ${JSON.stringify(texts)}`);
+      assert(/Choose a folder…/.test(texts[texts.length - 1] ?? ''), `the last row is not "Choose a folder…": ${JSON.stringify(texts)}`);
       await shot(README.shot);
       await shot('e2e-import-picker');
       state.scanned = true;
