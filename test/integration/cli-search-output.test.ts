@@ -6,15 +6,21 @@
  * threads share is a typed error naming both.
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runVox } from '../support/cli';
+import { REPO_ROOT, runVox } from '../support/cli';
 import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
 import { initRepo } from '../support/git-fixtures';
 import { seedThreads, SEED_ANSWERS } from '../support/mcp-fixtures';
 import { openaiHost } from '../support/scripted';
 import { startTestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
+
+/** The built CLI (`npm run build`), run on a terminal of its own through script(1). */
+const BUNDLE = path.join(REPO_ROOT, 'dist/cli.js');
+const TTY_COLUMNS = 60;
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 const TWIN_A = 'thread:abcd1234-0000-4000-8000-000000000001';
 const TWIN_B = 'thread:abcd1299-0000-4000-8000-000000000002';
@@ -63,6 +69,17 @@ describe('vox search: readable hits and short thread ids (real process)', functi
     assert.deepEqual(parsed.messages.map((m) => m.threadId), [threads[0]]);
   });
 
+  it('on a terminal (the built CLI under script(1)) the match is bold and each line fits the terminal width', function () {
+    if (!fs.existsSync(BUNDLE)) this.skip(); // needs `npm run build`
+    const cmd = `stty cols ${TTY_COLUMNS}; ${quote(process.execPath)} ${quote(BUNDLE)} search cookie --cwd ${quote(ws)}`;
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    assert.ok(r.stdout.includes('\u001b[1mcookie\u001b[22m'), JSON.stringify(r.stdout));
+    // eslint-disable-next-line no-control-regex
+    const visible = r.stdout.replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/);
+    assert.ok(visible.every((l) => l.length <= TTY_COLUMNS), JSON.stringify(visible));
+  });
+
   it('a short id works where a thread id is taken; a shared prefix is a typed error naming both threads', async () => {
     const short = threads[1]!.split(':').pop()!.slice(0, 8);
     const shown = await runVox(['show', short, '--cwd', ws], env);
@@ -71,7 +88,8 @@ describe('vox search: readable hits and short thread ids (real process)', functi
 
     const twin = await runVox(['show', 'abcd12', '--cwd', ws], env);
     assert.equal(twin.code, 1, twin.out);
-    assert.match(twin.err, /StoreError \(ambiguousId\): .*abcd12.*abcd1234.*abcd1299/);
+    assert.match(twin.err, /StoreError \(ambiguousId\): abcd12 names 2 threads: .*abcd1234 \(twin one\)/);
+    assert.match(twin.err, /abcd1299 \(twin two\)/);
     const one = await runVox(['show', 'abcd1299', '--json', '--cwd', ws], env);
     assert.equal(one.code, 0, one.err);
     assert.equal((JSON.parse(one.out) as { thread: { id: string } }).thread.id, TWIN_B);

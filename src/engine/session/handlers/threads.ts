@@ -23,7 +23,7 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
     if (store.hasThread(cmd.ref)) return { threadId: cmd.ref };
     if (!isShortRef(cmd.ref)) return { threadId: null };
     const like = `%:${cmd.ref.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = store.db.prepare("SELECT id, title FROM threads WHERE deleted = 0 AND id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC").all(like) as { id: string; title: string }[];
+    const rows = store.db.prepare("SELECT id, title FROM threads WHERE deleted = 0 AND id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC, id").all(like) as { id: string; title: string }[];
     const hits = rows.filter((r) => matchesShortRef(r.id, cmd.ref));
     if (hits.length <= 1) return { threadId: hits[0]?.id ?? null };
     const short = shortIds(hits.map((h) => h.id));
