@@ -44,7 +44,25 @@ export interface ConnectOptions {
 export function connect(opts: ConnectOptions): Connected {
   const engine = openEngine(opts);
   const client = new EngineClient(inProcessTransport((sink) => engine.connect(sink, ownerGrant('vox CLI'))), 'cli');
+  acceptShortThreadIds(client);
   return { engine, client };
+}
+
+/**
+ * Every command's `threadId` may be a short id (what `vox search` prints): before the call, the
+ * protocol resolves it (`resolveThreadId`); a reference no thread matches goes on as given (the
+ * command says notFound, or creates a thread of that id where it does), several is
+ * `store/ambiguousId`.
+ */
+function acceptShortThreadIds(client: EngineClient): void {
+  const call = client.call.bind(client);
+  const resolving: typeof client.call = async (type, params) => {
+    const ref = (params as { threadId?: unknown } | undefined)?.threadId;
+    if (type === 'resolveThreadId' || typeof ref !== 'string' || ref.includes(':')) return call(type, params);
+    const { threadId } = await call('resolveThreadId', { ref });
+    return call(type, threadId === null ? params : { ...params, threadId } as typeof params);
+  };
+  client.call = resolving;
 }
 
 /** The engine a CLI command runs (no client yet): `connect` adds the owner's; `vox mcp serve` an MCP caller's narrower one. */

@@ -1,12 +1,15 @@
 /**
  * `vox search QUERY [--limit n] [--json]`: thread titles (fuzzy) and message text / tool output
- * (the trigram index) matching QUERY (protocol `searchThreads`, SPEC 6.4). Human output: the
- * title matches, then the message matches with their snippet, the match marked with »…«.
+ * (the trigram index) matching QUERY (protocol `searchThreads`, SPEC 6.4). Human output
+ * (./search-output.ts): the title matches, then the message matches, each as its thread's short
+ * id and title, a message's snippet on one line under it (the match bold on a terminal); the
+ * short id works wherever a command takes a thread id. `--json`: the protocol's answer, full ids.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { MAX_SEARCH_LIMIT, type MessageHit } from '../protocol/commands/search';
+import { MAX_SEARCH_LIMIT } from '../protocol/commands/search';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { DEFAULT_SEARCH_WIDTH, searchLines } from './search-output';
 
 type SearchFlags = Flags & { cwd?: string; limit?: number };
 
@@ -14,17 +17,6 @@ function parseLimit(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > MAX_SEARCH_LIMIT) throw new InvalidArgumentError(`--limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
   return n;
-}
-
-/** The snippet with each matched span between » and «. */
-export function markSnippet(hit: Pick<MessageHit, 'snippet' | 'ranges'>): string {
-  let out = '';
-  let at = 0;
-  for (const r of hit.ranges) {
-    out += `${hit.snippet.slice(at, r.start)}»${hit.snippet.slice(r.start, r.end)}«`;
-    at = r.end;
-  }
-  return out + hit.snippet.slice(at);
 }
 
 export function registerSearchCommand(program: Command, run: (p: Promise<number>) => void): void {
@@ -38,18 +30,8 @@ export function registerSearchCommand(program: Command, run: (p: Promise<number>
       const query = words.join(' ');
       run(withClient({ cwd: flags.cwd ?? process.cwd(), autoCheckpoints: false, reading: true }, async ({ client }) => {
         const result = await client.call('searchThreads', flags.limit === undefined ? { query } : { query, limit: flags.limit });
-        const lines: string[] = [];
-        if (result.titles.length > 0) {
-          lines.push('Threads:');
-          for (const t of result.titles) lines.push(`  ${t.threadId}\t${t.score.toFixed(2)}\t${t.title}`);
-        }
-        if (result.messages.length > 0) {
-          lines.push('Messages:');
-          for (const m of result.messages) {
-            lines.push(`  ${m.threadId}\t${m.messageId ?? '-'}\t${m.source === 'tool' ? '[tool output] ' : ''}${m.threadTitle}`);
-            lines.push(`    ${markSnippet(m)}`);
-          }
-        }
+        const tty = process.stdout.isTTY === true;
+        const lines = searchLines(result, { tty, width: tty && process.stdout.columns ? process.stdout.columns : DEFAULT_SEARCH_WIDTH });
         print(flags, lines.join('\n') || `(nothing matches "${query}")`, result);
         return 0;
       }));

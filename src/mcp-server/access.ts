@@ -50,6 +50,28 @@ export function isAccessDeclaration(a: unknown): a is McpToolAccessDecl {
   return typeof a === 'object' && a !== null && DECLARED.has(a);
 }
 
+/**
+ * Whether a caller at `level` can make any call of a tool with this access: what `tools/list`
+ * shows it (./registry.ts omits the rest; calling one anyway still gets checkAccess's refusal).
+ * A thread-starting tool is callable when the grant holds `startThreads` and the modes it names
+ * (when fixed) are within the caller's ceiling.
+ */
+export function mayCall(access: McpToolAccessDecl, level: McpGrantLevel): boolean {
+  const grant = mcpGrant(level, 'MCP client');
+  switch (access.kind) {
+    case 'reads':
+      return holds(grant, 'read');
+    case 'writes':
+      return holds(grant, access.capability);
+    case 'startsThreads': {
+      const ceiling = MODE_CEILING[level];
+      const runtimeOk = typeof access.runtime === 'function' || runtimeLevel(access.runtime) <= runtimeLevel(ceiling.runtime);
+      const interactionOk = typeof access.interaction === 'function' || interactionLevel(access.interaction) <= interactionLevel(ceiling.interaction);
+      return holds(grant, 'startThreads') && runtimeOk && interactionOk;
+    }
+  }
+}
+
 const LEVEL_LABEL: Record<McpGrantLevel, string> = { readOnly: 'read-only', default: 'default', fullAccess: 'full-access' };
 
 /** Refuses the call when the caller's grant level does not cover the tool's access; returns the modes a thread start asked for. */

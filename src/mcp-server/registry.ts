@@ -8,7 +8,8 @@
  * `registerTool` on it throw `mcpServer/rawRegistration`, and `connect` refuses to start when any
  * registered tool (or tool handler) did not come through `add` — a registration made around the
  * seal (the prototype's method, `experimental.tasks`, a handler swapped with `update`) is caught
- * at start.
+ * at start. `tools/list` shows a caller only the tools its grant level can call (`mayCall`); a
+ * call to an unlisted one still reaches the wrapper and gets the typed refusal (capabilityDenied).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { ClientError, type EngineClient } from '../client/engine-client';
 import { isVoxError } from '../protocol/wire/vox-error';
-import { checkAccess, isAccessDeclaration, type McpToolAccessDecl } from './access';
+import { checkAccess, isAccessDeclaration, mayCall, type McpToolAccessDecl } from './access';
 import { applyDomSnapshotRule } from './dom-snapshot';
 import { McpServerError } from './errors';
 import type { InteractionMode, McpGrantLevel, RuntimeMode } from './grants';
@@ -82,12 +83,15 @@ function sdkToolError(raw: string): CallToolResult {
 }
 
 type ToolHandler = (args: Record<string, unknown>) => Promise<CallToolResult>;
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 type Registered = Record<string, { handler: unknown }>;
 
 export class VoxToolRegistry {
   readonly server: McpServer;
   private readonly handlers = new WeakSet<object>();
   private readonly names = new Set<string>();
+  /** The tools `tools/list` shows this caller: the ones its grant level can call. */
+  private readonly listed = new Set<string>();
 
   constructor(info: Implementation, private readonly ctx: { client: EngineClient; level: McpGrantLevel; log: (e: unknown) => void }) {
     const server = new McpServer(info, { capabilities: { tools: {} } });
@@ -103,6 +107,7 @@ export class VoxToolRegistry {
     Object.defineProperty(server, 'connect', {
       value: async (transport: Transport) => {
         this.verify();
+        this.listOnlyCallable();
         return connect(transport);
       },
       writable: false, configurable: false,
@@ -116,6 +121,7 @@ export class VoxToolRegistry {
     const handler: ToolHandler = (args) => this.run(def, args);
     this.handlers.add(handler);
     this.names.add(def.name);
+    if (mayCall(def.access, this.ctx.level)) this.listed.add(def.name);
     McpServer.prototype.registerTool.call(this.server, def.name, {
       ...(def.title ? { title: def.title } : {}), description: def.description, inputSchema: def.input,
       annotations: { readOnlyHint: def.access.kind === 'reads', openWorldHint: false },
@@ -130,6 +136,20 @@ export class VoxToolRegistry {
         throw new McpServerError('rawRegistration', `tool ${name} was registered around Vox's tool registry (no McpToolAccess declaration); the server does not start`);
       }
     }
+  }
+
+  /** Wraps the SDK's `tools/list` handler (installed with the first tool) so it leaves out what this caller cannot call. */
+  private listOnlyCallable(): void {
+    const handlers = (this.server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
+    const list = handlers?.get('tools/list');
+    if (!handlers) throw new McpServerError('internal', 'the MCP SDK keeps its request handlers elsewhere: tools/list cannot be narrowed to the caller\'s grant; the server does not start');
+    if (!list || (list as { voxFiltered?: boolean }).voxFiltered) return; // no tools yet, or narrowed already
+    const filtered: RequestHandler = async (request, extra) => {
+      const r = (await list(request, extra)) as { tools: { name: string }[] };
+      return { ...r, tools: r.tools.filter((t) => this.listed.has(t.name)) };
+    };
+    (filtered as { voxFiltered?: boolean }).voxFiltered = true;
+    handlers.set('tools/list', filtered);
   }
 
   private async run(def: VoxToolDefinition, args: Record<string, unknown>): Promise<CallToolResult> {

@@ -5,10 +5,12 @@
  * (Codex 0.171.0) — and a Cursor `~/.cursor/chats/<md5>/<agent>/store.db` written in WAL mode.
  * Called by test/e2e/run-e2e.mjs (`--set importers`); each check is one named, counted check there:
  *   1. scan: "Vox: Import Sessions…" lists the three sessions with their source, project and
- *      "not imported" (README picture docs/screenshot-import.png);
+ *      "not imported", and "Choose a folder…" last (README picture docs/screenshot-import.png);
  *   2. import: accepting imports them under a progress notification that ends with the counts;
  *   3. again: the picker now says "imported" for each (nothing is imported twice);
- *   4. screenshots.
+ *   4. folder: "Choose a folder…" → the folder dialog → a Claude Code 2.0 home outside the
+ *      standard places (its kind read from its projects/) → its sessions listed and imported;
+ *   5. screenshots.
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -23,20 +25,24 @@ import { assert, checkScreenshots, readmePicture } from './ui-session';
 import { defineUiSet } from './ui-set';
 
 export const IMPORTER_CHECKS = {
-  scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported',
+  scan: 'importers UI: "Vox: Import Sessions…" lists the Claude Code, Codex and Cursor sessions found, not imported, then "Choose a folder…"',
   import: 'importers UI: accepting imports them with a progress notification that ends with the counts',
   again: 'importers UI: run again, every session shows as imported',
+  folder: 'importers UI: "Choose a folder…" opens a folder dialog; a Claude Code folder elsewhere (kind read from projects/) is scanned and imported',
   screenshots: 'importers UI: screenshots in test-results/ and the README picture',
 } as const;
 
 const README = readmePicture('screenshot-import', 250 * 1024);
 const FIXTURES = path.join(h.REPO_ROOT, 'test/fixtures/importers');
 const CURSOR_WORKSPACE = '/home/dev/shop';
+/** A Claude Code home outside the standard places (under HOME), for "Choose a folder…". */
+const ELSEWHERE = 'old-laptop/claude';
 
 /** The tools' homes inside the session's HOME, as each tool lays them out. */
 function plantHistory(home: string): { cursorDb: Database.Database } {
   fs.cpSync(path.join(FIXTURES, 'claude-code-2.1'), path.join(home, '.claude'), { recursive: true, filter: (p) => !p.endsWith('requests.log.json') });
   fs.cpSync(path.join(FIXTURES, 'codex-0.171'), path.join(home, '.codex'), { recursive: true, filter: (p) => !p.endsWith('requests.log.json') });
+  fs.cpSync(path.join(FIXTURES, 'claude-code-2.0'), path.join(home, ELSEWHERE), { recursive: true, filter: (p) => !p.endsWith('requests.log.json') });
   const chat = path.join(home, '.cursor', 'chats', crypto.createHash('md5').update(CURSOR_WORKSPACE).digest('hex'), 'e2e-agent');
   fs.mkdirSync(chat, { recursive: true });
   const db = new Database(path.join(chat, 'store.db'));
@@ -73,10 +79,22 @@ export const runImporterChecks = defineUiSet({
       const cursor = find(/Why does the build fail\?.*Cursor · \/home\/dev\/shop/);
       assert(claude && codex && cursor, `the picker rows read ${JSON.stringify(texts)}`);
       assert([claude, codex, cursor].every((t) => /not imported/.test(t)), `a row is not "not imported": ${JSON.stringify(texts)}`);
+      assert(/Choose a folder…/.test(texts[texts.length - 1] ?? ''), `the last row is not "Choose a folder…": ${JSON.stringify(texts)}`);
       await shot(README.shot);
       await shot('e2e-import-picker');
       state.scanned = true;
     });
+
+    const claudeThreads = (): number => {
+      const dbFile = path.join(dirs.home, '.vox', 'vox.db');
+      if (!fs.existsSync(dbFile)) return 0;
+      const s = VoxStore.open(dbFile, { readonly: true, schema: STORE_SCHEMAS });
+      try {
+        return (s.db.prepare("SELECT COUNT(*) AS n FROM threads WHERE source = 'claude-code'").get() as { n: number }).n;
+      } finally {
+        s.close();
+      }
+    };
 
     await check(IMPORTER_CHECKS.import, async () => {
       requireState('scanned');
@@ -117,9 +135,28 @@ export const runImporterChecks = defineUiSet({
     await check(IMPORTER_CHECKS.again, async () => {
       requireState('imported');
       const texts = await openPicker();
-      assert(texts.length === 3 && texts.every((t) => /· imported/.test(t) && !/not imported/.test(t)), `after the import the rows read ${JSON.stringify(texts)}`);
+      const sessions = texts.slice(0, -1);
+      assert(/Choose a folder…/.test(texts[texts.length - 1] ?? ''), `the last row is not "Choose a folder…": ${JSON.stringify(texts)}`);
+      assert(sessions.length === 3 && sessions.every((t) => /· imported/.test(t) && !/not imported/.test(t)), `after the import the rows read ${JSON.stringify(texts)}`);
       await shot('e2e-import-again');
       await p.keyboard.press('Escape');
+    });
+
+    await check(IMPORTER_CHECKS.folder, async () => {
+      requireState('imported');
+      const before = claudeThreads();
+      await openPicker();
+      await p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Choose a folder…' }).click();
+      await p.keyboard.press('Enter');
+      // The folder dialog (code-server's own): the path typed into its input, then OK.
+      await h.waitFor('the folder dialog', 20_000, async () => /old-laptop|\//.test(await p.locator('.quick-input-widget .quick-input-box input').inputValue().catch(() => '')), 250);
+      await p.locator('.quick-input-widget .quick-input-box input').fill(`${path.join(dirs.home, ELSEWHERE)}/`);
+      await p.locator('.quick-input-widget .monaco-button', { hasText: 'Import from here' }).click();
+      await h.waitFor('the picker of the chosen folder', 45_000, async () => (await rowText()).some((t) => /Claude Code/.test(t) && /not imported/.test(t)), 250);
+      const placeholder = await p.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder');
+      assert(/found in .*old-laptop\/claude/.test(placeholder ?? ''), `the picker says where it looked: ${JSON.stringify(placeholder)}`);
+      await p.keyboard.press('Enter');
+      await h.waitFor('the chosen folder imported', 60_000, async () => claudeThreads() > before, 250);
     });
 
     await o.check(IMPORTER_CHECKS.screenshots, async () => {

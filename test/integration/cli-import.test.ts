@@ -55,7 +55,7 @@ describe('vox session import-external', function () {
     assert.ok(bySource['claude-code']!.skipped.some((s) => s.reason === 'attachment' && s.count > 0));
     const human = await runVox(['session', 'import-external', '--claude', claude, '--codex', codex, '--cwd', ws], env);
     assert.equal(human.code, 0);
-    assert.match(human.out, /claude-code: 1 sessions \(2 files, 2 unchanged\), 0 threads, 0 messages/);
+    assert.match(human.out, /claude-code \(\S+claude-code-2.1\): 1 sessions \(2 files, 2 unchanged\), 0 threads, 0 messages/);
     const rescan = JSON.parse((await runVox(['session', 'import-external', '--claude', claude, '--codex', codex, '--scan', '--json', '--cwd', ws], env)).out) as typeof found;
     assert.ok(rescan.sessions.every((s) => s.imported === 'yes'));
   });

@@ -2,7 +2,8 @@
  * `vox mcp serve --stdio` as a real process (the CLI from source through tsx), driven by the
  * official SDK Client over StdioClientTransport, on a temporary workspace and database whose
  * threads the owner made through the protocol: the tools are listed and each is called; a
- * read-only caller reads and is refused writes (capabilityDenied) and a thread above its modes
+ * read-only caller is listed only the tools it may call, reads, and is refused the unlisted writes
+ * (capabilityDenied) and a thread above its modes
  * (escalation); a default caller is refused fullAccess and starts a real thread at default.
  * Also the command's usage: --help, no --stdio, a bad --grant.
  */
@@ -56,11 +57,11 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
     return { client, stderr: () => err };
   }
 
-  it('read-only: lists the tools, calls each; writes are capabilityDenied, start_thread at default is escalation', async () => {
+  it('read-only: lists only the tools it may call, calls each; writes (unlisted) are capabilityDenied, start_thread at default is escalation', async () => {
     const { client, stderr } = await connect('readOnly');
     try {
       const names = (await client.listTools()).tools.map((x) => x.name).sort();
-      assert.deepEqual(names, ['capture_checkpoint', 'list_checkpoints', 'list_threads', 'list_variants', 'read_thread', 'search_threads', 'send_to_thread', 'start_thread']);
+      assert.deepEqual(names, ['list_checkpoints', 'list_threads', 'list_variants', 'read_thread', 'search_threads'], 'no write or thread-starting tool is listed to a read-only caller');
       const listed = valueOf<{ threads: Array<{ id: string }> }>(await client.callTool({ name: 'list_threads', arguments: {} }));
       assert.deepEqual(listed.threads.map((x) => x.id).sort(), [...threads].sort());
       const read = valueOf<{ messages: Array<{ content: string }> }>(await client.callTool({ name: 'read_thread', arguments: { threadId: threads[1] } }));
@@ -83,6 +84,7 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
   it('default: fullAccess is escalation; default/default starts a real thread, visible in list_threads, that runs', async () => {
     const { client, stderr } = await connect('default', ['--json']);
     try {
+      assert.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['capture_checkpoint', 'list_checkpoints', 'list_threads', 'list_variants', 'read_thread', 'search_threads', 'send_to_thread', 'start_thread']);
       const note = await waitFor('the serving note on stderr', 10_000, () => stderr().split('\n').find((l) => l.startsWith('{')), 20);
       assert.deepEqual(JSON.parse(note), { type: 'serving', transport: 'stdio', grant: 'default', workspace: fs.realpathSync(ws) });
       const up = errorOf(await client.callTool({ name: 'start_thread', arguments: { prompt: 'go wild', runtimeMode: 'fullAccess', interactionMode: 'default' } }));

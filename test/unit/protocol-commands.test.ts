@@ -15,6 +15,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   listChildThreads: { threadId: 'thread:1' },
   listThreads: { limit: 20, before: '1700000000000:thread:x' },
   getThread: { threadId: 'thread:1' },
+  resolveThreadId: { ref: 'abcd1234' },
   createThread: { threadId: 'cli', title: 'Checkpoints from the CLI' },
   subscribeThread: { threadId: 'thread:1', afterSeq: 0 },
   watchThreads: {},

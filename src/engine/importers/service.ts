@@ -15,17 +15,18 @@ import { newBuilderState, ThreadBuilder, type BuilderState } from './builder';
 import { claudeLine } from './claude-code';
 import { codexLine, type CodexLineContext } from './codex';
 import { cursorMessages, readCursorStore, workspacePath } from './cursor';
-import { claudeChildThreadId, discoverClaude, discoverCodex, discoverCursor, type Discovery, type FoundSession, type SessionFile } from './discover';
+import { checkSourceDir, claudeChildThreadId, discoverClaude, discoverCodex, discoverCursor, type Discovery, type FoundSession, type SessionFile } from './discover';
 import { readJsonl } from './jsonl';
 import {
   addTally, DEFAULT_IMPORT_LIMITS, emptyTally, ImportError, importedItemId, IMPORT_SOURCES,
   type ImportLimits, type ImportSource, type ImportTally,
 } from './types';
 
-export interface ImportDirs { claudeDir?: string; codexDir?: string; cursorDir?: string }
+/** The folders to look at: one per kind (`claudeDir`, …) and/or any number of each (`folders`). */
+export interface ImportDirs { claudeDir?: string; codexDir?: string; cursorDir?: string; folders?: readonly { source: ImportSource; dir: string }[] }
 
 /** The standard locations, as each tool's own variables name them (CLAUDE_CONFIG_DIR, CODEX_HOME). */
-export function defaultImportDirs(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): Required<ImportDirs> {
+export function defaultImportDirs(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): Required<Omit<ImportDirs, 'folders'>> {
   return {
     claudeDir: env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
     codexDir: env.CODEX_HOME || path.join(home, '.codex'),
@@ -40,7 +41,7 @@ export interface ScannedSession {
 export interface SourceScan { source: ImportSource; dir: string; error: { code: string; message: string } | null; skipped: Record<string, number> }
 export interface ScanResult { sessions: ScannedSession[]; sources: SourceScan[] }
 
-export interface SourceCounts extends ImportTally { source: ImportSource; sessions: number; files: number; unchangedFiles: number }
+export interface SourceCounts extends ImportTally { source: ImportSource; dir: string; sessions: number; files: number; unchangedFiles: number }
 export interface ImportResult { sources: SourceCounts[] }
 
 interface FileState {
@@ -52,7 +53,9 @@ interface FileState {
 
 interface FileRow { size: number; mtime_ms: number; offset: number; lines: number; state: string | null }
 
-const DIR_KEYS: Record<ImportSource, keyof ImportDirs> = { 'claude-code': 'claudeDir', codex: 'codexDir', cursor: 'cursorDir' };
+const DIR_KEYS: Record<ImportSource, 'claudeDir' | 'codexDir' | 'cursorDir'> = { 'claude-code': 'claudeDir', codex: 'codexDir', cursor: 'cursorDir' };
+/** How a missing folder of each kind is named in its error (the same words as the discoverers'). */
+const SOURCE_DIR_LABEL: Record<ImportSource, string> = { 'claude-code': 'Claude Code config', codex: 'Codex home', cursor: 'Cursor' };
 
 export class ImportService {
   constructor(
@@ -62,19 +65,36 @@ export class ImportService {
   ) {}
 
   /**
-   * The sources to look at: the folders given, or (none given) every standard location. A folder
-   * given but missing is a typed error; a standard one that is absent is reported, not thrown.
+   * The sources to look at: the folders given (each kind's own flag first, then `folders`, in
+   * order; the same folder twice once), or (none given) every standard location. The folders given
+   * are all checked before anything is read: a missing one is a typed error naming it, and nothing
+   * is imported; a standard one that is absent is reported, not thrown.
    */
   private sources(dirs: ImportDirs): { source: ImportSource; dir: string; explicit: boolean }[] {
-    const given = IMPORT_SOURCES.filter((s) => dirs[DIR_KEYS[s]] !== undefined);
-    const defaults = defaultImportDirs();
-    if (given.length > 0) return given.map((s) => ({ source: s, dir: path.resolve(dirs[DIR_KEYS[s]]!), explicit: true }));
-    return IMPORT_SOURCES.map((s) => ({ source: s, dir: defaults[DIR_KEYS[s]], explicit: false }));
+    const given: { source: ImportSource; dir: string; explicit: boolean }[] = [];
+    const seen = new Set<string>();
+    const add = (source: ImportSource, dir: string) => {
+      const abs = path.resolve(dir);
+      if (seen.has(`${source}\0${abs}`)) return;
+      seen.add(`${source}\0${abs}`);
+      given.push({ source, dir: abs, explicit: true });
+    };
+    for (const s of IMPORT_SOURCES) if (dirs[DIR_KEYS[s]] !== undefined) add(s, dirs[DIR_KEYS[s]] as string);
+    for (const f of dirs.folders ?? []) add(f.source, f.dir);
+    if (given.length === 0) {
+      const defaults = defaultImportDirs();
+      return IMPORT_SOURCES.map((s) => ({ source: s, dir: defaults[DIR_KEYS[s]], explicit: false }));
+    }
+    given.sort((a, b) => IMPORT_SOURCES.indexOf(a.source) - IMPORT_SOURCES.indexOf(b.source));
+    for (const g of given) checkSourceDir(g.dir, SOURCE_DIR_LABEL[g.source]);
+    return given;
   }
 
-  private discover(dirs: ImportDirs, heads: boolean): { found: FoundSession[]; sources: SourceScan[] } {
+  private discover(dirs: ImportDirs, heads: boolean): { found: FoundSession[]; sources: SourceScan[]; dirOf: Map<FoundSession, string> } {
     const found: FoundSession[] = [];
     const sources: SourceScan[] = [];
+    const dirOf = new Map<FoundSession, string>();
+    const keys = new Set<string>();
     for (const { source, dir, explicit } of this.sources(dirs)) {
       let d: Discovery;
       try {
@@ -85,10 +105,15 @@ export class ImportService {
         sources.push({ source, dir, error: { code: e.code, message: e.message }, skipped: {} });
         continue;
       }
-      found.push(...d.sessions);
+      for (const s of d.sessions) {
+        if (keys.has(s.key)) continue; // the same session in two folders: the first folder's
+        keys.add(s.key);
+        found.push(s);
+        dirOf.set(s, dir);
+      }
       sources.push({ source, dir, error: null, skipped: d.skipped });
     }
-    return { found, sources };
+    return { found, sources, dirOf };
   }
 
   private statements?: { row: ReturnType<VoxStore['db']['prepare']>; write: ReturnType<VoxStore['db']['prepare']> };
@@ -126,7 +151,7 @@ export class ImportService {
 
   /** Imports the sessions `ids` names (all found, when absent); `onProgress` after each session. */
   import(dirs: ImportDirs = {}, ids?: readonly string[], onProgress?: (done: number, total: number, title: string) => void): ImportResult {
-    const { found, sources } = this.discover(dirs, false);
+    const { found, sources, dirOf } = this.discover(dirs, false);
     let chosen = found;
     if (ids) {
       const byKey = new Map(found.map((s) => [s.key, s]));
@@ -134,16 +159,16 @@ export class ImportService {
       if (missing.length > 0) throw new ImportError('unknownSession', `No session ${missing.join(', ')} in the folders scanned; scan again.`);
       chosen = ids.map((id) => byKey.get(id)!);
     }
-    const counts = new Map<ImportSource, SourceCounts>();
+    const counts = new Map<string, SourceCounts>();
     for (const s of sources) {
       if (s.error) continue;
-      const c: SourceCounts = { source: s.source, sessions: 0, files: 0, unchangedFiles: 0, ...emptyTally() };
+      const c: SourceCounts = { source: s.source, dir: s.dir, sessions: 0, files: 0, unchangedFiles: 0, ...emptyTally() };
       if (!ids) for (const [k, v] of Object.entries(s.skipped)) c.skipped[k] = v;
-      counts.set(s.source, c);
+      counts.set(`${s.source}\0${s.dir}`, c);
     }
     const apply = applier(this.store.db);
     chosen.forEach((session, i) => {
-      const c = counts.get(session.source)!;
+      const c = counts.get(`${session.source}\0${dirOf.get(session)!}`)!;
       c.sessions++;
       // One transaction per session (its files together): what another process sees is a whole session or none of it.
       this.store.transact((_append, appendAt) => {

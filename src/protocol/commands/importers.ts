@@ -3,7 +3,7 @@
  * are on disk (`scanExternalSessions`) and importing them as Vox threads (`importExternalSessions`),
  * idempotently. Each folder is the tool's home as its own variables name it: a Claude config dir
  * holding `projects/` (CLAUDE_CONFIG_DIR), a Codex home holding `sessions/` (CODEX_HOME), a Cursor
- * dir holding `chats/`; none given means the standard locations. Clients show progress by
+ * dir holding `chats/`; `folders` names several of one kind; none given means the standard locations. Clients show progress by
  * importing the scanned ids in batches (each call answers with its counts).
  */
 import { arrayOf, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
@@ -16,7 +16,15 @@ export const MAX_IMPORT_IDS = 1_000;
 
 export const importSource = literal('claude-code', 'codex', 'cursor');
 const dir = refine(str, (s) => s.length > 0 && s.length <= MAX_IMPORT_DIR_CHARS, `a folder path of 1 to ${MAX_IMPORT_DIR_CHARS} characters`);
-const dirParams = { claudeDir: optional(dir), codexDir: optional(dir), cursorDir: optional(dir) };
+/** Most folders one call may name in `folders`. */
+export const MAX_IMPORT_FOLDERS = 64;
+/** A folder of one kind; `folders` names any number of each (the same folder twice counts once). */
+export const importFolder = object({ source: importSource, dir });
+export type ImportFolderView = Infer<typeof importFolder>;
+const dirParams = {
+  claudeDir: optional(dir), codexDir: optional(dir), cursorDir: optional(dir),
+  folders: optional(refine(arrayOf(importFolder), (a) => a.length <= MAX_IMPORT_FOLDERS, `at most ${MAX_IMPORT_FOLDERS} folders`)),
+};
 
 /** Skipped lines or files, by reason (e.g. `corruptLine`, `fileTooLarge`, `attachment`). */
 export const skippedCount = object({ reason: str, count: int });
@@ -48,6 +56,8 @@ export const scannedSource = object({
 
 export const importCounts = object({
   source: importSource,
+  /** The folder these counts are of (absolute). */
+  dir: str,
   sessions: int,
   files: int,
   /** Files unchanged since their last import (nothing read). */

@@ -1,6 +1,6 @@
 /**
  * Thread commands: list (paged), read one, subscribe to its events, watch the list, create,
- * rename, delete. Subscriptions answer `result {target}` after their replay; `unsubscribe` takes
+ * rename, delete, resolve a short id. Subscriptions answer `result {target}` after their replay; `unsubscribe` takes
  * that target. Live data comes as `events` / `threadChanged` updates (../updates.ts).
  */
 import { arrayOf, bool, int, literal, nullable, object, optional, refine, str, type Infer } from '../wire/validators';
@@ -76,6 +76,13 @@ export const threadCommands = {
     requires: ['read'],
     params: { threadId: name },
     result: object({ thread: threadSummary, messages: arrayOf(messageView), runs: arrayOf(runSummary) }),
+  }),
+  resolveThreadId: defineCommand('resolveThreadId', {
+    readOnly: true,
+    summary: 'The thread a reference names: its full id, or a short id (a prefix of the id\'s random part, ../short-ids.ts); null when none matches; `store/ambiguousId` naming the matches when several do.',
+    requires: ['read'],
+    params: { ref: name },
+    result: object({ threadId: nullable(str) }),
   }),
   createThread: defineCommand('createThread', {
     summary: 'Creates a thread (with the given id if it does not exist yet).',

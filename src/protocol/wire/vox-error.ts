@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   /** Entity ids (SPEC 1.1). */
   id: ['invalidPrefix', 'invalidKey', 'duplicateKey', 'emptyValue', 'invalidOrdinal', 'malformedId', 'invalidEncoding'],
   /** The SQLite event store. */
-  store: ['notSqlite', 'corrupt', 'newerVersion', 'locked', 'notFound', 'conflict', 'invalidEvent', 'io', 'nativeModule', 'notAFile', 'readOnly'],
+  store: ['notSqlite', 'corrupt', 'newerVersion', 'locked', 'notFound', 'conflict', 'invalidEvent', 'io', 'nativeModule', 'notAFile', 'readOnly', 'ambiguousId'],
   /** Live turn streams. */
   stream: ['unknownTurn', 'seqAhead', 'ended', 'badSeq', 'evicted', 'storeGap', 'badInput', 'reentrant'],
   /** Runs: who runs what, one active run per thread. */

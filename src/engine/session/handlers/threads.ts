@@ -7,13 +7,29 @@ import type { HandlerTable } from './types';
 import { waitView } from '../../runs/rate-limit';
 import { childThreads } from '../../store/family-reads';
 import { storedPosture } from '../../runs/registry';
+import { StoreError } from '../../store/errors';
+import { isShortRef, matchesShortRef, shortIds } from '../../../protocol/short-ids';
+
+/** Threads a short id names, at most this many listed in its ambiguity error. */
+const MAX_AMBIGUOUS_LISTED = 10;
 
 /** Event types that `watchThreads` reports: what changes a thread list, the checkpoints view or a thread's tree (an answer edited in place). */
 const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.', 'message.edited'];
 
-type ThreadCommand = 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
+type ThreadCommand = 'resolveThreadId' | 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
 
 export const threadHandlers: HandlerTable<ThreadCommand> = {
+  resolveThreadId({ services: { store } }, cmd) {
+    if (store.hasThread(cmd.ref)) return { threadId: cmd.ref };
+    if (!isShortRef(cmd.ref)) return { threadId: null };
+    const like = `%:${cmd.ref.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = store.db.prepare("SELECT id, title FROM threads WHERE deleted = 0 AND id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC, id").all(like) as { id: string; title: string }[];
+    const hits = rows.filter((r) => matchesShortRef(r.id, cmd.ref));
+    if (hits.length <= 1) return { threadId: hits[0]?.id ?? null };
+    const short = shortIds(hits.map((h) => h.id));
+    const named = hits.slice(0, MAX_AMBIGUOUS_LISTED).map((h) => `${short.get(h.id)} (${h.title})`).join(', ');
+    throw new StoreError('ambiguousId', `${cmd.ref} names ${hits.length} threads: ${named}${hits.length > MAX_AMBIGUOUS_LISTED ? ', …' : ''}; give more of the id`);
+  },
   listChildThreads({ services: { store } }, cmd) {
     store.getThread(cmd.threadId);
     return { threads: childThreads(store.db, cmd.threadId) };
