@@ -17,7 +17,6 @@ import { openCommandOutput } from './command-output';
 import type { RunInfo, TurnTools } from './hooks';
 import { TOOL_RESULT_MAX_CHARS } from './limits';
 import type { AgentRunnerDeps, TurnSpec } from './turn-spec';
-import { suggestAlwaysAllow } from '../permissions/always-allow';
 
 /** Keeps the start and, mostly, the end of a long result (a command's last lines matter most), with a note of what was cut. */
 export function truncate(s: string, max: number): string {
@@ -86,8 +85,7 @@ export class ToolCalls {
         itemStatus = 'denied';
         result = { content: `Not run: ${permission.reason} Do not retry this call; choose another way or ask the user.`, isError: true };
       } else if (permission ? permission.decision === 'ask' : this.deps.policy().decide(tool) === 'ask') {
-        const alwaysAllow = suggestAlwaysAllow({ toolName: call.name, toolClass: tool.toolClass, args }, this.t.workspaceRoot);
-        const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass, alwaysAllow }, signal);
+        const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass }, signal);
         if (decision === 'denied') {
           itemStatus = 'denied';
           result = { content: `The user denied this ${call.name} call. Do not retry it; ask what they want instead.`, isError: true };

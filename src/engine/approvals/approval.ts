@@ -89,8 +89,6 @@ export interface ApprovalRequest {
   toolName: string;
   argumentsJson: string;
   toolClass: ToolClass;
-  /** The narrow "Always allow" rules offered for it (../permissions/always-allow.ts). */
-  alwaysAllow?: Array<{ kind: 'commandPrefix' | 'tool' | 'pathPattern'; value: string; label: string }>;
 }
 
 export interface ApprovalSettled {
@@ -148,7 +146,6 @@ export class ApprovalGate {
     }
     const request: ApprovalRequest = {
       callId: req.callId, threadId: req.threadId, runId: req.runId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass,
-      ...(req.alwaysAllow ? { alwaysAllow: req.alwaysAllow.map((a) => ({ ...a })) } : {}),
     };
     const promise = new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = (): void => this.settle(req.callId, 'cancelled');

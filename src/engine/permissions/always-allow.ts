@@ -141,3 +141,14 @@ export function alwaysAllowRule(choice: Omit<AlwaysAllowChoice, 'scope'>, call: 
   }
   return { action: 'allow', tool: value };
 }
+
+/** A waiting call as clients see it, with its "Always allow" suggestions (arguments that are not JSON get none). */
+export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+  let args: unknown;
+  try {
+    args = JSON.parse(req.argumentsJson);
+  } catch {
+    return { ...req, alwaysAllow: [] };
+  }
+  return { ...req, alwaysAllow: suggestAlwaysAllow({ toolName: req.toolName, toolClass: req.toolClass, args }, workspaceRoot) };
+}

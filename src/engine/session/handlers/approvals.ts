@@ -3,14 +3,14 @@
  * checked against the waiting call and written (the thread's rules, or .vox/permissions.json)
  * before the call is approved: a refused rule leaves the call waiting, nothing is lost.
  */
-import { alwaysAllowRule, UnsafeRuleError } from '../../permissions/always-allow';
+import { alwaysAllowRule, UnsafeRuleError, withSuggestions } from '../../permissions/always-allow';
 import { addThreadRule, addWorkspaceRule } from '../../permissions/rule-writes';
 import { ApprovalGateError } from '../../approvals/approval';
 import type { HandlerTable } from './types';
 
 export const approvalHandlers: HandlerTable<'listApprovals' | 'respondToApproval'> = {
-  listApprovals({ services: { gate } }, cmd) {
-    return { approvals: gate.pending(cmd.threadId) };
+  listApprovals({ services: { gate, workspaceRoot } }, cmd) {
+    return { approvals: gate.pending(cmd.threadId).map((r) => withSuggestions(r, workspaceRoot)) };
   },
   respondToApproval({ services }, cmd) {
     const { gate } = services;
