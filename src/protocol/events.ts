@@ -188,6 +188,8 @@ const SHAPES = {
   'thread.workModeSet': { threadId: str, mode: workMode },
   /** The thread's own permission mode (null: the workspace default from the settings). */
   'thread.permissionModeSet': { threadId: str, mode: nullable(permissionMode) },
+  /** The thread's own allow rules ("Always allow" for this thread), as they are now (the whole list). */
+  'thread.permissionRulesSet': { threadId: str, rules: arrayOf(object({ action: literal('allow'), tool: str, command: optional(str), path: optional(str) })) },
   /** The agent (Plan mode, `submit_plan`) proposed a plan; it replaces the thread's earlier ones. */
   'plan.submitted': { threadId: str, runId: nullable(str), planId: str, title: str, steps: arrayOf(planStepInput) },
   /** The user edited the plan: its title and steps now (steps keep their status by id; new ids start pending). */

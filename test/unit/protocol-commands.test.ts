@@ -83,6 +83,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   compareBranches: { threadId: 'thread:1', leafIds: ['msg:2', 'msg:4'] },
   getPermissions: { threadId: 'thread:1' },
   setPermissionMode: { scope: 'thread', threadId: 'thread:1', mode: 'autoEdits' },
+  removePermissionRule: { scope: 'workspace', index: 0, label: 'allow run_command command "npm test *"' },
   setWorkMode: { threadId: 'thread:1', mode: 'plan' },
   getPlan: { threadId: 'thread:1' },
   updatePlan: { threadId: 'thread:1', planId: 'plan:1', title: 'Fix the parser', steps: [{ id: 's1', text: 'Read the parser' }, { text: 'Add a test' }] },

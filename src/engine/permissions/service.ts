@@ -16,6 +16,7 @@ import type { Host } from '../host';
 import { watchWorkspaceFiles, type FileWatch } from '../platform/file-watch';
 import type { VoxStore } from '../store/store';
 import { threadModes } from '../store/plan-reads';
+import { threadRuleJson } from './rule-writes';
 import type { ToolClass } from '../tools/types';
 import { decidePermission, MODE_LABELS, relativeArgPath, type PermissionContext, type PermissionDecision } from './decide';
 import {
@@ -29,13 +30,16 @@ const MAX_REPORTED_ERRORS = 32;
 /** Where the settings rules are named in errors and reasons. */
 export const SETTINGS_RULES_SOURCE = 'settings (vox.permissionRules)';
 
+/** Where a thread's own rules are named in reasons (`this thread rules[0]: allow run_command …`). */
+export const THREAD_RULES_SOURCE = 'this thread';
+
 export type ModeSource = 'thread' | 'settings' | 'default';
 
 export interface EffectivePermissions {
   mode: PermissionMode;
   modeLabel: string;
   modeSource: ModeSource;
-  rules: Array<{ origin: string; action: PermissionRule['action']; tool: string; command: string | null; path: string | null; reason: string | null; label: string }>;
+  rules: Array<{ origin: string; action: PermissionRule['action']; tool: string; command: string | null; path: string | null; reason: string | null; label: string; scope: 'settings' | 'workspace' | 'thread'; index: number }>;
   /** Malformed sources, with where and why (while any is set, every call is asked). */
   errors: Array<{ source: string; jsonPath: string; reason: string; message: string }>;
   workspaceFile: string;
@@ -150,14 +154,27 @@ export class PermissionService {
     return fromSettings ? { mode: fromSettings, source: 'settings' } : { mode: 'ask', source: 'default' };
   }
 
+  /** A thread's own allow rules ("Always allow" for this thread), or its typed error. */
+  threadRules(threadId: string | undefined): { rules: PermissionRule[]; error: PermissionRulesError | null } {
+    if (!threadId) return { rules: [], error: null };
+    try {
+      return { rules: validateRuleSet({ rules: threadRuleJson(this.deps.store, threadId) }, THREAD_RULES_SOURCE, { allowMode: false }).rules, error: null };
+    } catch (e) {
+      if (!(e instanceof PermissionRulesError)) throw e;
+      this.report(e);
+      return { rules: [], error: e };
+    }
+  }
+
   context(threadId: string | undefined, opts: { planMode?: boolean } = {}): PermissionContext {
     const s = this.settingsRules();
     const w = this.workspaceRules();
+    const t = this.threadRules(threadId);
     return {
       mode: this.mode(threadId).mode,
       policy: this.deps.policy(),
-      rules: [...s.rules, ...w.rules],
-      broken: s.error ?? w.error,
+      rules: [...s.rules, ...w.rules, ...t.rules],
+      broken: s.error ?? w.error ?? t.error,
       planMode: opts.planMode ?? (threadId ? threadModes(this.deps.store.db, threadId)?.workMode === 'plan' : false),
     };
   }
@@ -199,11 +216,14 @@ export class PermissionService {
     const s = this.settingsRules();
     const w = this.workspaceRules();
     const { mode, source } = this.mode(threadId);
-    const errors = [s.error, w.error].filter((e): e is PermissionRulesError => e !== null)
+    const t = this.threadRules(threadId);
+    const errors = [s.error, w.error, t.error].filter((e): e is PermissionRulesError => e !== null)
       .map((e) => ({ source: e.source, jsonPath: e.jsonPath, reason: e.reason, message: e.message }));
     return {
       mode, modeLabel: MODE_LABELS[mode], modeSource: source, errors, workspaceFile: WORKSPACE_RULES_FILE,
-      rules: [...s.rules, ...w.rules].map((r) => ({ origin: r.origin, action: r.action, tool: r.tool, command: r.command?.text ?? null, path: r.path, reason: r.reason, label: r.label })),
+      rules: ([['settings', s.rules], ['workspace', w.rules], ['thread', t.rules]] as const).flatMap(([scope, list]) => list.map((r, index) => ({
+        origin: r.origin, action: r.action, tool: r.tool, command: r.command?.text ?? null, path: r.path, reason: r.reason, label: r.label, scope, index,
+      }))),
     };
   }
 }

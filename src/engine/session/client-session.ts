@@ -8,6 +8,7 @@
  * the value (checked against the command's result validator) or `error` ({domain, code, message},
  * ./wire-errors.ts). Subscriptions then push only new data until `unsubscribe` or `dispose`.
  */
+import { withSuggestions } from '../permissions/always-allow';
 import { EnvelopeError } from '../../protocol/wire/envelope';
 import { commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
 import { exclusiveKey } from '../../protocol/commands/define';
@@ -36,14 +37,14 @@ export class ClientSession {
     if (holds(grant, 'read')) {
       const { gate, host } = services;
       this.stops.push(
-        gate.onPending((req) => this.send({ type: 'approvalRequested', ...req })),
+        gate.onPending((req) => this.send({ type: 'approvalRequested', ...withSuggestions(req, services.workspaceRoot) })),
         gate.onSettled((s) => this.send({ type: 'approvalSettled', ...s })),
         host.onSettingsChange(() => this.send({ type: 'settings', ...this.settings() })),
         // .vox/permissions.json changed on disk: clients ask getPermissions again, as after a settings change.
         services.permissions.onChange(() => this.send({ type: 'settings', ...this.settings() })),
       );
       // A client that connects while approvals wait (a reloaded webview) still sees them.
-      for (const req of gate.pending()) this.send({ type: 'approvalRequested', ...req });
+      for (const req of gate.pending()) this.send({ type: 'approvalRequested', ...withSuggestions(req, services.workspaceRoot) });
     }
   }
 

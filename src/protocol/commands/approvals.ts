@@ -4,12 +4,24 @@
  * but never approve one.
  */
 import { arrayOf, literal, object, optional, str, type Infer } from '../wire/validators';
-import { name } from './common';
+import { name, nonEmpty } from './common';
 import { ack, defineCommand } from './define';
 
 export const toolClass = literal('read', 'write', 'execute');
 
-export const approvalRequest = object({ callId: str, threadId: str, runId: str, toolName: str, argumentsJson: str, toolClass });
+/** Longest "always allow" value a client may send (a command prefix, a tool name, a path pattern). */
+export const MAX_ALWAYS_ALLOW_CHARS = 1_000;
+export const alwaysAllowKind = literal('commandPrefix', 'tool', 'pathPattern');
+/** A narrow rule the engine suggests for a waiting call; `label` says what it would allow. */
+export const alwaysAllowSuggestion = object({ kind: alwaysAllowKind, value: str, label: str });
+/** "Always allow" with an approval: the rule (never a blanket one) and where it is kept. */
+export const alwaysAllowChoice = object({ kind: alwaysAllowKind, value: nonEmpty(MAX_ALWAYS_ALLOW_CHARS), scope: literal('thread', 'workspace') });
+
+export const approvalRequest = object({
+  callId: str, threadId: str, runId: str, toolName: str, argumentsJson: str, toolClass,
+  /** The narrow rules offered for "Always allow" (none when no safe one exists, e.g. a chained command). */
+  alwaysAllow: optional(arrayOf(alwaysAllowSuggestion)),
+});
 export type ApprovalRequestView = Infer<typeof approvalRequest>;
 
 export const approvalCommands = {
@@ -21,9 +33,9 @@ export const approvalCommands = {
     result: object({ approvals: arrayOf(approvalRequest) }),
   }),
   respondToApproval: defineCommand('respondToApproval', {
-    summary: 'Approves or denies a waiting tool call.',
+    summary: 'Approves or denies a waiting tool call; with alwaysAllow, approves it and adds that allow rule for the thread or the workspace (.vox/permissions.json).',
     requires: ['owner'],
-    params: { callId: name, decision: literal('approved', 'denied') },
+    params: { callId: name, decision: literal('approved', 'denied'), alwaysAllow: optional(alwaysAllowChoice) },
     result: ack,
   }),
 };

@@ -15,13 +15,15 @@ export const MAX_PLAN_EDIT_STEPS = 50;
 
 export const permissionRuleView = object({
   origin: str, action: literal('allow', 'ask', 'deny'), tool: str, command: nullable(str), path: nullable(str), reason: nullable(str), label: str,
+  /** Which source holds it (settings, the workspace's file, the thread's own) and its index there: what `removePermissionRule` names. */
+  scope: optional(literal('settings', 'workspace', 'thread')), index: optional(int),
 });
 export const permissionsView = object({
   mode: permissionMode,
   modeLabel: str,
   /** `thread`: the thread's own choice; `settings`: the workspace default; `default`: nothing set (Ask every time). */
   modeSource: literal('thread', 'settings', 'default'),
-  /** Rules in order: the settings' first, then the workspace file's. Deny beats ask beats allow beats the mode. */
+  /** Rules in order: the settings' first, then the workspace file's, then the thread's own. Deny beats ask beats allow beats the mode. */
   rules: arrayOf(permissionRuleView),
   /** Malformed rule sources (while any is listed, every call is asked). */
   errors: arrayOf(object({ source: str, jsonPath: str, reason: str, message: str })),
@@ -52,6 +54,12 @@ export const permissionCommands = {
     summary: 'Sets the permission mode: the thread\'s own (null: follow the default), or the default in the workspace\'s settings (VS Code: .vscode/settings.json) or the user\'s.',
     requires: ['owner'],
     params: { scope: literal('thread', 'workspace', 'user'), threadId: optional(name), mode: nullable(permissionMode) },
+    result: permissionsView,
+  }),
+  removePermissionRule: defineCommand('removePermissionRule', {
+    summary: 'Removes a rule from the workspace\'s .vox/permissions.json or a thread\'s own rules, named by its index and label as listed (refused when it changed meanwhile).',
+    requires: ['owner'],
+    params: { scope: literal('thread', 'workspace'), threadId: optional(name), index: int, label: str },
     result: permissionsView,
   }),
   setWorkMode: defineCommand('setWorkMode', {

@@ -35,7 +35,7 @@ export const ERROR_CODES = {
   /** Tool approvals: the gate and the policy settings. */
   approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode'],
   /** Permission modes and rules (settings vox.permissions, the workspace's .vox/permissions.json). */
-  permission: ['invalidRules', 'unreadableRules', 'invalidMode'],
+  permission: ['invalidRules', 'unreadableRules', 'invalidMode', 'unsafeRule', 'unknownRule'],
   /** Plan mode: plans of threads and their steps. */
   plan: ['unknownPlan', 'unknownStep', 'invalidPlan', 'notInPlanMode'],
   /** Rules (SPEC 6.1): user rules (settings vox.rules), .vox/rules/*.md, peer files (CLAUDE.md, AGENTS.md, .clinerules). */

@@ -3,6 +3,7 @@ import type { PermissionsView, PlanView } from '../../../protocol/commands/permi
 import type { EngineServices } from '../../services';
 import type { PlanRow } from '../../store/plan-reads';
 import { PermissionRulesError } from '../../permissions/rules';
+import { removeThreadRule, removeWorkspaceRule } from '../../permissions/rule-writes';
 import { runHandlers } from './runs';
 import type { HandlerTable } from './types';
 import { checkWithinGrant } from '../../permissions/grant-modes';
@@ -15,7 +16,7 @@ function checkActAllowed(services: EngineServices, grant: Grant, threadId: strin
   checkWithinGrant(grant, { permissionMode: services.permissions.mode(threadId).mode, workMode: 'act' }, `switch thread ${threadId} to Act`);
 }
 
-type PermissionCommand = 'getPermissions' | 'setPermissionMode' | 'setWorkMode' | 'getPlan' | 'updatePlan' | 'setPlanStep' | 'actOnPlan';
+type PermissionCommand = 'getPermissions' | 'setPermissionMode' | 'removePermissionRule' | 'setWorkMode' | 'getPlan' | 'updatePlan' | 'setPlanStep' | 'actOnPlan';
 
 function permissionsView(services: EngineServices, threadId?: string): PermissionsView {
   if (threadId) services.store.getThread(threadId); // typed store/notFound
@@ -40,6 +41,14 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
     if (cmd.mode === null) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.mode', 'a default needs a mode');
     if (!services.host.setPermissionMode) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.scope', 'this host cannot change the default');
     await services.host.setPermissionMode(cmd.mode, cmd.scope);
+    return permissionsView(services, cmd.threadId);
+  },
+  removePermissionRule({ services }, cmd) {
+    if (cmd.scope === 'workspace') removeWorkspaceRule(services.workspaceRoot, cmd.index, cmd.label);
+    else {
+      if (!cmd.threadId) throw new PermissionRulesError('invalidRules', 'removePermissionRule', '$.threadId', 'the thread scope needs a threadId');
+      removeThreadRule(services.store, cmd.threadId, cmd.index, cmd.label);
+    }
     return permissionsView(services, cmd.threadId);
   },
   setWorkMode({ services, session }, cmd) {

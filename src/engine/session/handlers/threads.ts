@@ -1,4 +1,5 @@
 /** Handlers of the thread commands (../../../protocol/commands/threads.ts). */
+import { withSuggestions } from '../../permissions/always-allow';
 import { DEFAULT_THREAD_PAGE } from '../../../protocol/commands/threads';
 import { replayChunks } from '../../../protocol/updates';
 import { allocate } from '../../ids/ids';
@@ -54,7 +55,7 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
     store.append({ type: 'thread.created', threadId, title: cmd.title });
     return { threadId, created: true };
   },
-  subscribeThread({ services: { store, gate }, session }, cmd) {
+  subscribeThread({ services: { store, gate, workspaceRoot }, session }, cmd) {
     const target = `thread:${cmd.threadId}`;
     session.dropSubscription(target);
     store.getThread(cmd.threadId);
@@ -63,7 +64,7 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
     // A long replay goes as several messages (../../../protocol/updates.ts replayChunks); live events follow the last.
     for (const chunk of replayChunks(sub.replay)) session.send({ type: 'events', threadId: cmd.threadId, events: chunk.events, ...(chunk.more ? { more: true } : {}) });
     // A client that (re)subscribes — e.g. a webview reloaded while hidden — must see approvals still waiting.
-    for (const req of gate.pending(cmd.threadId)) session.send({ type: 'approvalRequested', ...req });
+    for (const req of gate.pending(cmd.threadId)) session.send({ type: 'approvalRequested', ...withSuggestions(req, workspaceRoot) });
     return { target };
   },
   watchThreads({ services: { store }, session }) {

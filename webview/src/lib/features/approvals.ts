@@ -27,6 +27,14 @@ export const approvalsFeature = defineFeature({
           ctx.send({ type: 'respondToApproval', callId, decision }, { callId });
         },
         /** The bar's approval (of the open thread) answered: Approve / Deny on the bar, or their keybindings. */
+        /** "Always allow…" on the bar: approves the shown call and adds the chosen narrow rule (the engine checks it). */
+        alwaysAllowShownApproval(choice: { kind: 'commandPrefix' | 'tool' | 'pathPattern'; value: string; scope: 'thread' | 'workspace' }): boolean {
+          const shown = shownApproval(approvalsOf(m, m.thread?.threadId ?? null), m.approvalFocus);
+          if (!shown || shown.approval.responding) return false;
+          shown.approval.responding = true;
+          ctx.send({ type: 'respondToApproval', callId: shown.approval.callId, decision: 'approved', alwaysAllow: choice }, { callId: shown.approval.callId });
+          return true;
+        },
         respondToShownApproval(decision: 'approved' | 'denied'): boolean {
           const shown = shownApproval(approvalsOf(m, m.thread?.threadId ?? null), m.approvalFocus);
           if (!shown) return false;
@@ -44,7 +52,7 @@ export const approvalsFeature = defineFeature({
       updates: {
         approvalRequested(u) {
           if (m.approvals.some((a) => a.callId === u.callId)) return;
-          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, responding: false });
+          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, ...(u.alwaysAllow ? { alwaysAllow: u.alwaysAllow } : {}), responding: false });
           ctx.persistNow(); // a reload must not lose it (see PersistedState.approvals)
         },
         approvalSettled: (u) => dropApproval(m, u.callId),
