@@ -54,9 +54,10 @@ export const FEATURES = [
 /**
  * Stored events the chat does not show, so no feature owns them: checkpoints have views of their
  * own in the extension (src/extension/checkpoints-view.ts); a run's claim by another process and
- * the report of its background work change nothing the thread view draws.
+ * the report of its background work change nothing the thread view draws; a thread's permission
+ * rules (an "Always allow" for this thread) show with the other rules (getPermissions).
  */
-export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.captured', 'checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported'];
+export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.captured', 'checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet'];
 
 /** The reducers of the chat's features (../thread-state.ts applies events through it by default). */
 export const DEFAULT_REGISTRY = new FeatureRegistry(FEATURES);
