@@ -10,6 +10,7 @@ import { FeatureRegistry } from './registry';
 import { approvalsFeature } from './approvals';
 import { backgroundFeature } from './background';
 import { branchesFeature } from './branches';
+import { checkpointsFeature } from './checkpoints';
 import { compactionFeature } from './compaction';
 import { contextFeature } from './context';
 import { draftsFeature } from './drafts';
@@ -43,6 +44,7 @@ export const FEATURES = [
   approvalsFeature,
   plansFeature,
   branchesFeature,
+  checkpointsFeature,
   compactionFeature,
   contextFeature,
   draftsFeature,
@@ -52,11 +54,12 @@ export const FEATURES = [
 ] as const;
 
 /**
- * Stored events the chat does not show, so no feature owns them: checkpoints have views of their
- * own in the extension (src/extension/checkpoints-view.ts); a run's claim by another process and
+ * Stored events the chat does not show, so no feature owns them: restores and prunes show in the
+ * extension's Checkpoints view (src/extension/checkpoints-view.ts; the chat's own restore follows
+ * its command answers, ./checkpoints.ts); a run's claim by another process and
  * the report of its background work change nothing the thread view draws.
  */
-export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.captured', 'checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported'];
+export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported'];
 
 /** The reducers of the chat's features (../thread-state.ts applies events through it by default). */
 export const DEFAULT_REGISTRY = new FeatureRegistry(FEATURES);
