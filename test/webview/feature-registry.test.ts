@@ -22,7 +22,7 @@ const SHOWN_EVENTS: VoxEventType[] = [
   'message.added', 'message.edited',
   'run.started', 'item.started', 'item.completed', 'run.ended',
   'run.steered', 'run.refusalRetried', 'run.waitingRateLimit', 'run.rateLimitChanged', 'run.resumed', 'run.settling',
-  'background.started', 'background.ended', 'handoff.built', 'mcpApp.stateSaved', 'thread.compacted',
+  'checkpoint.captured', 'background.started', 'background.ended', 'handoff.built', 'mcpApp.stateSaved', 'thread.compacted',
   'queue.added', 'queue.edited', 'queue.moved', 'queue.steerRequested', 'queue.removed',
   'thread.workModeSet', 'thread.permissionModeSet', 'plan.submitted', 'plan.edited', 'plan.stepUpdated', 'plan.actedOn',
 ];
@@ -63,16 +63,16 @@ class FakeHost implements HostBridge {
 const quiet = { warn: () => {}, error: () => {} };
 const T = 'thread:1';
 
-/** A feature of checkpoints, defined here only: its reducer counts them on the side, its intent asks for the list. */
+/** A feature of checkpoint prunes (an event the chat leaves unowned), defined here only: its reducer counts them on the side, its intent asks for the list. */
 function checkpointsFeature() {
   const captured: Array<{ threadId: string; ref: string }> = [];
   const lists: number[] = [];
   const changes: string[] = [];
   const feature = defineFeature({
-    name: 'checkpoints',
+    name: 'checkpointPrunes',
     events: {
-      'checkpoint.captured'(state, ev) {
-        captured.push({ threadId: state.threadId, ref: ev.ref });
+      'checkpoint.pruned'(state, ev) {
+        captured.push({ threadId: state.threadId, ref: ev.refs[0]! });
       },
     },
     install(ctx) {
@@ -94,8 +94,7 @@ function checkpointsFeature() {
 let seq = 0;
 const ev = (e: Record<string, unknown>) => ({ seq: ++seq, time: 1, threadId: T, ...e });
 const checkpoint = (ordinal: number) => ev({
-  type: 'checkpoint.captured', runId: null, ref: `refs/vox/checkpoints/1/${ordinal}`, ordinal, trigger: 'manual', toolName: null,
-  changedCount: 1, skippedCount: 0, overBudgetMs: null, rewindTo: null,
+  type: 'checkpoint.pruned', refs: [`refs/vox/checkpoints/1/${ordinal}`],
 });
 
 describe('webview features', () => {

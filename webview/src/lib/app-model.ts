@@ -12,6 +12,7 @@ import type { PermissionsView } from '../../../src/protocol/commands/permissions
 import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';
 import type { SavedDraft } from '../../../src/protocol/host';
+import type { RestoreFlow } from './features/checkpoints';
 
 export type { SettingsView, ThreadSummary };
 
@@ -59,6 +60,8 @@ export interface AppModel {
   mcp?: McpModel;
   /** A message to scroll to and highlight in the open thread (a search result: ./thread-search.ts). */
   reveal?: RevealRequest | null;
+  /** The chat's "Restore to here": its preview, confirm and Undo bar (./features/checkpoints.ts). */
+  restore?: RestoreFlow | null;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }

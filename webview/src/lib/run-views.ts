@@ -81,6 +81,8 @@ export interface RunView {
   posture?: Posture;
   /** The run's request carried a context handoff from another model (handoff.built; ./handoff-note.ts). */
   handoff?: HandoffSummary;
+  /** The ordinal of the checkpoint captured when the run ended (checkpoint.captured, turnEnd): "Restore to here" restores it. */
+  checkpoint?: number;
 }
 
 export interface BackgroundView {

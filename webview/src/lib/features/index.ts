@@ -10,6 +10,7 @@ import { FeatureRegistry } from './registry';
 import { approvalsFeature } from './approvals';
 import { backgroundFeature } from './background';
 import { branchesFeature } from './branches';
+import { checkpointsFeature } from './checkpoints';
 import { compactionFeature } from './compaction';
 import { contextFeature } from './context';
 import { draftsFeature } from './drafts';
@@ -43,6 +44,7 @@ export const FEATURES = [
   approvalsFeature,
   plansFeature,
   branchesFeature,
+  checkpointsFeature,
   compactionFeature,
   contextFeature,
   draftsFeature,
@@ -52,12 +54,13 @@ export const FEATURES = [
 ] as const;
 
 /**
- * Stored events the chat does not show, so no feature owns them: checkpoints have views of their
- * own in the extension (src/extension/checkpoints-view.ts); a run's claim by another process and
- * the report of its background work change nothing the thread view draws; a thread's permission
- * rules (an "Always allow" for this thread) show with the other rules (getPermissions).
+ * Stored events the chat does not show, so no feature owns them: restores and prunes show in the
+ * extension's Checkpoints view (src/extension/checkpoints-view.ts; the chat's own restore follows
+ * its command answers, ./checkpoints.ts); a run's claim by another process and the report of its
+ * background work change nothing the thread view draws; a thread's permission rules (an "Always
+ * allow" for this thread) show with the other rules (getPermissions).
  */
-export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.captured', 'checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet'];
+export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet'];
 
 /** The reducers of the chat's features (../thread-state.ts applies events through it by default). */
 export const DEFAULT_REGISTRY = new FeatureRegistry(FEATURES);
