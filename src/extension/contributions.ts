@@ -11,6 +11,7 @@ import { mcpServersView } from './mcp/commands';
 import { mcpServer } from './mcp-server-host';
 import { review } from './review/register';
 import { rules } from './rules-view';
+import { permissionRuleCommands } from './permission-rule-commands';
 import { runControlCommands } from './run-control-commands';
 import { searchThreadsCommand } from './search-threads';
 import { variants } from './variants-view';
@@ -18,6 +19,7 @@ import { variants } from './variants-view';
 export const CONTRIBUTIONS = {
   chat: chatCommands,
   runControl: runControlCommands,
+  permissionRules: permissionRuleCommands,
   searchThreads: searchThreadsCommand,
   importSessions: importSessionsCommand,
   checkpoints,

@@ -12,7 +12,7 @@ import type { PermissionsView } from '../../../src/protocol/commands/permissions
 import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';
 import type { SavedDraft } from '../../../src/protocol/host';
-import type { RestoreFlow } from './features/checkpoints';
+import type { RestoreFlow } from './restore-state';
 
 export type { SettingsView, ThreadSummary };
 

@@ -5,14 +5,10 @@
  * `restoreCheckpoint` (files) once confirmed, and `undoRestore` from the bar that stays after it
  * until dismissed or the next turn starts. The flow's state is `model.restore` (../app-model.ts).
  */
-import type { CommandResult } from '../../../../src/protocol/commands/index';
+import type { RestoreFlow } from '../restore-state';
 import { defineFeature } from './feature';
 
-export type RestorePreview = CommandResult<'previewRestore'>;
-/** Where the chat's restore is: previewing a turn's checkpoint, restoring, restored (Undo offered), undoing, undone. */
-export type RestoreFlow =
-  | { phase: 'previewing' | 'preview' | 'restoring'; threadId: string; runId: string; ordinal: number; preview: RestorePreview | null }
-  | { phase: 'restored' | 'undoing' | 'undone'; threadId: string; runId: string; ordinal: number; restorePoint: string; changed: number };
+export type { RestoreFlow, RestorePreview } from '../restore-state';
 
 export const checkpointsFeature = defineFeature({
   name: 'checkpoints',
