@@ -5,12 +5,26 @@
  * approval setting or default model takes effect without rebuilding the engine.
  */
 import type { ModelChoice } from '../protocol/commands/settings';
-import type { ProviderSecret, ProviderSettings } from './providers/registry';
+import type { FixedProviderSecret, ProviderSecret, ProviderSettings } from './providers/registry';
+import { compatKeyEnvName } from './providers/compat-endpoints';
 
 /** The environment variable of each provider secret (the CLI's keys). */
-export const SECRET_ENV: Record<ProviderSecret, string> = {
+export const SECRET_ENV: Record<FixedProviderSecret, string> = {
   openaiApiKey: 'OPENAI_API_KEY', anthropicApiKey: 'ANTHROPIC_API_KEY', openrouterApiKey: 'OPENROUTER_API_KEY', compatApiKey: 'VOX_COMPAT_API_KEY',
 };
+
+/** The environment variable of a secret: the fixed ones, or a named endpoint's `VOX_COMPAT_API_KEY_<NAME>`. */
+export function secretEnvName(name: ProviderSecret): string {
+  return name.startsWith('compatApiKey:') ? compatKeyEnvName(name.slice('compatApiKey:'.length)) : SECRET_ENV[name as FixedProviderSecret];
+}
+
+/** `VOX_COMPAT_ENDPOINTS` (`name=url,name=url`; a bare url is named by its host) as raw endpoints. */
+export function parseEndpointsEnv(text: string): { name?: string; baseUrl: string }[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
+    const eq = item.indexOf('=');
+    return eq > 0 && !item.slice(0, eq).includes('/') ? { name: item.slice(0, eq).trim(), baseUrl: item.slice(eq + 1).trim() } : { baseUrl: item };
+  });
+}
 
 /**
  * Small durable values of the user's (VS Code: the extension's globalState): the recent models
@@ -186,8 +200,9 @@ export function environmentHost(opts: {
     providerSettings: () => ({
       openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL,
       openrouterBaseUrl: env.OPENROUTER_BASE_URL, lmstudioBaseUrl: env.LMSTUDIO_BASE_URL, compatBaseUrl: env.VOX_COMPAT_BASE_URL,
+      ...(env.VOX_COMPAT_ENDPOINTS ? { compatEndpoints: parseEndpointsEnv(env.VOX_COMPAT_ENDPOINTS) } : {}),
     }),
-    secret: async (name) => env[SECRET_ENV[name]] || undefined,
+    secret: async (name) => env[secretEnvName(name)] || undefined,
     ...(opts.memento ? { memento: opts.memento } : {}),
     ...(opts.rules ? { rulesSettings: () => opts.rules } : {}),
     secretStore: opts.secretStore ?? memorySecretStore(),

@@ -16,7 +16,7 @@ import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
 import type { Host, HostMemento, HostNotice, HostSecretStore, McpSettings, RulesSettings } from '../engine/host';
-import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
+import { DEFAULT_MODEL_REF, type FixedProviderSecret, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
 import type { ModelChoice } from '../protocol/commands/settings';
@@ -25,7 +25,12 @@ import { vscodeLmFactory } from './vscode-lm-provider';
 
 export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey', openrouter: 'vox.openrouterApiKey', compat: 'vox.compatApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
-const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
+const SECRET_OF: Record<FixedProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
+
+/** The SecretStorage key of a provider secret; a named endpoint's is `vox.compatApiKey.<name>`. */
+function secretStorageKey(name: ProviderSecret): string {
+  return name.startsWith('compatApiKey:') ? `${SECRET_KEYS.compat}.${name.slice('compatApiKey:'.length)}` : SECRET_KEYS[SECRET_OF[name as FixedProviderSecret]];
+}
 /** Most kinds of warning shown as notifications per window (the rest, and repeats, go to the log only). */
 const MAX_WARNING_NOTIFICATIONS = 20;
 
@@ -148,10 +153,11 @@ export class EngineHost implements Host, vscode.Disposable {
 
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
-    const get = (k: keyof ProviderSettings) => cfg.get<string>(k) || undefined;
+    const get = (k: Exclude<keyof ProviderSettings, 'compatEndpoints'>) => cfg.get<string>(k) || undefined;
     return {
       openaiBaseUrl: get('openaiBaseUrl'), anthropicBaseUrl: get('anthropicBaseUrl'), ollamaBaseUrl: get('ollamaBaseUrl'),
       openrouterBaseUrl: get('openrouterBaseUrl'), lmstudioBaseUrl: get('lmstudioBaseUrl'), compatBaseUrl: get('compatBaseUrl'),
+      compatEndpoints: cfg.get<unknown>('compatEndpoints'),
     };
   }
 
@@ -165,7 +171,14 @@ export class EngineHost implements Host, vscode.Disposable {
   };
 
   async secret(name: ProviderSecret): Promise<string | undefined> {
-    return (await this.ctx.secrets.get(SECRET_KEYS[SECRET_OF[name]])) || undefined;
+    return (await this.ctx.secrets.get(secretStorageKey(name))) || undefined;
+  }
+
+  /** Stores (or, with undefined, deletes) any provider secret, a named endpoint's key included. */
+  async setProviderSecret(name: ProviderSecret, value: string | undefined): Promise<void> {
+    if (value) await this.ctx.secrets.store(secretStorageKey(name), value);
+    else await this.ctx.secrets.delete(secretStorageKey(name));
+    this.changed.fire();
   }
 
   notify(n: HostNotice): void {
