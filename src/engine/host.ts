@@ -2,11 +2,12 @@
  * What the engine asks of whoever runs it (VS Code, the CLI, a test): settings, secrets, a place
  * for notices, and word of files changed outside the agent. The engine reads settings and
  * secrets when it needs them (a prompt resolves its model then), so a changed key, base URL,
- * approval setting or default model takes effect without rebuilding the engine.
+ * approval setting or default model takes effect without rebuilding the engine. Also the one
+ * settings migration a host runs at start (`migrateCompatSetting`).
  */
 import type { ModelChoice } from '../protocol/commands/settings';
-import type { FixedProviderSecret, ProviderSecret, ProviderSettings } from './providers/registry';
-import { compatKeyEnvName } from './providers/compat-endpoints';
+import type { CompatEndpointSecret, FixedProviderSecret, ProviderSecret, ProviderSettings } from './providers/registry';
+import { compatEndpoints, compatKeyEnvName, compatSecretName, legacyEndpoint, type CompatEndpoint } from './providers/compat-endpoints';
 
 /** The environment variable of each provider secret (the CLI's keys). */
 export const SECRET_ENV: Record<FixedProviderSecret, string> = {
@@ -214,4 +215,35 @@ export function environmentHost(opts: {
       return () => void changed.delete(l);
     },
   };
+}
+
+/** Where the editor keeps the settings and keys the migration moves. */
+export interface CompatSettingsStore {
+  settings(): ProviderSettings;
+  writeEndpoints(list: CompatEndpoint[]): Promise<void>;
+  clearLegacyBaseUrl(): Promise<void>;
+  getSecret(name: 'compatApiKey' | CompatEndpointSecret): Promise<string | undefined>;
+  setSecret(name: CompatEndpointSecret, value: string): Promise<void>;
+  deleteSecret(name: 'compatApiKey'): Promise<void>;
+}
+
+/**
+ * Moves the older single `compatBaseUrl` into the endpoint list, once: an endpoint named by its
+ * host (first, so plain `compat:<model>` refs keep their server), its key copied to the
+ * endpoint's secret before the old one goes, then the old setting cleared. Answers the endpoint
+ * migrated, or undefined when there was nothing to move.
+ */
+export async function migrateCompatSetting(store: CompatSettingsStore): Promise<CompatEndpoint | undefined> {
+  const settings = store.settings();
+  const legacy = legacyEndpoint(settings);
+  if (!legacy) return undefined;
+  const current = compatEndpoints({ compatEndpoints: settings.compatEndpoints });
+  const same = current.find((e) => e.baseUrl === legacy.baseUrl);
+  const target = same ?? { name: current.some((e) => e.name === legacy.name) ? `${legacy.name}-1` : legacy.name, baseUrl: legacy.baseUrl };
+  if (!same) await store.writeEndpoints([target, ...current]);
+  const key = await store.getSecret('compatApiKey');
+  if (key && !(await store.getSecret(compatSecretName(target.name)))) await store.setSecret(compatSecretName(target.name), key);
+  if (key) await store.deleteSecret('compatApiKey');
+  await store.clearLegacyBaseUrl();
+  return target;
 }

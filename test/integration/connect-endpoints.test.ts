@@ -11,7 +11,7 @@ import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ClientError, type EngineClient } from '../../src/client/engine-client';
-import { migrateCompatSetting } from '../../src/engine/connect/compat-endpoints';
+import { migrateCompatSetting } from '../../src/engine/host';
 import type { CompatEndpoint } from '../../src/engine/providers/compat-endpoints';
 import type { ProviderSecret } from '../../src/engine/providers/registry';
 import { connectCompat, type ConnectCompatUi, type FailureChoice } from '../../src/extension/connect-compat';

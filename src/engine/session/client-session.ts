@@ -8,6 +8,7 @@
  * the value (checked against the command's result validator) or `error` ({domain, code, message},
  * ./wire-errors.ts). Subscriptions then push only new data until `unsubscribe` or `dispose`.
  */
+import { compatEndpoints } from '../providers/compat-endpoints';
 import { EnvelopeError } from '../../protocol/wire/envelope';
 import { commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
 import { exclusiveKey } from '../../protocol/commands/define';
@@ -124,7 +125,7 @@ export class ClientSession {
     const recent = recentModels(memento);
     return {
       model, models: host.modelChoices(), demoNotice: isDemoModel(model) ? DEMO_MODEL_NOTICE : null,
-      recent: groupRecent(recent.includes(model) ? recent : [model, ...recent]),
+      recent: groupRecent(recent.includes(model) ? recent : [model, ...recent], compatEndpoints(host.providerSettings()).map((e) => e.name)),
       ui: uiPreferences(memento),
     };
   }
