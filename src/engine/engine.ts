@@ -31,7 +31,7 @@ import { VariantPool } from './variants/pool';
 import { migrateVoxExclude } from './worktrees/worktrees';
 import { ContextService } from './context/service';
 import { memoryMemento, type Host } from './host';
-import { SECRET_ENV_NAMES, redact, rememberSecret } from './platform/secrets';
+import { SECRET_ENV_NAMES, SECRET_ENV_PREFIXES, redact, rememberSecret } from './platform/secrets';
 import { startRedactionPass } from './store/redaction-pass';
 import { PermissionService } from './permissions/service';
 import { PlanService } from './plans/service';
@@ -163,6 +163,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   // Keys in this process's environment (the CLI's) and every key the host hands out are redacted
   // wherever text is stored or shown, and kept out of child processes (platform/secrets.ts).
   for (const name of SECRET_ENV_NAMES) rememberSecret(process.env[name]);
+  for (const [k, v] of Object.entries(process.env)) if (SECRET_ENV_PREFIXES.some((p) => k.startsWith(p))) rememberSecret(v);
   const host: Host = { ...bindHost(givenHost), notify: (n) => givenHost.notify({ ...n, message: redact(n.message) }) };
   const teardown: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });

@@ -2,15 +2,30 @@
  * What the engine asks of whoever runs it (VS Code, the CLI, a test): settings, secrets, a place
  * for notices, and word of files changed outside the agent. The engine reads settings and
  * secrets when it needs them (a prompt resolves its model then), so a changed key, base URL,
- * approval setting or default model takes effect without rebuilding the engine.
+ * approval setting or default model takes effect without rebuilding the engine. Also the one
+ * settings migration a host runs at start (`migrateCompatSetting`).
  */
 import type { ModelChoice } from '../protocol/commands/settings';
-import type { ProviderSecret, ProviderSettings } from './providers/registry';
+import type { CompatEndpointSecret, FixedProviderSecret, ProviderSecret, ProviderSettings } from './providers/registry';
+import { compatEndpoints, compatKeyEnvName, compatSecretName, legacyEndpoint, type CompatEndpoint } from './providers/compat-endpoints';
 
 /** The environment variable of each provider secret (the CLI's keys). */
-export const SECRET_ENV: Record<ProviderSecret, string> = {
+export const SECRET_ENV: Record<FixedProviderSecret, string> = {
   openaiApiKey: 'OPENAI_API_KEY', anthropicApiKey: 'ANTHROPIC_API_KEY', openrouterApiKey: 'OPENROUTER_API_KEY', compatApiKey: 'VOX_COMPAT_API_KEY',
 };
+
+/** The environment variable of a secret: the fixed ones, or a named endpoint's `VOX_COMPAT_API_KEY_<NAME>`. */
+export function secretEnvName(name: ProviderSecret): string {
+  return name.startsWith('compatApiKey:') ? compatKeyEnvName(name.slice('compatApiKey:'.length)) : SECRET_ENV[name as FixedProviderSecret];
+}
+
+/** `VOX_COMPAT_ENDPOINTS` (`name=url,name=url`; a bare url is named by its host) as raw endpoints. */
+export function parseEndpointsEnv(text: string): { name?: string; baseUrl: string }[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
+    const eq = item.indexOf('=');
+    return eq > 0 && !item.slice(0, eq).includes('/') ? { name: item.slice(0, eq).trim(), baseUrl: item.slice(eq + 1).trim() } : { baseUrl: item };
+  });
+}
 
 /**
  * Small durable values of the user's (VS Code: the extension's globalState): the recent models
@@ -186,8 +201,9 @@ export function environmentHost(opts: {
     providerSettings: () => ({
       openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL, ollamaBaseUrl: env.OLLAMA_BASE_URL,
       openrouterBaseUrl: env.OPENROUTER_BASE_URL, lmstudioBaseUrl: env.LMSTUDIO_BASE_URL, compatBaseUrl: env.VOX_COMPAT_BASE_URL,
+      ...(env.VOX_COMPAT_ENDPOINTS ? { compatEndpoints: parseEndpointsEnv(env.VOX_COMPAT_ENDPOINTS) } : {}),
     }),
-    secret: async (name) => env[SECRET_ENV[name]] || undefined,
+    secret: async (name) => env[secretEnvName(name)] || undefined,
     ...(opts.memento ? { memento: opts.memento } : {}),
     ...(opts.rules ? { rulesSettings: () => opts.rules } : {}),
     secretStore: opts.secretStore ?? memorySecretStore(),
@@ -199,4 +215,35 @@ export function environmentHost(opts: {
       return () => void changed.delete(l);
     },
   };
+}
+
+/** Where the editor keeps the settings and keys the migration moves. */
+export interface CompatSettingsStore {
+  settings(): ProviderSettings;
+  writeEndpoints(list: CompatEndpoint[]): Promise<void>;
+  clearLegacyBaseUrl(): Promise<void>;
+  getSecret(name: 'compatApiKey' | CompatEndpointSecret): Promise<string | undefined>;
+  setSecret(name: CompatEndpointSecret, value: string): Promise<void>;
+  deleteSecret(name: 'compatApiKey'): Promise<void>;
+}
+
+/**
+ * Moves the older single `compatBaseUrl` into the endpoint list, once: an endpoint named by its
+ * host (first, so plain `compat:<model>` refs keep their server), its key copied to the
+ * endpoint's secret before the old one goes, then the old setting cleared. Answers the endpoint
+ * migrated, or undefined when there was nothing to move.
+ */
+export async function migrateCompatSetting(store: CompatSettingsStore): Promise<CompatEndpoint | undefined> {
+  const settings = store.settings();
+  const legacy = legacyEndpoint(settings);
+  if (!legacy) return undefined;
+  const current = compatEndpoints({ compatEndpoints: settings.compatEndpoints });
+  const same = current.find((e) => e.baseUrl === legacy.baseUrl);
+  const target = same ?? { name: current.some((e) => e.name === legacy.name) ? `${legacy.name}-1` : legacy.name, baseUrl: legacy.baseUrl };
+  if (!same) await store.writeEndpoints([target, ...current]);
+  const key = await store.getSecret('compatApiKey');
+  if (key && !(await store.getSecret(compatSecretName(target.name)))) await store.setSecret(compatSecretName(target.name), key);
+  if (key) await store.deleteSecret('compatApiKey');
+  await store.clearLegacyBaseUrl();
+  return target;
 }

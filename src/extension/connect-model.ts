@@ -6,10 +6,15 @@
  * the connection test with progress (`testModel`) → on failure the exact message (provider,
  * host:port, status, the provider's words) with Retry and a way to fix the key or URL; on
  * success the model is set (`setModel`, which also remembers it among the recent models).
+ * Save-after-test: the key and base URL typed are held and sent with the list and the test;
+ * they are saved only when the test passes or the user chooses "Use Anyway", so a failed
+ * attempt never changes a working configuration. OpenAI-compatible URLs are named endpoints
+ * side by side (connect-compat.ts).
  */
 import * as vscode from 'vscode';
 import { ClientError } from '../client/engine-client';
-import type { ConnectProviderId } from '../protocol/commands/models';
+import type { CompatEndpointView, ConnectProviderId } from '../protocol/commands/models';
+import { connectCompat, type ConnectCompatUi, type FailureChoice } from './connect-compat';
 import type { EngineHost, SecretProvider } from './engine-host';
 
 export const CONNECT_COMMAND = 'vox.connectModel';
@@ -59,6 +64,7 @@ export class ConnectModelFlow {
     if (!id) return undefined;
     if (id === 'gguf') return void (await vscode.commands.executeCommand('vox.chooseGguf'));
     if (id === 'vscode-lm') return this.vscodeLm();
+    if (id === 'compat') return this.compat();
     return this.http(id, opts.keySaved === true);
   }
 
@@ -88,20 +94,18 @@ export class ConnectModelFlow {
     }
   }
 
-  /** Asks for (or keeps) the key of a keyed provider; false when the user cancelled. */
-  private async askKey(id: ConnectProviderId, force: boolean): Promise<boolean> {
+  /** Asks for the key of a keyed provider: the text (held, not saved), null to keep the saved one, undefined when cancelled. */
+  private async askKey(id: ConnectProviderId, force: boolean): Promise<string | null | undefined> {
     const setup = SETUP[id];
-    if (!setup.secret) return true;
-    if (!force && (await this.host.hasSecret(setup.secret))) return true;
+    if (!setup.secret) return null;
+    if (!force && (await this.host.hasSecret(setup.secret))) return null;
     const key = await vscode.window.showInputBox({
       title: `Vox: ${setup.label} API key`,
-      prompt: `${setup.label} API key — kept in VS Code SecretStorage, never in settings${setup.keyOptional ? ' (leave empty if the server needs none)' : ''}`,
+      prompt: `${setup.label} API key — tested first, then kept in VS Code SecretStorage, never in settings${setup.keyOptional ? ' (leave empty if the server needs none)' : ''}`,
       password: true, ignoreFocusOut: true,
       validateInput: (v) => (!setup.keyOptional && v.trim() === '' ? 'Enter the key (or press Escape)' : undefined),
     });
-    if (key === undefined) return false;
-    await this.host.setSecret(setup.secret, key.trim() || undefined);
-    return true;
+    return key === undefined ? undefined : key.trim();
   }
 
   private async askUrl(id: ConnectProviderId, current: string | undefined): Promise<string | undefined> {
@@ -119,19 +123,26 @@ export class ConnectModelFlow {
     const setup = SETUP[id];
     let baseUrl: string | undefined;
     if (setup.askUrl && !(baseUrl = await this.askUrl(id, undefined))) return undefined;
-    if (!keySaved && !(await this.askKey(id, id === 'compat'))) return undefined;
+    // The candidate key: held and sent with the list and the test, saved only after them.
+    let key: string | null | undefined = keySaved ? null : await this.askKey(id, false);
+    if (key === undefined) return undefined;
+    const candidate = () => ({ ...(baseUrl ? { baseUrl } : {}), ...(typeof key === 'string' ? { apiKey: key } : {}) });
     const client = await this.host.client();
     // List (Retry, fix the key or URL on failure).
     let list;
     for (;;) {
       try {
-        list = await withProgress(`Vox: listing ${setup.label} models…`, () => client.call('listModels', { provider: id, ...(baseUrl ? { baseUrl } : {}) }));
+        list = await withProgress(`Vox: listing ${setup.label} models…`, () => client.call('listModels', { provider: id, ...candidate() }));
         break;
       } catch (e) {
         const fixes = [...(setup.secret ? ['Change Key'] : []), ...(setup.askUrl ? ['Change URL'] : []), 'Type a Model Name'];
         const choice = await vscode.window.showErrorMessage(`Vox: ${describe(e)}`, 'Retry', ...fixes);
         if (choice === 'Retry') continue;
-        if (choice === 'Change Key' && (await this.askKey(id, true))) continue;
+        if (choice === 'Change Key') {
+          const k = await this.askKey(id, true);
+          if (k !== undefined) key = k;
+          continue;
+        }
         if (choice === 'Change URL' && (baseUrl = await this.askUrl(id, baseUrl))) continue;
         if (choice === 'Type a Model Name') {
           list = { models: [], endpoint: '', label: setup.label };
@@ -140,16 +151,33 @@ export class ConnectModelFlow {
         return undefined;
       }
     }
-    if (baseUrl) await cfg().update(setup.setting, baseUrl === setup.defaultUrl ? undefined : baseUrl, vscode.ConfigurationTarget.Global);
-    // Pick, test (Retry, or pick another), use.
+    // Pick, test (Retry, or pick another), then save and use.
     for (;;) {
       const model = await this.pickModel(id, list.models, list.endpoint);
       if (!model) return undefined;
       const ref = `${id}:${model}`;
-      const tested = await this.test(ref, baseUrl);
-      if (tested === 'ok') return this.use(ref, list.endpoint || setup.label);
+      const tested = await this.test(ref, candidate());
       if (tested === 'cancel') return undefined;
+      if (tested === 'again') continue;
+      if (typeof key === 'string' && setup.secret) await this.host.setSecret(setup.secret, key || undefined);
+      if (baseUrl) await cfg().update(setup.setting, baseUrl === setup.defaultUrl ? undefined : baseUrl, vscode.ConfigurationTarget.Global);
+      return this.use(ref, list.endpoint || setup.label);
     }
+  }
+
+  /** An OpenAI-compatible endpoint, named, tested before anything is saved (connect-compat.ts). */
+  private async compat(): Promise<string | undefined> {
+    const client = await this.host.client();
+    const result = await connectCompat(client, compatUi(), {
+      save: async (endpoint, apiKey, replacing) => {
+        const list = (await client.call('listCompatEndpoints', {})).endpoints;
+        await cfg().update('compatEndpoints', withEndpoint(list, endpoint, replacing), vscode.ConfigurationTarget.Global);
+        await this.host.setProviderSecret(`compatApiKey:${endpoint.name}`, apiKey || undefined);
+      },
+    });
+    if (!result) return undefined;
+    this.log.info(`endpoint ${result.endpoint.name} (${result.endpoint.baseUrl}) saved${result.tested ? ' after its test passed' : ' without a passing test (Use Anyway)'}`);
+    return this.use(result.ref, result.endpoint.name);
   }
 
   private async pickModel(id: ConnectProviderId, models: { id: string; label?: string; contextWindow?: number }[], endpoint: string): Promise<string | undefined> {
@@ -169,17 +197,17 @@ export class ConnectModelFlow {
     return (await vscode.window.showInputBox({ title: `Vox: ${SETUP[id].label} model`, prompt: 'Model name as the server knows it', ignoreFocusOut: true }))?.trim() || undefined;
   }
 
-  /** The connection test: 'ok', 'again' (pick another model) or 'cancel'. */
-  private async test(ref: string, baseUrl: string | undefined): Promise<'ok' | 'again' | 'cancel'> {
+  /** The connection test of the candidate: 'ok', 'again' (pick another model) or 'cancel'. */
+  private async test(ref: string, candidate: { baseUrl?: string; apiKey?: string }): Promise<'ok' | 'again' | 'cancel'> {
     const client = await this.host.client();
     for (;;) {
       try {
-        const r = await withProgress(`Vox: testing ${ref}…`, () => client.call('testModel', { ref, ...(baseUrl ? { baseUrl } : {}) }));
+        const r = await withProgress(`Vox: testing ${ref}…`, () => client.call('testModel', { ref, ...candidate }));
         this.log.info(`connection test of ${ref} at ${r.endpoint}: ok in ${r.latencyMs} ms`);
         return 'ok';
       } catch (e) {
         this.log.warn(`connection test of ${ref} failed: ${describe(e)}`);
-        const choice = await vscode.window.showErrorMessage(`Vox: ${describe(e)}`, 'Retry', 'Pick Another Model', 'Use Anyway');
+        const choice = await vscode.window.showErrorMessage(`Vox: ${describe(e)} Nothing was saved.`, 'Retry', 'Pick Another Model', 'Use Anyway');
         if (choice === 'Retry') continue;
         if (choice === 'Pick Another Model') return 'again';
         return choice === 'Use Anyway' ? 'ok' : 'cancel';
@@ -192,4 +220,41 @@ export class ConnectModelFlow {
     void vscode.window.showInformationMessage(`Vox: connected — now using ${ref} (${where}).`);
     return ref;
   }
+}
+
+/** `list` with `endpoint` added, or put in place of `replacing`. */
+function withEndpoint(list: CompatEndpointView[], endpoint: CompatEndpointView, replacing?: string): CompatEndpointView[] {
+  const i = replacing === undefined ? -1 : list.findIndex((e) => e.name === replacing);
+  return i < 0 ? [...list, endpoint] : list.map((e, j) => (j === i ? endpoint : e));
+}
+
+/** The compat flow's questions, as VS Code input boxes, pickers and error messages. */
+function compatUi(): ConnectCompatUi {
+  const FAILURE: Record<string, FailureChoice> = { Retry: 'retry', Edit: 'edit', 'Use Anyway': 'useAnyway' };
+  return {
+    askUrl: async (value, check) => (await vscode.window.showInputBox({
+      title: 'Vox: OpenAI-compatible server — base URL', prompt: 'Its base URL (usually ending in /v1)', value,
+      placeHolder: 'http://127.0.0.1:8000/v1', ignoreFocusOut: true, validateInput: (v) => check(v),
+    }))?.trim(),
+    askName: async (value, check) => (await vscode.window.showInputBox({
+      title: 'Vox: OpenAI-compatible server — name', prompt: 'A name for this endpoint, shown with its models (default: its host:port)', value,
+      ignoreFocusOut: true, validateInput: (v) => check(v),
+    }))?.trim(),
+    askKey: async (endpoint) => (await vscode.window.showInputBox({
+      title: `Vox: ${endpoint} — API key`, prompt: 'Its API key — tested first, then kept in VS Code SecretStorage for this endpoint only (leave empty if it needs none)',
+      password: true, ignoreFocusOut: true,
+    }))?.trim(),
+    pickModel: async (models, endpoint) => {
+      const TYPE = '$(edit) Type a model name…';
+      const items: (vscode.QuickPickItem & { model?: string })[] = models.map((m) => ({ label: m.id, model: m.id, description: endpoint, ...(m.label ? { detail: m.label } : {}) }));
+      items.push({ label: TYPE, alwaysShow: true });
+      const pick = await vscode.window.showQuickPick(items, { title: `Vox: models at ${endpoint}`, ignoreFocusOut: true, placeHolder: models.length ? 'Pick one to test and use' : 'No model list: type the model name' });
+      if (!pick) return undefined;
+      return pick.model ?? ((await vscode.window.showInputBox({ title: `Vox: ${endpoint} — model`, prompt: 'Model name as the server knows it', ignoreFocusOut: true }))?.trim() || undefined);
+    },
+    failed: async (message) => {
+      const choice = await vscode.window.showErrorMessage(`Vox: ${message} Nothing was saved.`, 'Retry', 'Edit', 'Use Anyway', 'Cancel');
+      return choice ? FAILURE[choice] ?? 'cancel' : 'cancel';
+    },
+  };
 }

@@ -16,7 +16,8 @@ import { VsCodeMentionSources } from './mention-sources';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
 import type { Host, HostMemento, HostNotice, HostSecretStore, McpSettings, RulesSettings } from '../engine/host';
-import { DEFAULT_MODEL_REF, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
+import { migrateCompatSetting } from '../engine/host';
+import { DEFAULT_MODEL_REF, type FixedProviderSecret, type ProviderSecret, type ProviderSettings } from '../engine/providers/registry';
 import { demoModelPath, isDemoModel } from '../engine/model/demo-model';
 import { ownerGrant } from '../protocol/commands/grants';
 import type { ModelChoice } from '../protocol/commands/settings';
@@ -25,7 +26,19 @@ import { vscodeLmFactory } from './vscode-lm-provider';
 
 export const SECRET_KEYS = { openai: 'vox.openaiApiKey', anthropic: 'vox.anthropicApiKey', openrouter: 'vox.openrouterApiKey', compat: 'vox.compatApiKey' } as const;
 export type SecretProvider = keyof typeof SECRET_KEYS;
-const SECRET_OF: Record<ProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
+const SECRET_OF: Record<FixedProviderSecret, SecretProvider> = { openaiApiKey: 'openai', anthropicApiKey: 'anthropic', openrouterApiKey: 'openrouter', compatApiKey: 'compat' };
+
+/** `compat:<endpoint>/<model>` shown as `<model> · <endpoint>` (the palette's model picker); other refs as they are. */
+function endpointLabel(ref: string): string {
+  const m = /^compat:([A-Za-z0-9][A-Za-z0-9._:-]*)\/(.+)$/.exec(ref);
+  const names = (vscode.workspace.getConfiguration('vox').get<{ name?: unknown }[]>('compatEndpoints') ?? []).map((e) => e?.name);
+  return m && names.includes(m[1]) ? `${m[2]} · ${m[1]}` : ref;
+}
+
+/** The SecretStorage key of a provider secret; a named endpoint's is `vox.compatApiKey.<name>`. */
+function secretStorageKey(name: ProviderSecret): string {
+  return name.startsWith('compatApiKey:') ? `${SECRET_KEYS.compat}.${name.slice('compatApiKey:'.length)}` : SECRET_KEYS[SECRET_OF[name as FixedProviderSecret]];
+}
 /** Most kinds of warning shown as notifications per window (the rest, and repeats, go to the log only). */
 const MAX_WARNING_NOTIFICATIONS = 20;
 
@@ -83,7 +96,7 @@ export class EngineHost implements Host, vscode.Disposable {
     const seen = new Set<string>();
     return refs
       .filter((r) => !seen.has(r) && seen.add(r))
-      .map((ref) => ({ ref, label: isDemoModel(ref) ? 'Demo model (offline, writes nonsense)' : ref, isDemo: isDemoModel(ref) }));
+      .map((ref) => ({ ref, label: isDemoModel(ref) ? 'Demo model (offline, writes nonsense)' : endpointLabel(ref), isDemo: isDemoModel(ref) }));
   }
 
   approvalSettings(): unknown {
@@ -148,10 +161,11 @@ export class EngineHost implements Host, vscode.Disposable {
 
   providerSettings(): ProviderSettings {
     const cfg = vscode.workspace.getConfiguration('vox');
-    const get = (k: keyof ProviderSettings) => cfg.get<string>(k) || undefined;
+    const get = (k: Exclude<keyof ProviderSettings, 'compatEndpoints'>) => cfg.get<string>(k) || undefined;
     return {
       openaiBaseUrl: get('openaiBaseUrl'), anthropicBaseUrl: get('anthropicBaseUrl'), ollamaBaseUrl: get('ollamaBaseUrl'),
       openrouterBaseUrl: get('openrouterBaseUrl'), lmstudioBaseUrl: get('lmstudioBaseUrl'), compatBaseUrl: get('compatBaseUrl'),
+      compatEndpoints: cfg.get<unknown>('compatEndpoints'),
     };
   }
 
@@ -165,7 +179,36 @@ export class EngineHost implements Host, vscode.Disposable {
   };
 
   async secret(name: ProviderSecret): Promise<string | undefined> {
-    return (await this.ctx.secrets.get(SECRET_KEYS[SECRET_OF[name]])) || undefined;
+    return (await this.ctx.secrets.get(secretStorageKey(name))) || undefined;
+  }
+
+  /**
+   * The older single `vox.compatBaseUrl` moved, once, into `vox.compatEndpoints` (named by its
+   * host, its key moved to the endpoint's SecretStorage entry); answers the endpoint's name.
+   */
+  async migrateSettings(): Promise<string | undefined> {
+    const cfg = () => vscode.workspace.getConfiguration('vox');
+    const moved = await migrateCompatSetting({
+      settings: () => this.providerSettings(),
+      writeEndpoints: (list) => Promise.resolve(cfg().update('compatEndpoints', list, vscode.ConfigurationTarget.Global)),
+      clearLegacyBaseUrl: async () => {
+        for (const target of [vscode.ConfigurationTarget.Global, vscode.ConfigurationTarget.Workspace]) {
+          if (target === vscode.ConfigurationTarget.Workspace && !vscode.workspace.workspaceFolders?.length) continue;
+          await cfg().update('compatBaseUrl', undefined, target);
+        }
+      },
+      getSecret: (name) => this.secret(name),
+      setSecret: (name, value) => this.setProviderSecret(name, value),
+      deleteSecret: (name) => this.setProviderSecret(name, undefined),
+    });
+    return moved?.name;
+  }
+
+  /** Stores (or, with undefined, deletes) any provider secret, a named endpoint's key included. */
+  async setProviderSecret(name: ProviderSecret, value: string | undefined): Promise<void> {
+    if (value) await this.ctx.secrets.store(secretStorageKey(name), value);
+    else await this.ctx.secrets.delete(secretStorageKey(name));
+    this.changed.fire();
   }
 
   notify(n: HostNotice): void {

@@ -58,6 +58,10 @@ export function activate(ctx: vscode.ExtensionContext): VoxApi {
   const waitMs = bundled ? t0 - __voxBundleEnd! : undefined;
   const log = vscode.window.createOutputChannel('Vox', { log: true });
   const host = new EngineHost(ctx, log);
+  void host.migrateSettings().then(
+    (name) => name && log.info(`vox.compatBaseUrl moved into vox.compatEndpoints as "${name}" (its key kept in SecretStorage)`),
+    (e: unknown) => log.warn(`moving vox.compatBaseUrl into vox.compatEndpoints failed (it keeps working as it is): ${e instanceof Error ? e.message : String(e)}`),
+  );
   const chats = new ChatViews(ctx, host, log);
   const status = vscode.window.createStatusBarItem('vox.model', vscode.StatusBarAlignment.Right, 100);
   status.name = 'Vox model';

@@ -43,6 +43,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   setModel: { model: 'anthropic:claude-sonnet-4-5' },
   listModels: { provider: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
   testModel: { ref: 'openai:gpt-4o-mini' },
+  checkCompatEndpoint: { baseUrl: 'http://127.0.0.1:8000/v1' },
+  listCompatEndpoints: {},
   setUiPreference: { key: 'demoBannerDismissed', value: true },
   prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },

@@ -8,6 +8,7 @@
 import type { ProviderContext } from '../providers/registry';
 import { resolveEndpoint, type Endpoint, type ConnectProviderId } from './endpoints';
 import { ConnectError } from './errors';
+import { compatEndpoints, splitCompatModel } from '../providers/compat-endpoints';
 import { request } from './http';
 
 /** Time allowed for listing models (a local server answers in milliseconds, a hosted API in well under this). */
@@ -55,6 +56,8 @@ export interface ConnectionTest {
 export interface ConnectOptions {
   /** Overrides the provider's base URL setting. */
   baseUrl?: string | undefined;
+  /** Overrides the saved key (a configuration tested before it is saved). */
+  apiKey?: string | undefined;
   timeoutMs?: number;
 }
 
@@ -104,7 +107,7 @@ function toModels(rows: unknown[], pick: (r: Record<string, unknown>) => ListedM
 
 /** Lists `provider`'s models from its API. */
 export async function listModels(provider: string, ctx: ProviderContext, opts: ConnectOptions = {}): Promise<ModelList> {
-  const ep = await resolveEndpoint(provider, opts.baseUrl, ctx);
+  const ep = await resolveEndpoint(provider, opts.baseUrl, ctx, { apiKey: opts.apiKey });
   const timeoutMs = opts.timeoutMs ?? LIST_TIMEOUT_MS;
   const headers = headersFor(ep);
   const purpose = 'listing models';
@@ -182,8 +185,11 @@ function readStream(text: string, ep: Endpoint, model: string): string {
 
 /** Sends the smallest real request to `ref` (`provider:model`) and reads the answer. */
 export async function testModel(ref: string, ctx: ProviderContext, opts: ConnectOptions = {}, now: () => number = Date.now): Promise<ConnectionTest> {
-  const { provider, model } = splitRef(ref);
-  const ep = await resolveEndpoint(provider, opts.baseUrl, ctx);
+  const { provider, model: named } = splitRef(ref);
+  // `compat:<endpoint>/<model>` of a saved endpoint; with a base URL given, the model is the whole text.
+  const split = provider === 'compat' && !opts.baseUrl ? splitCompatModel(named, compatEndpoints(ctx.settings())) : undefined;
+  const model = split?.model ?? named;
+  const ep = await resolveEndpoint(provider, opts.baseUrl, ctx, { apiKey: opts.apiKey, endpointName: split?.endpoint?.name });
   const timeoutMs = opts.timeoutMs ?? TEST_TIMEOUT_MS;
   const headers = { ...headersFor(ep), 'content-type': 'application/json', accept: 'text/event-stream' };
   const messages = [{ role: 'user', content: 'Reply with the word OK.' }];

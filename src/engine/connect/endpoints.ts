@@ -10,6 +10,7 @@ import { QUOTED_INPUT_CHARS, quote } from '../../protocol/wire/quote';
 import type { ProviderContext, ProviderSecret, ProviderSettings } from '../providers/registry';
 import { hostPort } from '../providers/network-cause';
 import { ConnectError } from './errors';
+import { compatEndpoints, compatKey, MAX_ENDPOINT_NAME_CHARS } from '../providers/compat-endpoints';
 import { CONNECT_PROVIDER_IDS, type ConnectProviderId } from '../../protocol/commands/models';
 
 /** The OpenAI API (the `openai` SDK's default). */
@@ -27,7 +28,7 @@ export interface ConnectProvider {
   api: 'openai' | 'anthropic' | 'ollama';
   /** Undefined: the user must give one (`compat`). */
   defaultBaseUrl: string | undefined;
-  setting: keyof ProviderSettings;
+  setting: Exclude<keyof ProviderSettings, 'compatEndpoints'>;
   secret?: ProviderSecret;
   /** Refuse to call without a key (the hosted APIs); local servers need none. */
   keyRequired: boolean;
@@ -84,15 +85,39 @@ export function checkBaseUrl(raw: string, provider: ConnectProvider): string {
   return text.replace(/\/+$/, '');
 }
 
-/** The base URL and key for `provider`: the given URL, else the host's setting, else the default. */
-export async function resolveEndpoint(providerId: string, baseUrl: string | undefined, ctx: ProviderContext): Promise<Endpoint> {
+/** A configuration under test, not saved yet: its key, or which named endpoint is meant. */
+export interface EndpointCandidate {
+  /** The key to send instead of the saved one (the connect flow tests before it saves). */
+  apiKey?: string | undefined;
+  /** `compat`: the named endpoint (default: the first). */
+  endpointName?: string | undefined;
+}
+
+/**
+ * The base URL and key for `provider`: the given URL, else the host's setting (for `compat`, the
+ * named endpoint or the first), else the default; the candidate's key, else the saved one.
+ */
+export async function resolveEndpoint(providerId: string, baseUrl: string | undefined, ctx: ProviderContext, candidate: EndpointCandidate = {}): Promise<Endpoint> {
   const provider = connectProvider(providerId);
-  const configured = baseUrl?.trim() || ctx.settings()[provider.setting] || provider.defaultBaseUrl;
+  let configured = baseUrl?.trim() || undefined;
+  let savedKey: () => Promise<string | undefined> = async () => (provider.secret ? ctx.secret(provider.secret) : undefined);
+  if (provider.id === 'compat' && !configured) {
+    const list = compatEndpoints(ctx.settings());
+    const named = candidate.endpointName === undefined ? list[0] : list.find((e) => e.name === candidate.endpointName);
+    if (candidate.endpointName !== undefined && !named) {
+      throw new ConnectError('badUrl', `No OpenAI-compatible endpoint is named "${candidate.endpointName.slice(0, MAX_ENDPOINT_NAME_CHARS)}"; ${list.length ? `the endpoints are ${list.map((e) => e.name).join(', ')}` : 'connect one with "Vox: Connect a Model…"'}.`, { provider: provider.id });
+    }
+    if (named) {
+      configured = named.baseUrl;
+      savedKey = () => compatKey(named, ctx);
+    }
+  }
+  configured ||= (provider.id === 'compat' ? undefined : ctx.settings()[provider.setting]) || provider.defaultBaseUrl;
   if (!configured) {
     throw new ConnectError('badUrl', `No base URL is set for the ${provider.label}; ${provider.hint}.`, { provider: provider.id });
   }
   const url = checkBaseUrl(configured, provider);
-  const apiKey = provider.secret ? await ctx.secret(provider.secret) : undefined;
+  const apiKey = candidate.apiKey !== undefined ? candidate.apiKey || undefined : await savedKey();
   // OpenAI with its own base URL set is any OpenAI-compatible server (the `openai:` rule of the registry).
   const keyRequired = provider.keyRequired && !(provider.id === 'openai' && url !== DEFAULT_OPENAI_API_URL);
   if (keyRequired && !apiKey) {

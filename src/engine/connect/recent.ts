@@ -8,6 +8,7 @@
 import type { HostMemento } from '../host';
 import { isDemoModel } from '../model/demo-model';
 import { CONNECT_PROVIDERS, isConnectProvider } from './endpoints';
+import { splitCompatModel } from '../providers/compat-endpoints';
 import { UI_PREFERENCE_KEYS, type UiPreferenceKey } from '../../protocol/commands/models';
 
 /** Most recent models remembered. */
@@ -38,15 +39,29 @@ export function providerLabel(kind: string): string {
   return isConnectProvider(kind) ? CONNECT_PROVIDERS[kind].label : (OTHER_LABELS[kind] ?? kind);
 }
 
-/** Recent refs grouped by provider: groups in order of their most recent model, models most recent first. */
-export function groupRecent(refs: readonly string[]): RecentGroup[] {
+/**
+ * Recent refs grouped by provider: groups in order of their most recent model, models most recent
+ * first. `compat:` models are grouped by their named endpoint (`endpoints`, in order; a plain
+ * `compat:<model>` is the first's), so the picker shows the endpoint with the model.
+ */
+export function groupRecent(refs: readonly string[], endpoints: readonly string[] = []): RecentGroup[] {
   const groups = new Map<string, RecentGroup>();
+  const list = endpoints.map((name) => ({ name, baseUrl: '' }));
   for (const ref of refs) {
     const kind = ref.slice(0, ref.indexOf(':'));
-    let g = groups.get(kind);
-    if (!g) groups.set(kind, (g = { provider: kind, label: providerLabel(kind), models: [] }));
+    let key = kind;
+    let groupLabel = providerLabel(kind);
+    let label = ref.slice(kind.length + 1);
+    if (kind === 'compat' && list.length) {
+      const split = splitCompatModel(label, list);
+      key = `compat:${split.endpoint!.name}`;
+      groupLabel = `${split.endpoint!.name} (OpenAI-compatible)`;
+      label = split.model;
+    }
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { provider: kind, label: groupLabel, models: [] }));
     const demo = isDemoModel(ref);
-    g.models.push({ ref, label: demo ? 'Demo model (offline, writes nonsense)' : ref.slice(kind.length + 1), isDemo: demo });
+    g.models.push({ ref, label: demo ? 'Demo model (offline, writes nonsense)' : label, isDemo: demo });
   }
   return [...groups.values()];
 }

@@ -16,6 +16,8 @@ export const SECRET_ENV_NAMES: readonly string[] = [
   'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENROUTER_API_KEY', 'AZURE_OPENAI_API_KEY',
   'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'MISTRAL_API_KEY', 'GROQ_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY', 'VOX_COMPAT_API_KEY',
 ];
+/** Prefix of the environment variables of named endpoints' keys (providers/compat-endpoints.ts). */
+export const SECRET_ENV_PREFIXES: readonly string[] = ['VOX_COMPAT_API_KEY_'];
 /** Shortest value remembered as a secret (shorter strings would redact ordinary words). */
 export const MIN_SECRET_LENGTH = 8;
 /** What a redacted secret is replaced with. */
@@ -56,7 +58,7 @@ export function redact(text: string): string {
 export function childEnv(base: NodeJS.ProcessEnv = process.env, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) {
-    if (v === undefined || SECRET_ENV_NAMES.includes(k) || remembered.has(v)) continue;
+    if (v === undefined || SECRET_ENV_NAMES.includes(k) || SECRET_ENV_PREFIXES.some((p) => k.startsWith(p)) || remembered.has(v)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {

@@ -13,6 +13,7 @@
 import type { LocalLlamaProvider } from './local-llama';
 import type { ProviderFactory, ProviderRegistry } from './registry';
 import { ProviderError } from './types';
+import { compatEndpoints, compatKey, splitCompatModel } from './compat-endpoints';
 
 /** Ollama's default local OpenAI-compatible endpoint. */
 export const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
@@ -95,12 +96,12 @@ const lmstudioFactory: ProviderFactory = {
 
 const compatFactory: ProviderFactory = {
   kind: 'compat',
-  async resolve(model, ref, ctx) {
-    const baseURL = ctx.settings().compatBaseUrl;
-    if (!baseURL) throw new ProviderError('badRequest', 'No OpenAI-compatible base URL is set for compat: models (VS Code: "Vox: Connect a Model…" or the vox.compatBaseUrl setting; CLI: VOX_COMPAT_BASE_URL).');
-    const apiKey = (await ctx.secret('compatApiKey')) ?? 'not-needed';
+  async resolve(named, ref, ctx) {
+    const { endpoint, model } = splitCompatModel(named, compatEndpoints(ctx.settings()));
+    if (!endpoint) throw new ProviderError('badRequest', 'No OpenAI-compatible endpoint is set for compat: models (VS Code: "Vox: Connect a Model…" or the vox.compatEndpoints setting; CLI: VOX_COMPAT_BASE_URL).');
+    const apiKey = (await compatKey(endpoint, ctx)) ?? 'not-needed';
     const { OpenAICompatibleProvider } = await import('./openai');
-    return { provider: new OpenAICompatibleProvider({ apiKey, baseURL, label: 'OpenAI-compatible server', id: 'compat' }), model, label: ref, toolsEnabled: true };
+    return { provider: new OpenAICompatibleProvider({ apiKey, baseURL: endpoint.baseUrl, label: `${endpoint.name} (OpenAI-compatible)`, id: 'compat' }), model, label: ref, toolsEnabled: true };
   },
 };
 

@@ -11,7 +11,8 @@
  *   ollama:<model>             Ollama's OpenAI-compatible endpoint (`ollamaBaseUrl`)
  *   openrouter:<model>         OpenRouter (`openrouterBaseUrl`, key `openrouterApiKey`)
  *   lmstudio:<model>           LM Studio's local server (`lmstudioBaseUrl`)
- *   compat:<model>             any other OpenAI-compatible server (`compatBaseUrl`, optional key `compatApiKey`)
+ *   compat:<endpoint>/<model>  one of the named OpenAI-compatible endpoints (`compatEndpoints`, key `compatApiKey:<endpoint>`)
+ *   compat:<model>             the first of them (or the older single `compatBaseUrl`, key `compatApiKey`)
  *   anthropic:<model>          Anthropic Messages API
  *   vscode-lm:<id or family>   VS Code's Language Model API (registered by the extension)
  */
@@ -22,7 +23,11 @@ export const DEFAULT_MODEL_REF = 'local:demo';
 export interface ModelRef { kind: string; model: string }
 
 /** Secrets a provider may ask the host for (never stored by the engine). */
-export type ProviderSecret = 'openaiApiKey' | 'anthropicApiKey' | 'openrouterApiKey' | 'compatApiKey';
+export type ProviderSecret = FixedProviderSecret | CompatEndpointSecret;
+/** The secrets with one fixed name each. */
+export type FixedProviderSecret = 'openaiApiKey' | 'anthropicApiKey' | 'openrouterApiKey' | 'compatApiKey';
+/** The key of one named OpenAI-compatible endpoint (`compatApiKey:<endpoint name>`). */
+export type CompatEndpointSecret = `compatApiKey:${string}`;
 
 /** Endpoints from the host's settings; empty means the provider's default. */
 export interface ProviderSettings {
@@ -31,8 +36,10 @@ export interface ProviderSettings {
   ollamaBaseUrl?: string;
   openrouterBaseUrl?: string;
   lmstudioBaseUrl?: string;
-  /** The server of `compat:` refs (no default: it must be set). */
+  /** The older single server of `compat:` refs; migrated to `compatEndpoints` by the editor host. */
   compatBaseUrl?: string;
+  /** Named OpenAI-compatible endpoints, side by side (raw: validated by ../connect/compat-endpoints.ts). */
+  compatEndpoints?: unknown;
 }
 
 /** What a factory may ask while resolving. */

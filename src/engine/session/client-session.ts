@@ -9,6 +9,7 @@
  * ./wire-errors.ts). Subscriptions then push only new data until `unsubscribe` or `dispose`.
  */
 import { withSuggestions } from '../permissions/always-allow';
+import { compatEndpoints } from '../providers/compat-endpoints';
 import { EnvelopeError } from '../../protocol/wire/envelope';
 import { commandEnvelope, requiredCapabilities, type CommandType } from '../../protocol/commands/index';
 import { exclusiveKey } from '../../protocol/commands/define';
@@ -125,7 +126,7 @@ export class ClientSession {
     const recent = recentModels(memento);
     return {
       model, models: host.modelChoices(), demoNotice: isDemoModel(model) ? DEMO_MODEL_NOTICE : null,
-      recent: groupRecent(recent.includes(model) ? recent : [model, ...recent]),
+      recent: groupRecent(recent.includes(model) ? recent : [model, ...recent], compatEndpoints(host.providerSettings()).map((e) => e.name)),
       ui: uiPreferences(memento),
     };
   }

@@ -4,7 +4,7 @@
  * collapsed thread list). Failures are `connect/*` errors naming the provider and host:port
  * (engine/connect/). Owner only: they spend the user's keys and reach the network.
  */
-import { arrayOf, bool, literal, num, object, optional, str, type Infer } from '../wire/validators';
+import { arrayOf, bool, literal, num, object, optional, refine, str, type Infer } from '../wire/validators';
 import { MAX_NAME_CHARS, modelRef, nonEmpty } from './common';
 import { defineCommand } from './define';
 import { settingsView } from './settings';
@@ -16,6 +16,14 @@ export type ConnectProviderId = (typeof CONNECT_PROVIDER_IDS)[number];
 /** UI choices that must outlive a window reload. */
 export const UI_PREFERENCE_KEYS = ['demoBannerDismissed', 'threadListCollapsed'] as const;
 export type UiPreferenceKey = (typeof UI_PREFERENCE_KEYS)[number];
+
+/** Longest API key accepted for a configuration under test (real keys are a few hundred characters). */
+export const MAX_API_KEY_CHARS = 4_096;
+/**
+ * A key to test instead of the saved one: the connect flow tests a configuration before it saves
+ * anything. Empty: test without a key. Never stored or echoed; the engine remembers it for redaction.
+ */
+const candidateKey = refine(str, (s) => s.length <= MAX_API_KEY_CHARS, `string of at most ${MAX_API_KEY_CHARS} characters`);
 
 export const listedModel = object({ id: str, label: optional(str), contextWindow: optional(num) });
 export type ListedModelView = Infer<typeof listedModel>;
@@ -40,20 +48,38 @@ export const connectionTestView = object({
 });
 export type ConnectionTestView = Infer<typeof connectionTestView>;
 
+/** A named OpenAI-compatible endpoint (its key is in the host's secrets, never here). */
+export const compatEndpointView = object({ name: str, baseUrl: str });
+export type CompatEndpointView = Infer<typeof compatEndpointView>;
+
 export const modelCommands = {
   listModels: defineCommand('listModels', {
     readOnly: true,
-    summary: "A provider's models, from its API (base URL: the given one, else the provider's setting, else its default).",
+    summary: "A provider's models, from its API (base URL: the given one, else the provider's setting, else its default; key: the given one, else the saved one).",
     requires: ['owner'],
-    params: { provider: literal(...CONNECT_PROVIDER_IDS), baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
+    params: { provider: literal(...CONNECT_PROVIDER_IDS), baseUrl: optional(nonEmpty(MAX_NAME_CHARS)), apiKey: optional(candidateKey) },
     result: modelListView,
   }),
   testModel: defineCommand('testModel', {
     readOnly: true,
     summary: 'Sends the smallest real request to a provider:model and answers how long it took (failures name host:port and the cause).',
     requires: ['owner'],
-    params: { ref: modelRef, baseUrl: optional(nonEmpty(MAX_NAME_CHARS)) },
+    params: { ref: modelRef, baseUrl: optional(nonEmpty(MAX_NAME_CHARS)), apiKey: optional(candidateKey) },
     result: connectionTestView,
+  }),
+  checkCompatEndpoint: defineCommand('checkCompatEndpoint', {
+    readOnly: true,
+    summary: 'Checks a new OpenAI-compatible endpoint before anything is saved: its base URL (a scheme, http or https, no credentials) and its name (default: the host[:port]; not one another endpoint has, `replacing` excepted); answers it normalized.',
+    requires: ['owner'],
+    params: { baseUrl: str, name: optional(str), replacing: optional(nonEmpty(MAX_NAME_CHARS)) },
+    result: compatEndpointView,
+  }),
+  listCompatEndpoints: defineCommand('listCompatEndpoints', {
+    readOnly: true,
+    summary: 'The named OpenAI-compatible endpoints, in order (the first serves plain compat:<model> refs).',
+    requires: ['owner'],
+    params: {},
+    result: object({ endpoints: arrayOf(compatEndpointView) }),
   }),
   setUiPreference: defineCommand('setUiPreference', {
     readOnly: true,

@@ -3,6 +3,8 @@ import type { Host, HostMemento } from '../../host';
 import { memoryMemento } from '../../host';
 import { listModels, testModel } from '../../connect/catalog';
 import { setUiPreference } from '../../connect/recent';
+import { checkNewEndpoint } from '../../connect/compat-endpoints';
+import { compatEndpoints } from '../../providers/compat-endpoints';
 import { rememberSecret } from '../../platform/secrets';
 import type { ProviderContext } from '../../providers/registry';
 import type { HandlerTable } from './types';
@@ -29,12 +31,20 @@ function contextOf(host: Host): ProviderContext {
   };
 }
 
-export const modelHandlers: HandlerTable<'listModels' | 'testModel' | 'setUiPreference'> = {
+export const modelHandlers: HandlerTable<'listModels' | 'testModel' | 'checkCompatEndpoint' | 'listCompatEndpoints' | 'setUiPreference'> = {
   listModels({ services: { host } }, cmd) {
-    return listModels(cmd.provider, contextOf(host), { baseUrl: cmd.baseUrl });
+    rememberSecret(cmd.apiKey);
+    return listModels(cmd.provider, contextOf(host), { baseUrl: cmd.baseUrl, apiKey: cmd.apiKey });
   },
   testModel({ services: { host } }, cmd) {
-    return testModel(cmd.ref, contextOf(host), { baseUrl: cmd.baseUrl });
+    rememberSecret(cmd.apiKey);
+    return testModel(cmd.ref, contextOf(host), { baseUrl: cmd.baseUrl, apiKey: cmd.apiKey });
+  },
+  checkCompatEndpoint({ services: { host } }, cmd) {
+    return checkNewEndpoint(compatEndpoints(host.providerSettings()), { baseUrl: cmd.baseUrl, name: cmd.name }, cmd.replacing);
+  },
+  listCompatEndpoints({ services: { host } }) {
+    return { endpoints: compatEndpoints(host.providerSettings()) };
   },
   async setUiPreference({ services: { host }, session }, cmd) {
     await setUiPreference(mementoOf(host), cmd.key, cmd.value);
