@@ -7,10 +7,10 @@
  *   2. the banner's "Connect a model" opens the flow's provider pick; "Ollama" with a base URL
  *      on a closed port shows the exact failure (Ollama, 127.0.0.1:PORT, refused) with Retry;
  *   2b. "VS Code language models" lists vscode.lm's models, or (code-server has none) says so with Retry;
- *   3. "Vox: Connect a Model…" → "OpenAI-compatible URL…" → the server's base URL → no key → the
+ *   3. "Vox: Connect a Model…" → "OpenAI-compatible URL…" → the server's base URL → its name → no key → the
  *      models listed from the server's API (both shown; screenshot, the README picture) → one
  *      picked → the connection test (the server gets the tiny request) → "connected" → the
- *      webview's picker shows `compat:beta-chat` in an "OpenAI-compatible server" group and
+ *      webview's picker shows `compat:fake-local/beta-chat` in a "fake-local (OpenAI-compatible)" group and
  *      settings.json holds the base URL (and no key);
  *   4. back on the demo model (picker), the banner is dismissed; after "Developer: Reload
  *      Window" it stays dismissed (the picker still shows the demo model);
@@ -38,6 +38,9 @@ export const CONNECT_CHECKS = {
 
 const MODELS = ['alpha-coder', 'beta-chat'];
 const PICKED = 'beta-chat';
+/** The endpoint's name, typed over the default (its host:port). */
+const ENDPOINT = 'fake-local';
+const REF = `compat:${ENDPOINT}/${PICKED}`;
 const README = readmePicture('screenshot-connect', 250 * 1024);
 
 const widget = (p: Page) => p.locator('.quick-input-widget');
@@ -124,25 +127,27 @@ export const runConnectChecks = defineUiSet({
       await h.runCommand(p, 'Vox: Connect a Model…', 30_000, { opensQuickInput: true });
       await pickRow(p, 'OpenAI-compatible URL…');
       await answerInput(p, 'base URL', fk.baseUrl);
+      await answerInput(p, 'A name for this endpoint', ENDPOINT);
       await answerInput(p, 'API key', '');
       for (const m of MODELS) await pickRow(p, m, false);
-      const placeholder = await widget(p).locator('.quick-input-box input').getAttribute('placeholder');
-      assert(placeholder?.includes(`2 models at ${new URL(fk.baseUrl).host}`), `the model pick says ${JSON.stringify(placeholder)}`);
+      const title = ((await widget(p).locator('.quick-input-title').textContent()) ?? '').trim();
+      assert(title.includes(`models at ${ENDPOINT}`), `the model pick is titled ${JSON.stringify(title)}`);
       await shot(README.shot);
       await shot('e2e-connect-models');
       await h.answerQuickInput(p, PICKED);
-      await toast(p, `Vox: connected — now using compat:${PICKED}`).waitFor({ state: 'visible', timeout: 30_000 });
+      await toast(p, `Vox: connected — now using ${REF}`).waitFor({ state: 'visible', timeout: 30_000 });
       const reqs = fk.requests.slice(before);
       assert(reqs.some((r) => r.method === 'GET' && r.path === '/v1/models'), `no GET /v1/models reached the server (${reqs.map((r) => `${r.method} ${r.path}`).join(', ')})`);
       const test = reqs.find((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
       assert(test?.body?.model === PICKED && test.body.max_tokens === 16, `the connection test sent ${JSON.stringify(test?.body)}`);
       const view = await sidebar();
-      await h.waitFor('the picker to show the connected model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === `compat:${PICKED}`);
+      await h.waitFor('the picker to show the connected model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === REF);
       const groups = await view.locator('.model-row select optgroup').evaluateAll((els) => els.map((g) => g.getAttribute('label')));
-      assert(groups.includes('OpenAI-compatible server'), `the picker's groups are ${JSON.stringify(groups)}`);
+      assert(groups.includes(`${ENDPOINT} (OpenAI-compatible)`), `the picker's groups are ${JSON.stringify(groups)}`);
       await view.locator('.demo-banner').waitFor({ state: 'detached', timeout: 10_000 });
       const settings = JSON.parse(settingsJson()) as Record<string, unknown>;
-      assert(settings['vox.compatBaseUrl'] === fk.baseUrl && settings['vox.model'] === `compat:${PICKED}`, `settings.json: ${settingsJson()}`);
+      const endpoints = settings['vox.compatEndpoints'] as { name: string; baseUrl: string }[] | undefined;
+      assert(endpoints?.some((e) => e.name === ENDPOINT && e.baseUrl === fk.baseUrl) && settings['vox.model'] === REF, `settings.json: ${settingsJson()}`);
       await shot('e2e-connect-connected');
       await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
       state.connected = true;
