@@ -180,6 +180,16 @@ async function restoreEffect(client: EngineClient, threadId: string, ordinal: nu
 }
 
 function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, scope: ContributionScope): void {
+  // The Undo of the last restore stays reachable after its notification hides (VS Code hides an
+  // info toast with actions after a while): a status-bar item until it is used or replaced.
+  const undoItem = scope.add(vscode.window.createStatusBarItem('vox.undoRestore', vscode.StatusBarAlignment.Left, 0));
+  undoItem.name = 'Vox: Undo restore';
+  const offerUndo = (restorePoint: string, files: number, ordinal: number): void => {
+    undoItem.text = '$(discard) Undo restore';
+    undoItem.tooltip = `Vox: put back the ${files} file(s) as they were before restoring checkpoint #${ordinal}`;
+    undoItem.command = { command: 'vox.checkpoint.undoRestore', title: 'Undo restore', arguments: [restorePoint] };
+    undoItem.show();
+  };
   const cmd = (id: string, fn: (node?: unknown) => Promise<void>) => scope.command(id, (node) => fn(node));
   cmd('vox.checkpoint.refresh', async () => view.refresh());
   cmd('vox.checkpoint.restore', async (node) => {
@@ -202,11 +212,9 @@ function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, sco
     view.refresh();
     const files = outcome.files;
     const msg = files ? `Vox: restored ${files.changed.length} file(s) to checkpoint #${cp.row.ordinal}. Your previous state is saved: "Undo restore" is also in the Checkpoints view title.` : `Vox: the thread was rewound to checkpoint #${cp.row.ordinal}.`;
+    if (files) offerUndo(files.restorePoint, files.changed.length, cp.row.ordinal);
     const action = files ? await vscode.window.showInformationMessage(msg, 'Undo') : (void vscode.window.showInformationMessage(msg), undefined);
-    if (action === 'Undo' && files) {
-      const undone = await client.call('undoRestore', { restorePoint: files.restorePoint });
-      void vscode.window.showInformationMessage(`Vox: restore undone (${undone.files.changed.length} file(s) back).`);
-    }
+    if (action === 'Undo' && files && undoItem.command !== undefined) await vscode.commands.executeCommand('vox.checkpoint.undoRestore', files.restorePoint);
   });
   cmd('vox.checkpoint.compareWithWorking', async (node) => {
     const cp = await pickCheckpoint(host, node);
@@ -231,8 +239,14 @@ function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, sco
     const r = await client.call('captureCheckpoint', { threadId: pick.threadId });
     void vscode.window.showInformationMessage(`Vox: checkpoint #${r.ordinal} captured in ${r.tookMs} ms (${r.changedCount} file(s) changed).`);
   });
-  cmd('vox.checkpoint.undoRestore', async () => {
+  cmd('vox.checkpoint.undoRestore', async (arg) => {
     const client = await host.client();
+    if (typeof arg === 'string') { // the status-bar item's (or the notification's) restore point
+      undoItem.hide();
+      undoItem.command = undefined;
+      const r = await client.call('undoRestore', { restorePoint: arg });
+      return void vscode.window.showInformationMessage(`Vox: restore undone (${r.files.changed.length} file(s) back).`);
+    }
     const { restorePoints } = await client.call('listRestorePoints', {});
     if (restorePoints.length === 0) return void vscode.window.showInformationMessage('Vox: no restore points.');
     const pick = await vscode.window.showQuickPick(
@@ -241,6 +255,10 @@ function registerCheckpointCommands(host: EngineHost, view: CheckpointsView, sco
     );
     if (!pick) return;
     const r = await client.call('undoRestore', { restorePoint: pick.p.ref });
+    if ((undoItem.command as vscode.Command | undefined)?.arguments?.[0] === pick.p.ref) {
+      undoItem.hide();
+      undoItem.command = undefined;
+    }
     void vscode.window.showInformationMessage(`Vox: restore undone (${r.files.changed.length} file(s)).`);
   });
   cmd('vox.checkpoint.prune', async () => {

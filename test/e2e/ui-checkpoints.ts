@@ -18,7 +18,7 @@
  *      on the right; screenshot test-results/e2e-checkpoints-diff.png;
  *   4. right-click #1 → "Restore Checkpoint…" → quick pick "Files only": notes.txt is "original\n"
  *      again on disk, a restore point ref exists, the notification offers Undo;
- *   5. Undo in that notification: notes.txt is the agent's text again; the user's HEAD, branch,
+ *   5. the notifications cleared, "Undo restore" stays in the status bar; clicked, notes.txt is the agent's text again (the item goes); the user's HEAD, branch,
  *      index (`git ls-files -s`) and stash are what they were before the agent ran;
  *   6. a key set through "Vox: Set API Key" while the view is open (it applies to the next
  *      prompt, with no engine restart: the next requests carry it); a second thread (from an
@@ -88,7 +88,7 @@ export const CHECKPOINT_CHECKS = {
   view: 'checkpoints UI: Source Control shows Vox Checkpoints: thread → #2 turn end, #1 before write_file → notes.txt',
   compare: 'checkpoints UI: Compare with Working Tree on #1 opens the diff "original" ↔ the agent\'s text',
   restore: 'checkpoints UI: Restore #1 → "Files only" from the context menu puts notes.txt back, with Undo offered',
-  undo: 'checkpoints UI: Undo in the notification brings the agent\'s text back; HEAD, branch, index and stash untouched',
+  undo: 'checkpoints UI: with the notification cleared, "Undo restore" in the status bar brings the agent\'s text back (and goes); HEAD, branch, index and stash untouched',
   live: 'checkpoints UI: a second thread (editor tab, after "Vox: Set API Key", whose key its requests carry) shows its checkpoints in the open view by itself',
   screenshots: 'checkpoints UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -303,18 +303,13 @@ export const runCheckpointChecks = defineUiSet({
       state.restored = true;
     });
 
-    // ---- 5. Undo in the notification
+    // ---- 5. Undo after the notification is gone: the status-bar item stays until used
     await check(CHECKPOINT_CHECKS.undo, async () => {
       requireState('restored');
-      const notice = restoreNotice!;
-      let undo = notice.getByRole('button', { name: 'Undo' });
-      if (!(await undo.isVisible())) {
-        // The toast timed out: the same notification is in the notification center.
-        h.log('checkpoints UI: restore toast gone; using the notification center');
-        await h.runCommand(p, 'Notifications: Show Notifications');
-        undo = p.locator('.notifications-center .notification-list-item', { hasText: 'to checkpoint #1' }).first().getByRole('button', { name: 'Undo' });
-      }
-      await undo.click({ timeout: 5_000 });
+      await h.runCommand(p, 'Notifications: Clear All Notifications');
+      const item = p.locator('.statusbar-item', { hasText: 'Undo restore' }).first();
+      await item.waitFor({ state: 'visible', timeout: 10_000 });
+      await item.click({ timeout: 5_000 });
       await waitForNotes(ws, CHANGED, `Undo to bring back the agent's ${NOTES}`);
       await toast(p, /restore undone \(1 file\(s\)/).waitFor({ state: 'visible', timeout: 15_000 });
       assert(base.stash === '', `git stash list was not empty before the agent ran: ${base.stash}`);
@@ -322,6 +317,8 @@ export const runCheckpointChecks = defineUiSet({
       const status = git(ws, ['status', '--porcelain']);
       assert(status === ` M ${NOTES}\n`, `git status after Undo: ${JSON.stringify(status)}, expected " M ${NOTES}"`);
       assert(refsUnder(ws, 'refs/vox/checkpoints/').length === 2, 'checkpoint refs changed through restore + undo');
+      await p.locator('.statusbar-item', { hasText: 'Undo restore' }).first().waitFor({ state: 'hidden', timeout: 10_000 })
+        .catch(() => { throw new Error('the "Undo restore" item is still in the status bar after the undo'); });
     });
 
     // ---- 6. The open view follows a new thread's checkpoints by itself
