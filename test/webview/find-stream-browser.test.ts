@@ -68,11 +68,19 @@ describe('find while streaming in Chromium', function () {
       });
     }
     // The highlighted occurrence is still the first of the run (occurrence 0): the text before it did not change.
-    const firstInRun = await page.evaluate(() => {
-      const h = CSS.highlights.get('vox-find-current');
-      if (!h) return null;
-      for (const r of h) return (r as unknown as { startOffset: number; startContainer: { data: string } }).startContainer.data.slice(0, (r as unknown as { startOffset: number }).startOffset);
-      return null;
+    // Read once the last delta's re-render has settled (a range of the text node it replaced is collapsed onto its element).
+    let firstInRun = null as string | null;
+    await w.eventually('the current highlight on a text node', async () => {
+      firstInRun = await page.evaluate(() => {
+        const h = CSS.highlights.get('vox-find-current');
+        if (!h) return null;
+        for (const r of h) {
+          const range = r as unknown as { startOffset: number; startContainer: { data?: string } };
+          return typeof range.startContainer.data === 'string' ? range.startContainer.data.slice(0, range.startOffset) : null;
+        }
+        return null;
+      });
+      return firstInRun !== null;
     });
     assert.ok(firstInRun !== null && !firstInRun.toLowerCase().includes('needle'), `the highlight moved past the first needle: ${JSON.stringify(firstInRun)}`);
   });
