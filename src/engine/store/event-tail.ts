@@ -13,7 +13,8 @@
  *     did) and delivers what arrived;
  *   - a new subscription catches up first, so its replay and the next poll never overlap.
  *
- * The timer is unref'd: it never keeps a CLI process alive.
+ * The timer is unref'd: it never keeps a CLI process alive. `fanOut` hands a batch to the
+ * store's subscribers: every append listener, and each thread's listeners its own events.
  */
 import type { SqlDatabase } from './driver';
 import type { StoredEvent } from '../../protocol/events';
@@ -90,5 +91,26 @@ export class EventTail {
 
   private readDataVersion(): number {
     return Number(this.ports.db.pragma('data_version'));
+  }
+}
+
+type Listener = (events: StoredEvent[]) => void;
+
+/** Hands `stored` to every listener and each thread's listeners their thread's events; a listener that throws is dropped (it never breaks the writer). */
+export function fanOut(stored: StoredEvent[], listeners: Set<Listener>, threadListeners: Map<string, Set<Listener>>): void {
+  const deliver = (l: Listener, evs: StoredEvent[], from: Set<Listener>) => {
+    try {
+      l(evs);
+    } catch {
+      from.delete(l);
+    }
+  };
+  for (const l of [...listeners]) deliver(l, stored, listeners);
+  if (threadListeners.size === 0) return;
+  const byThread = new Map<string, StoredEvent[]>();
+  for (const e of stored) if (threadListeners.has(e.threadId)) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
+  for (const [threadId, evs] of byThread) {
+    const set = threadListeners.get(threadId)!;
+    for (const l of [...set]) deliver(l, evs, set);
   }
 }

@@ -32,7 +32,7 @@ import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput,
 
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
 import { isOwnerAlive } from '../platform/process-identity';
-import { EventTail } from './event-tail';
+import { EventTail, fanOut } from './event-tail';
 import { redactDeep } from '../platform/secrets';
 import {
   CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
@@ -176,21 +176,7 @@ export class VoxStore {
   }
 
   private deliver(stored: StoredEvent[]): void {
-    const deliver = (l: EventListener, evs: StoredEvent[], from: Set<EventListener>) => {
-      try {
-        l(evs);
-      } catch {
-        from.delete(l); // a broken listener never breaks the writer
-      }
-    };
-    for (const l of [...this.listeners]) deliver(l, stored, this.listeners);
-    if (this.threadListeners.size === 0) return;
-    const byThread = new Map<string, StoredEvent[]>();
-    for (const e of stored) if (this.threadListeners.has(e.threadId)) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
-    for (const [threadId, evs] of byThread) {
-      const set = this.threadListeners.get(threadId)!;
-      for (const l of [...set]) deliver(l, evs, set);
-    }
+    fanOut(stored, this.listeners, this.threadListeners);
   }
 
   eventsAfter(afterSeq: number, opts: { threadId?: string; limit?: number } = {}): StoredEvent[] {
