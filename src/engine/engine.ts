@@ -52,6 +52,8 @@ function bindHost(h: Host): Host {
     providerSettings: () => h.providerSettings(), permissionSettings: () => h.permissionSettings?.(), samplingSettings: () => h.samplingSettings?.(),
     ...(h.setPermissionMode ? { setPermissionMode: (m: 'ask' | 'autoEdits' | 'fullAuto', t: 'workspace' | 'user') => h.setPermissionMode!(m, t) } : {}),
     secret: (n) => h.secret(n), notify: (n) => h.notify(n),
+    ...(h.setProviderSecret ? { setProviderSecret: (n: Parameters<Host['secret']>[0], v: string | undefined) => h.setProviderSecret!(n, v) } : {}),
+    ...(h.setCompatEndpoints ? { setCompatEndpoints: (l: unknown[]) => h.setCompatEndpoints!(l) } : {}),
     onExternalChange: (l) => h.onExternalChange(l), onSettingsChange: (l) => h.onSettingsChange(l),
     ...(h.mentionSources ? { mentionSources: h.mentionSources } : {}),
     ...(h.rulesSettings ? { rulesSettings: () => h.rulesSettings!() } : {}),

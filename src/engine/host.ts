@@ -89,6 +89,14 @@ export interface Host {
   setPermissionMode?(mode: 'ask' | 'autoEdits' | 'fullAuto', target: 'workspace' | 'user'): Promise<void>;
   /** A provider key, or undefined when none is set. Never logged, never stored by the engine. */
   secret(name: ProviderSecret): Promise<string | undefined>;
+  /** Stores, or with undefined deletes, a provider key (VS Code: SecretStorage); absent: this host's keys cannot be changed (the CLI's environment). */
+  setProviderSecret?(name: ProviderSecret, value: string | undefined): Promise<void>;
+  /**
+   * Persists the named OpenAI-compatible endpoints (VS Code: the global `vox.compatEndpoints`),
+   * entries as the settings hold them; absent: this host cannot change them (the CLI's
+   * `VOX_COMPAT_ENDPOINTS`).
+   */
+  setCompatEndpoints?(list: unknown[]): Promise<void>;
   /** Notices for the user or the log (checkpoint failures, over-budget captures, recovered runs). */
   notify(notice: HostNotice): void;
   /** Calls `listener` whenever files may have changed outside the agent (the user saved one). */

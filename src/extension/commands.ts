@@ -1,12 +1,13 @@
 /**
  * The chat, model and settings commands (a contribution, ./contribution.ts): new thread, focus
  * the chat, approve / deny the waiting tool call (the chat's sticky bar), open it in an editor tab, send selection, stop, connect / select a model, set an API
- * key, choose a GGUF, use Ollama, download a recommended model, open settings, show logs.
+ * key, manage the OpenAI-compatible endpoints, choose a GGUF, use Ollama, download a recommended model, open settings, show logs.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { downloadModel, RECOMMENDED_MODELS } from '../engine/model/download';
 import { CONNECT_COMMAND, ConnectModelFlow } from './connect-model';
+import { MANAGE_ENDPOINTS_COMMAND } from './manage-endpoints-ui';
 import type { ExtensionContribution } from './contribution';
 import type { SecretProvider } from './engine-host';
 
@@ -17,7 +18,7 @@ export const chatCommands: ExtensionContribution = {
   name: 'chat, model and settings commands',
   commands: [
     'vox.focusChat', 'vox.newThread', 'vox.approveWaiting', 'vox.denyWaiting', 'vox.openChatInEditor', 'vox.sendSelection', 'vox.stop',
-    CONNECT_COMMAND, 'vox.selectModel', 'vox.setApiKey', 'vox.chooseGguf', 'vox.useOllama', 'vox.downloadModel',
+    CONNECT_COMMAND, MANAGE_ENDPOINTS_COMMAND, 'vox.selectModel', 'vox.setApiKey', 'vox.chooseGguf', 'vox.useOllama', 'vox.downloadModel',
     'vox.openSettings', 'vox.showLogs',
   ],
   activate({ ctx, host, chats, log }, scope) {
@@ -45,6 +46,7 @@ export const chatCommands: ExtensionContribution = {
     });
     // One flow from provider to a tested model; the banner's buttons, Set API Key and Use Ollama lead into it.
     reg(CONNECT_COMMAND, (preset?: unknown) => connect.run(typeof preset === 'string' ? (preset as Parameters<ConnectModelFlow['run']>[0]) : undefined));
+    reg(MANAGE_ENDPOINTS_COMMAND, () => connect.manage());
     reg('vox.selectModel', async () => {
       const items: (vscode.QuickPickItem & { ref?: string })[] = host.modelChoices().map((m) => ({ label: m.label, description: m.ref, ref: m.ref }));
       try {

@@ -15,11 +15,13 @@ import * as vscode from 'vscode';
 import { ClientError } from '../client/engine-client';
 import type { CompatEndpointView, ConnectProviderId } from '../protocol/commands/models';
 import { connectCompat, type ConnectCompatUi, type FailureChoice } from './connect-compat';
+import { manageEndpoints } from './manage-endpoints';
+import { manageEndpointsUi } from './manage-endpoints-ui';
 import type { EngineHost, SecretProvider } from './engine-host';
 
 export const CONNECT_COMMAND = 'vox.connectModel';
 
-type Choice = ConnectProviderId | 'gguf' | 'vscode-lm';
+type Choice = ConnectProviderId | 'gguf' | 'vscode-lm' | 'manage';
 
 interface ProviderItem extends vscode.QuickPickItem { id: Choice }
 
@@ -42,6 +44,7 @@ const PROVIDERS: ProviderItem[] = [
   { id: 'compat', label: 'OpenAI-compatible URL…', detail: 'vLLM, llama.cpp server, LiteLLM, DeepSeek, any /v1 endpoint' },
   { id: 'gguf', label: 'GGUF file…', detail: 'run a local model file in process with llama.cpp' },
   { id: 'vscode-lm', label: 'VS Code language models', detail: 'models other extensions provide (e.g. GitHub Copilot)' },
+  { id: 'manage', label: 'Manage OpenAI-compatible endpoints…', detail: 'rename, edit or remove the endpoints saved before' },
 ];
 
 const cfg = () => vscode.workspace.getConfiguration('vox');
@@ -65,6 +68,7 @@ export class ConnectModelFlow {
     if (id === 'gguf') return void (await vscode.commands.executeCommand('vox.chooseGguf'));
     if (id === 'vscode-lm') return this.vscodeLm();
     if (id === 'compat') return this.compat();
+    if (id === 'manage') return void (await this.manage());
     return this.http(id, opts.keySaved === true);
   }
 
@@ -165,16 +169,22 @@ export class ConnectModelFlow {
     }
   }
 
-  /** An OpenAI-compatible endpoint, named, tested before anything is saved (connect-compat.ts). */
-  private async compat(): Promise<string | undefined> {
+  /** "Vox: Manage Model Endpoints…": rename, edit or remove the named endpoints (manage-endpoints.ts). */
+  async manage(): Promise<void> {
+    await manageEndpoints(await this.host.client(), manageEndpointsUi(), { edit: async (endpoint) => void (await this.compat(endpoint)) });
+  }
+
+  /** An OpenAI-compatible endpoint (a new one, or `edit`'s URL and key), named, tested before anything is saved (connect-compat.ts). */
+  private async compat(edit?: CompatEndpointView): Promise<string | undefined> {
     const client = await this.host.client();
     const result = await connectCompat(client, compatUi(), {
       save: async (endpoint, apiKey, replacing) => {
         const list = (await client.call('listCompatEndpoints', {})).endpoints;
         await cfg().update('compatEndpoints', withEndpoint(list, endpoint, replacing), vscode.ConfigurationTarget.Global);
         await this.host.setProviderSecret(`compatApiKey:${endpoint.name}`, apiKey || undefined);
+        if (replacing && replacing !== endpoint.name) await this.host.setProviderSecret(`compatApiKey:${replacing}`, undefined);
       },
-    });
+    }, edit);
     if (!result) return undefined;
     this.log.info(`endpoint ${result.endpoint.name} (${result.endpoint.baseUrl}) saved${result.tested ? ' after its test passed' : ' without a passing test (Use Anyway)'}`);
     return this.use(result.ref, result.endpoint.name);

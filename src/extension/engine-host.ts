@@ -204,6 +204,11 @@ export class EngineHost implements Host, vscode.Disposable {
     return moved?.name;
   }
 
+  /** The named OpenAI-compatible endpoints are the user's (global) `vox.compatEndpoints`. */
+  async setCompatEndpoints(list: unknown[]): Promise<void> {
+    await vscode.workspace.getConfiguration('vox').update('compatEndpoints', list, vscode.ConfigurationTarget.Global);
+  }
+
   /** Stores (or, with undefined, deletes) any provider secret, a named endpoint's key included. */
   async setProviderSecret(name: ProviderSecret, value: string | undefined): Promise<void> {
     if (value) await this.ctx.secrets.store(secretStorageKey(name), value);

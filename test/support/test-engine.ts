@@ -71,6 +71,15 @@ export class TestHost implements Host {
   async secret(name: ProviderSecret): Promise<string | undefined> {
     return this.secrets[name];
   }
+  async setProviderSecret(name: ProviderSecret, value: string | undefined): Promise<void> {
+    if (value) this.secrets[name] = value;
+    else delete this.secrets[name];
+  }
+  /** Writes `compatEndpoints` (VS Code: the global vox.compatEndpoints). */
+  async setCompatEndpoints(list: unknown[]): Promise<void> {
+    this.endpoints = { ...this.endpoints, compatEndpoints: list };
+    for (const l of [...this.settingsListeners]) l();
+  }
   notify(n: HostNotice): void {
     this.notices.push(n);
   }

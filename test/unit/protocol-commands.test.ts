@@ -45,6 +45,8 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   testModel: { ref: 'openai:gpt-4o-mini' },
   checkCompatEndpoint: { baseUrl: 'http://127.0.0.1:8000/v1' },
   listCompatEndpoints: {},
+  removeCompatEndpoint: { name: 'fake-local' },
+  renameCompatEndpoint: { name: 'fake-local', newName: 'lab' },
   setUiPreference: { key: 'demoBannerDismissed', value: true },
   prepareModel: { model: 'local:demo' },
   captureCheckpoint: { threadId: 'thread:1' },

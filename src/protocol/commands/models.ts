@@ -4,7 +4,7 @@
  * collapsed thread list). Failures are `connect/*` errors naming the provider and host:port
  * (engine/connect/). Owner only: they spend the user's keys and reach the network.
  */
-import { arrayOf, bool, literal, num, object, optional, refine, str, type Infer } from '../wire/validators';
+import { arrayOf, bool, literal, nullable, num, object, optional, refine, str, type Infer } from '../wire/validators';
 import { MAX_NAME_CHARS, modelRef, nonEmpty } from './common';
 import { defineCommand } from './define';
 import { settingsView } from './settings';
@@ -52,6 +52,19 @@ export type ConnectionTestView = Infer<typeof connectionTestView>;
 export const compatEndpointView = object({ name: str, baseUrl: str });
 export type CompatEndpointView = Infer<typeof compatEndpointView>;
 
+/** The default model moved off an endpoint that was removed or renamed (`was` → `now`); null when it did not change. */
+export const modelChangeView = nullable(object({ was: str, now: str }));
+export type ModelChangeView = Infer<typeof modelChangeView>;
+
+export const endpointEditView = object({
+  /** The endpoint removed, or the endpoint under its new name. */
+  endpoint: compatEndpointView,
+  /** The endpoints after the change, in order. */
+  endpoints: arrayOf(compatEndpointView),
+  model: modelChangeView,
+});
+export type EndpointEditView = Infer<typeof endpointEditView>;
+
 export const modelCommands = {
   listModels: defineCommand('listModels', {
     readOnly: true,
@@ -80,6 +93,18 @@ export const modelCommands = {
     requires: ['owner'],
     params: {},
     result: object({ endpoints: arrayOf(compatEndpointView) }),
+  }),
+  removeCompatEndpoint: defineCommand('removeCompatEndpoint', {
+    summary: "Removes a named OpenAI-compatible endpoint: its entry in the settings, its key in the host's secrets, its recent models; a default model on it falls back to the most recent model elsewhere (else the demo model), answered as `model`.",
+    requires: ['owner'],
+    params: { name: str },
+    result: endpointEditView,
+  }),
+  renameCompatEndpoint: defineCommand('renameCompatEndpoint', {
+    summary: "Renames a named OpenAI-compatible endpoint in place (its order kept): its key moves to the new name's secret, the default and recent models `compat:<old>/<model>` become `compat:<new>/<model>`.",
+    requires: ['owner'],
+    params: { name: str, newName: str },
+    result: endpointEditView,
   }),
   setUiPreference: defineCommand('setUiPreference', {
     readOnly: true,

@@ -27,7 +27,7 @@ export const ERROR_CODES = {
   /** Model providers. */
   provider: ['rateLimited', 'quotaExhausted', 'auth', 'badRequest', 'server', 'network', 'malformedStream', 'cancelled', 'modelLoad', 'notSupported'],
   /** Connecting a model: listing a provider's models and the connection test (engine/connect/). */
-  connect: ['badUrl', 'unknownProvider', 'noKey', 'dnsFailed', 'refused', 'unauthorized', 'modelNotFound', 'timeout', 'httpStatus', 'badResponse', 'network', 'notSupported', 'badName', 'nameClash'],
+  connect: ['badUrl', 'unknownProvider', 'noKey', 'dnsFailed', 'refused', 'unauthorized', 'modelNotFound', 'timeout', 'httpStatus', 'badResponse', 'network', 'notSupported', 'badName', 'nameClash', 'unknownEndpoint'],
   /** Model downloads. */
   download: ['network', 'httpStatus', 'checksum', 'cancelled', 'notGguf'],
   /** The agent's tools. */

@@ -1,9 +1,10 @@
-/** Handlers of the model-connection commands (../../../protocol/commands/models.ts): list, test, UI choices. */
+/** Handlers of the model-connection commands (../../../protocol/commands/models.ts): list, test, the named endpoints, UI choices. */
 import type { Host, HostMemento } from '../../host';
 import { memoryMemento } from '../../host';
 import { listModels, testModel } from '../../connect/catalog';
 import { setUiPreference } from '../../connect/recent';
 import { checkNewEndpoint } from '../../connect/compat-endpoints';
+import { removeEndpoint, renameEndpoint } from '../../connect/endpoint-edits';
 import { compatEndpoints } from '../../providers/compat-endpoints';
 import { rememberSecret } from '../../platform/secrets';
 import type { ProviderContext } from '../../providers/registry';
@@ -31,7 +32,7 @@ function contextOf(host: Host): ProviderContext {
   };
 }
 
-export const modelHandlers: HandlerTable<'listModels' | 'testModel' | 'checkCompatEndpoint' | 'listCompatEndpoints' | 'setUiPreference'> = {
+export const modelHandlers: HandlerTable<'listModels' | 'testModel' | 'checkCompatEndpoint' | 'listCompatEndpoints' | 'removeCompatEndpoint' | 'renameCompatEndpoint' | 'setUiPreference'> = {
   listModels({ services: { host } }, cmd) {
     rememberSecret(cmd.apiKey);
     return listModels(cmd.provider, contextOf(host), { baseUrl: cmd.baseUrl, apiKey: cmd.apiKey });
@@ -45,6 +46,12 @@ export const modelHandlers: HandlerTable<'listModels' | 'testModel' | 'checkComp
   },
   listCompatEndpoints({ services: { host } }) {
     return { endpoints: compatEndpoints(host.providerSettings()) };
+  },
+  removeCompatEndpoint({ services: { host } }, cmd) {
+    return removeEndpoint(host, mementoOf(host), cmd.name);
+  },
+  renameCompatEndpoint({ services: { host } }, cmd) {
+    return renameEndpoint(host, mementoOf(host), cmd.name, cmd.newName);
   },
   async setUiPreference({ services: { host }, session }, cmd) {
     await setUiPreference(mementoOf(host), cmd.key, cmd.value);
