@@ -55,6 +55,11 @@ export function loadReloadUi() {
   return loadTs('./ui-reload.ts', 'runReloadChecks');
 }
 
+/** @returns {Promise<typeof import('./ui-permissions.ts')>} */
+export function loadPermissionsUi() {
+  return loadTs('./ui-permissions.ts', 'runPermissionChecks');
+}
+
 /** @returns {Promise<typeof import('./ui-refusal.ts')>} */
 export function loadRefusalUi() {
   return loadTs('./ui-refusal.ts', 'runRefusalChecks');

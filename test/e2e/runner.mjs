@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadReloadUi, loadConnectUi, loadImportersUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadKeyboardUi, loadSearchUi, loadSharedUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
+import { loadBranchesUi, loadChatUi, loadCheckpointsUi, loadCompactUi, loadComposerUi, loadReloadUi, loadConnectUi, loadImportersUi, loadPermissionsUi, loadRefusalUi, loadRulesUi, loadSanitizeUi, loadKeyboardUi, loadSearchUi, loadSharedUi, loadThreadsUi, loadVariantsUi, loadMcpCatalogUi, loadMcpHttpUi, loadMcpUi } from './load-harness.mjs';
 
 /** `flag('--x')`: present; `opt('--x')`: the argument after it. */
 export function parseArgs(args = process.argv.slice(2)) {
@@ -33,6 +33,7 @@ const UI_SETS = {
   rules: { label: 'rules UI', load: async () => { const m = await loadRulesUi(); return { run: m.runRulesChecks, names: m.RULES_CHECKS }; } },
   composer: { label: 'composer UI', load: async () => { const m = await loadComposerUi(); return { run: m.runComposerChecks, names: m.COMPOSER_CHECKS }; } },
   reload: { label: 'reload UI', load: async () => { const m = await loadReloadUi(); return { run: m.runReloadChecks, names: m.RELOAD_CHECKS }; } },
+  permissions: { label: 'permissions UI', load: async () => { const m = await loadPermissionsUi(); return { run: m.runPermissionChecks, names: m.PERMISSION_CHECKS }; } },
   refusal: { label: 'refusal UI', load: async () => { const m = await loadRefusalUi(); return { run: m.runRefusalChecks, names: m.REFUSAL_CHECKS }; } },
   compact: { label: 'compact UI', load: async () => { const m = await loadCompactUi(); return { run: m.runCompactChecks, names: m.COMPACT_CHECKS }; } },
   importers: { label: 'importers UI', load: async () => { const m = await loadImportersUi(); return { run: m.runImporterChecks, names: m.IMPORTER_CHECKS }; } },

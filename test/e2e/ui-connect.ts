@@ -12,6 +12,12 @@
  *      picked → the connection test (the server gets the tiny request) → "connected" → the
  *      webview's picker shows `compat:fake-local/beta-chat` in a "fake-local (OpenAI-compatible)" group and
  *      settings.json holds the base URL (and no key);
+ *   3b. "Vox: Manage Model Endpoints…" lists that endpoint (the model is on it); its row → Rename… →
+ *      a taken-looking bad name is refused as it is typed, `lab` accepted → the picker shows
+ *      `compat:lab/beta-chat` in a "lab (OpenAI-compatible)" group and settings.json holds `lab`
+ *      and the new model; then the row's Remove button → the modal confirmation (it says the model
+ *      uses it) → Remove → the notification says the model fell back to the demo model, the
+ *      picker shows it and settings.json has no endpoint left;
  *   4. back on the demo model (picker), the banner is dismissed; after "Developer: Reload
  *      Window" it stays dismissed (the picker still shows the demo model);
  *   5. screenshots (docs/screenshot-connect.png with --update-screenshot).
@@ -32,6 +38,7 @@ export const CONNECT_CHECKS = {
   failure: 'connect UI: the banner leads into Connect a Model; Ollama on a closed port shows the exact failure (host:port, refused) with Retry',
   vscodeLm: 'connect UI: "VS Code language models" says clearly that none are available (code-server has none), with Retry',
   connect: 'connect UI: "Vox: Connect a Model…" lists the OpenAI-compatible server\'s models from its API, tests one and uses it (picker grouped by provider)',
+  endpoints: 'connect UI: "Vox: Manage Model Endpoints…" renames the endpoint (picker and settings follow) and its Remove button removes it (confirmed; the model falls back to the demo model, said)',
   dismissed: 'connect UI: the dismissed demo banner stays dismissed after "Developer: Reload Window"',
   screenshots: 'connect UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -41,6 +48,8 @@ const PICKED = 'beta-chat';
 /** The endpoint's name, typed over the default (its host:port). */
 const ENDPOINT = 'fake-local';
 const REF = `compat:${ENDPOINT}/${PICKED}`;
+/** The endpoint's name after "Rename…". */
+const RENAMED = 'lab';
 const README = readmePicture('screenshot-connect', 250 * 1024);
 
 const widget = (p: Page) => p.locator('.quick-input-widget');
@@ -153,6 +162,46 @@ export const runConnectChecks = defineUiSet({
       state.connected = true;
     });
 
+    // ---- 3b. Rename, then remove, through "Vox: Manage Model Endpoints…"
+    await check(CONNECT_CHECKS.endpoints, async () => {
+      requireState('connected');
+      const row = (name: string) => widget(p).locator('.quick-input-list .monaco-list-row', { has: p.locator('.label-name', { hasText: exactly(name) }) }).first();
+      await h.runCommand(p, 'Vox: Manage Model Endpoints…', 30_000, { opensQuickInput: true });
+      await row(ENDPOINT).waitFor({ timeout: 20_000 });
+      const detail = (await row(ENDPOINT).innerText()).replace(/\s+/g, ' ');
+      assert(detail.includes(fk.baseUrl) && detail.includes(`the model ${REF} is on this endpoint`), `the endpoint's row reads ${JSON.stringify(detail)}`);
+      await shot('e2e-connect-endpoints');
+      await h.answerQuickInput(p, ENDPOINT);
+      await pickRow(p, 'Rename…');
+      await answerInput(p, 'A new name for this endpoint', 'has space');
+      await widget(p).locator('.quick-input-message', { hasText: 'is not an endpoint name' }).first().waitFor({ timeout: 10_000 });
+      await h.answerQuickInput(p, RENAMED);
+      await toast(p, `Vox: renamed "${ENDPOINT}" to "${RENAMED}"`).waitFor({ state: 'visible', timeout: 20_000 });
+      const renamedRef = `compat:${RENAMED}/${PICKED}`;
+      const view = await sidebar();
+      await h.waitFor('the picker to show the renamed endpoint\'s model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === renamedRef);
+      const groups = await view.locator('.model-row select optgroup').evaluateAll((els) => els.map((g) => g.getAttribute('label')));
+      assert(groups.includes(`${RENAMED} (OpenAI-compatible)`) && !groups.includes(`${ENDPOINT} (OpenAI-compatible)`), `the picker's groups are ${JSON.stringify(groups)}`);
+      let settings = JSON.parse(settingsJson()) as Record<string, unknown>;
+      assert(JSON.stringify(settings['vox.compatEndpoints']) === JSON.stringify([{ name: RENAMED, baseUrl: fk.baseUrl }]) && settings['vox.model'] === renamedRef, `settings.json after the rename: ${settingsJson()}`);
+      // The flow shows the list again: the renamed row's Remove button.
+      await row(RENAMED).waitFor({ timeout: 20_000 });
+      await row(RENAMED).hover({ timeout: 5_000 });
+      await row(RENAMED).locator('.action-label[aria-label^="Remove"], .action-label[title^="Remove"]').first().click({ timeout: 10_000 });
+      const dialog = p.locator('.monaco-dialog-box').first();
+      await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+      const question = (await dialog.innerText()).replace(/\s+/g, ' ');
+      assert(question.includes(`Remove the endpoint "${RENAMED}"`) && question.includes(`The model ${renamedRef} uses it`), `the confirmation reads ${JSON.stringify(question)}`);
+      await shot('e2e-connect-endpoint-remove');
+      await dialog.locator('.monaco-button', { hasText: exactly('Remove') }).first().click({ timeout: 10_000 });
+      await toast(p, `Vox: removed "${RENAMED}" and its key. The model ${renamedRef} was on it — now using local:demo.`).waitFor({ state: 'visible', timeout: 20_000 });
+      await p.keyboard.press('Escape');
+      await h.waitFor('the picker to fall back to the demo model', 15_000, async () => (await view.locator('.model-row select').inputValue()) === 'local:demo');
+      settings = JSON.parse(settingsJson()) as Record<string, unknown>;
+      assert(JSON.stringify(settings['vox.compatEndpoints'] ?? []) === '[]' && (settings['vox.model'] ?? 'local:demo') === 'local:demo', `settings.json after the removal: ${settingsJson()}`);
+      await h.runCommand(p, 'Notifications: Clear All Notifications').catch(() => {});
+    });
+
     // ---- 4. Dismissed stays dismissed
     await check(CONNECT_CHECKS.dismissed, async () => {
       requireState('banner');
@@ -175,7 +224,7 @@ export const runConnectChecks = defineUiSet({
     });
 
     await o.check(CONNECT_CHECKS.screenshots, async () => {
-      checkScreenshots(o, shots, ['e2e-connect-banner', 'e2e-connect-failure', 'e2e-connect-models', 'e2e-connect-connected', 'e2e-connect-dismissed-after-reload'], README);
+      checkScreenshots(o, shots, ['e2e-connect-banner', 'e2e-connect-failure', 'e2e-connect-models', 'e2e-connect-connected', 'e2e-connect-endpoints', 'e2e-connect-endpoint-remove', 'e2e-connect-dismissed-after-reload'], README);
     }, p);
   },
 });
