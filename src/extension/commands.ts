@@ -55,10 +55,12 @@ export const chatCommands: ExtensionContribution = {
         log.warn(`listing VS Code language models failed: ${(e as Error).message}`);
       }
       items.push({ label: '$(plug) Connect a model…', description: 'list a provider\'s models from its API', ref: CONNECT_COMMAND });
+      items.push({ label: '$(server) Manage model endpoints…', description: 'rename or remove an OpenAI-compatible endpoint', ref: MANAGE_ENDPOINTS_COMMAND });
       items.push({ label: 'Other…', description: 'type provider:model, e.g. openai:gpt-4o-mini' });
       const pick = await vscode.window.showQuickPick(items, { placeHolder: `Current: ${host.model()}` });
       if (!pick) return;
       if (pick.ref === CONNECT_COMMAND) return connect.run();
+      if (pick.ref === MANAGE_ENDPOINTS_COMMAND) return connect.manage();
       const ref = pick.ref ?? (await vscode.window.showInputBox({ prompt: 'Model as provider:model', placeHolder: 'openai:gpt-4o-mini · anthropic:claude-sonnet-4-5 · ollama:qwen2.5-coder · local:/path/model.gguf' }));
       if (ref) await host.setModel(ref);
     });

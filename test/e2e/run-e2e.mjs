@@ -77,7 +77,8 @@
 //      banner is one line; its "Connect a model" leads into the flow, where Ollama on a closed
 //      port shows the exact failure; "Vox: Connect a Model…" with a scripted OpenAI-compatible
 //      server lists its models from GET /v1/models, tests one and uses it (the picker groups it
-//      by provider); the dismissed banner stays dismissed after "Developer: Reload Window".
+//      by provider); "Vox: Manage Model Endpoints…" renames it and removes it (the model falls
+//      back to the demo model); the dismissed banner stays dismissed after "Developer: Reload Window".
 //  10. the conversation tree (test/e2e/ui-branches.ts), own code-server session, pass 1 only: a
 //      demo answer regenerated with openai:gpt-e2e from the answer's dropdown, ‹ › between the
 //      two answers, the "Compare branches" tab with two columns, an answer edited in place
@@ -100,6 +101,9 @@
 //  15. keyboard only (test/e2e/ui-keyboard.ts), own code-server session, pass 1 only: no mouse
 //      event; Ctrl+Alt+V, Enter, Ctrl+Alt+N, Tab to a recent thread; Alt+Enter approving from the
 //      composer and from the review diff editor.
+//  16. permissions (test/e2e/ui-permissions.ts), own code-server session, pass 1 only: "Always
+//      allow…" → a command prefix for this workspace; the next matching command runs unasked;
+//      "Vox: Permission Rules…" removes the rule and the next one asks again.
 // Prints one line per pass, then `N passed, N failed[, N skipped]` over all of them; writes
 // {"passed","failed","skipped"} to $VOX_TEST_COUNTS_FILE when set. Bounded by $VOX_E2E_TIMEOUT_MS
 // (default 1800000: pass 1 alone takes about 14 min on the 2-core CI machine). Exit 1 on failure.
