@@ -12,10 +12,11 @@
  *      picked → the connection test (the server gets the tiny request) → "connected" → the
  *      webview's picker shows `compat:fake-local/beta-chat` in a "fake-local (OpenAI-compatible)" group and
  *      settings.json holds the base URL (and no key);
- *   3b. "Vox: Manage Model Endpoints…" lists that endpoint (the model is on it); its row → Rename… →
+ *   3b. "Vox: Manage Model Endpoints…" lists that endpoint (the model is on it); its row → "Edit URL
+ *      and key…" gives it a key (tested, saved, not in settings.json); its row → Rename… →
  *      a taken-looking bad name is refused as it is typed, `lab` accepted → the picker shows
  *      `compat:lab/beta-chat` in a "lab (OpenAI-compatible)" group and settings.json holds `lab`
- *      and the new model; then the row's Remove button → the modal confirmation (it says the model
+ *      and the new model, and a turn on the new ref sends the key; then the row's Remove button → the modal confirmation (it says the model
  *      uses it) → Remove → the notification says the model fell back to the demo model, the
  *      picker shows it and settings.json has no endpoint left;
  *   4. back on the demo model (picker), the banner is dismissed; after "Developer: Reload
@@ -30,7 +31,7 @@ import type { Page } from 'playwright-core';
 import * as h from './harness';
 import { textTurn } from '../support/fake-openai-server';
 import { assert, checkScreenshots, readmePicture } from './ui-session';
-import { exactly, toast, widenSideBar } from './ui-workbench';
+import { exactly, sendInNewThread, toast, widenSideBar } from './ui-workbench';
 import { defineUiSet } from './ui-set';
 
 export const CONNECT_CHECKS = {
@@ -38,7 +39,7 @@ export const CONNECT_CHECKS = {
   failure: 'connect UI: the banner leads into Connect a Model; Ollama on a closed port shows the exact failure (host:port, refused) with Retry',
   vscodeLm: 'connect UI: "VS Code language models" says clearly that none are available (code-server has none), with Retry',
   connect: 'connect UI: "Vox: Connect a Model…" lists the OpenAI-compatible server\'s models from its API, tests one and uses it (picker grouped by provider)',
-  endpoints: 'connect UI: "Vox: Manage Model Endpoints…" renames the endpoint (picker and settings follow) and its Remove button removes it (confirmed; the model falls back to the demo model, said)',
+  endpoints: 'connect UI: "Vox: Manage Model Endpoints…" gives the endpoint a key (Edit), renames it (picker, settings and key follow) and its Remove button removes it (confirmed; the model falls back to the demo model, said)',
   dismissed: 'connect UI: the dismissed demo banner stays dismissed after "Developer: Reload Window"',
   screenshots: 'connect UI: screenshots in test-results/ and the README picture',
 } as const;
@@ -48,6 +49,8 @@ const PICKED = 'beta-chat';
 /** The endpoint's name, typed over the default (its host:port). */
 const ENDPOINT = 'fake-local';
 const REF = `compat:${ENDPOINT}/${PICKED}`;
+/** The key given through "Edit URL and key…" (it must move with the name). */
+const KEY = 'sk-e2e-endpoint-Vq8Rt3Lm6Xw2';
 /** The endpoint's name after "Rename…". */
 const RENAMED = 'lab';
 const README = readmePicture('screenshot-connect', 250 * 1024);
@@ -171,6 +174,18 @@ export const runConnectChecks = defineUiSet({
       const detail = (await row(ENDPOINT).innerText()).replace(/\s+/g, ' ');
       assert(detail.includes(fk.baseUrl) && detail.includes(`the model ${REF} is on this endpoint`), `the endpoint's row reads ${JSON.stringify(detail)}`);
       await shot('e2e-connect-endpoints');
+      // Edit URL and key…: the same URL and name, now with a key (saved after its test passes).
+      fk.push(textTurn('OK'));
+      await h.answerQuickInput(p, ENDPOINT);
+      await pickRow(p, 'Edit URL and key…');
+      await answerInput(p, 'base URL', fk.baseUrl);
+      await answerInput(p, 'A name for this endpoint', ENDPOINT);
+      await answerInput(p, 'API key', KEY);
+      await pickRow(p, PICKED);
+      await toast(p, `Vox: connected — now using ${REF}`).waitFor({ state: 'visible', timeout: 30_000 });
+      assert(!settingsJson().includes(KEY), 'the key is in settings.json');
+      // The flow shows the list again: Rename….
+      await row(ENDPOINT).waitFor({ timeout: 20_000 });
       await h.answerQuickInput(p, ENDPOINT);
       await pickRow(p, 'Rename…');
       await answerInput(p, 'A new name for this endpoint', 'has space');
@@ -184,7 +199,18 @@ export const runConnectChecks = defineUiSet({
       assert(groups.includes(`${RENAMED} (OpenAI-compatible)`) && !groups.includes(`${ENDPOINT} (OpenAI-compatible)`), `the picker's groups are ${JSON.stringify(groups)}`);
       let settings = JSON.parse(settingsJson()) as Record<string, unknown>;
       assert(JSON.stringify(settings['vox.compatEndpoints']) === JSON.stringify([{ name: RENAMED, baseUrl: fk.baseUrl }]) && settings['vox.model'] === renamedRef, `settings.json after the rename: ${settingsJson()}`);
-      // The flow shows the list again: the renamed row's Remove button.
+      // The flow shows the list again (renamed); closed, the key moved with the name: a turn on the renamed endpoint's model sends it.
+      await row(RENAMED).waitFor({ timeout: 20_000 });
+      await p.keyboard.press('Escape');
+      await widget(p).waitFor({ state: 'hidden', timeout: 10_000 });
+      const sent = fk.requests.length;
+      fk.push(textTurn('Answered by lab.'));
+      await sendInNewThread(view, 'Who answers?');
+      await h.waitFor('the renamed endpoint to answer', 30_000, async () => (await view.locator('[data-role="assistant"]').last().innerText().catch(() => '')).includes('Answered by lab.'), 200);
+      const auth = fk.requests.slice(sent).find((r) => r.method === 'POST')?.headers.authorization;
+      assert(auth === `Bearer ${KEY}`, `the turn after the rename sent ${auth === undefined ? 'no key' : 'another key'}`);
+      // The renamed row's Remove button.
+      await h.runCommand(p, 'Vox: Manage Model Endpoints…', 30_000, { opensQuickInput: true });
       await row(RENAMED).waitFor({ timeout: 20_000 });
       await row(RENAMED).hover({ timeout: 5_000 });
       await row(RENAMED).locator('.action-label[aria-label^="Remove"], .action-label[title^="Remove"]').first().click({ timeout: 10_000 });
