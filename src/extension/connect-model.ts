@@ -177,7 +177,7 @@ export class ConnectModelFlow {
   /** An OpenAI-compatible endpoint (a new one, or `edit`'s URL and key), named, tested before anything is saved (connect-compat.ts). */
   private async compat(edit?: CompatEndpointView): Promise<string | undefined> {
     const client = await this.host.client();
-    const result = await connectCompat(client, compatUi(), {
+    const result = await connectCompat(client, compatUi(edit !== undefined), {
       save: async (endpoint, apiKey, replacing) => {
         const list = (await client.call('listCompatEndpoints', {})).endpoints;
         await cfg().update('compatEndpoints', withEndpoint(list, endpoint, replacing), vscode.ConfigurationTarget.Global);
@@ -238,8 +238,8 @@ function withEndpoint(list: CompatEndpointView[], endpoint: CompatEndpointView, 
   return i < 0 ? [...list, endpoint] : list.map((e, j) => (j === i ? endpoint : e));
 }
 
-/** The compat flow's questions, as VS Code input boxes, pickers and error messages. */
-function compatUi(): ConnectCompatUi {
+/** The compat flow's questions, as VS Code input boxes, pickers and error messages; `editing`: a saved endpoint's key is asked for again (and replaced). */
+function compatUi(editing: boolean): ConnectCompatUi {
   const FAILURE: Record<string, FailureChoice> = { Retry: 'retry', Edit: 'edit', 'Use Anyway': 'useAnyway' };
   return {
     askUrl: async (value, check) => (await vscode.window.showInputBox({
@@ -251,7 +251,8 @@ function compatUi(): ConnectCompatUi {
       ignoreFocusOut: true, validateInput: (v) => check(v),
     }))?.trim(),
     askKey: async (endpoint) => (await vscode.window.showInputBox({
-      title: `Vox: ${endpoint} — API key`, prompt: 'Its API key — tested first, then kept in VS Code SecretStorage for this endpoint only (leave empty if it needs none)',
+      title: `Vox: ${endpoint} — API key`,
+      prompt: `Its API key — tested first, then kept in VS Code SecretStorage for this endpoint only${editing ? ', in place of the saved one' : ''} (leave empty if it needs none)`,
       password: true, ignoreFocusOut: true,
     }))?.trim(),
     pickModel: async (models, endpoint) => {
