@@ -62,9 +62,6 @@ function bindHost(h: Host): Host {
     ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
     ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
     memento: h.memento ?? memoryMemento(),
-    ...(h.secretStore ? { secretStore: h.secretStore } : {}),
-    ...(h.mcpSettings ? { mcpSettings: () => h.mcpSettings!() } : {}),
-    ...(h.setMcpSettings ? { setMcpSettings: (p: Parameters<NonNullable<Host['setMcpSettings']>>[0]) => h.setMcpSettings!(p) } : {}),
     ...(h.openExternal ? { openExternal: (url: string) => h.openExternal!(url) } : {}),
   };
 }
