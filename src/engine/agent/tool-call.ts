@@ -54,7 +54,7 @@ export class ToolCalls {
       const tool = this.tools.lookup(call.name) ?? this.deps.tools.lookup(call.name);
       const args = tool.parseArgs(call.argumentsJson);
       const permission = this.deps.permissions
-        ? this.deps.permissions(this.t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: this.t.workspaceRoot })
+        ? this.deps.permissions(this.t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: this.t.workspaceRoot, runId: this.t.runId })
         : null;
       return { tool, args, permission };
     } catch (error) {
