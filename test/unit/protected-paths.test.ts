@@ -139,7 +139,7 @@ describe('protected paths: the service in a workspace', () => {
     assert.deepEqual(svc.effective().protectedPaths.filter((p) => p.source === 'settings').map((p) => p.path), ['deploy/**', 'Makefile']);
     host.permissions = { mode: 'fullAuto', protectedPaths: ['../outside'] };
     const eff = svc.effective();
-    assert.deepEqual(eff.errors.map((e) => [e.jsonPath]), [['$.protectedPaths[0]']]);
+    assert.deepEqual(eff.errors.map((e) => [e.source, e.jsonPath]), [['settings (vox.protectedPaths)', '$[0]']]);
     assert.equal(svc.decide('thread:t', call('src/a.ts')).decision, 'ask', 'fail closed');
   });
 

@@ -92,10 +92,13 @@ export function isPermissionFile(p: string): boolean {
   return rel !== null && PERMISSION_FILES.some((g) => globCovers(g, rel));
 }
 
+/** Where the extra list is named in errors. */
+export const PROTECTED_PATHS_SOURCE = 'settings (vox.protectedPaths)';
+
 /** Validates the settings' extra list (`vox.protectedPaths`): an array of workspace-relative globs. */
-export function validateProtectedPaths(value: unknown, source: string): ProtectedPath[] {
+export function validateProtectedPaths(value: unknown, source: string = PROTECTED_PATHS_SOURCE): ProtectedPath[] {
   if (value === undefined || value === null) return [];
-  const at = '$.protectedPaths';
+  const at = '$';
   if (!Array.isArray(value)) throw new PermissionRulesError('invalidRules', source, at, `must be an array of path globs, got ${JSON.stringify(value)}`);
   if (value.length > MAX_EXTRA_PROTECTED_PATHS) throw new PermissionRulesError('invalidRules', source, at, `more than ${MAX_EXTRA_PROTECTED_PATHS} entries`);
   return value.map((g, i) => {

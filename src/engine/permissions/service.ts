@@ -153,7 +153,7 @@ export class PermissionService {
       const raw = this.deps.host.permissionSettings?.() ?? undefined;
       const { protectedPaths, ...rest } = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { protectedPaths: undefined };
       const set = validateRuleSet(raw && typeof raw === 'object' && !Array.isArray(raw) ? rest : raw, SETTINGS_RULES_SOURCE, { allowMode: true });
-      return { ...set, protectedPaths: validateProtectedPaths(protectedPaths, SETTINGS_RULES_SOURCE), error: null };
+      return { ...set, protectedPaths: validateProtectedPaths(protectedPaths), error: null };
     } catch (e) {
       if (!(e instanceof PermissionRulesError)) throw e;
       this.report(e);
