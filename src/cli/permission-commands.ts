@@ -34,7 +34,7 @@ export function yesAnswer(req: { toolName: string; protectedPath?: boolean; reas
 export function formatPermissions(v: PermissionsView): string {
   const lines = [`mode: ${v.modeLabel} (${v.mode}; ${v.modeSource === 'thread' ? "the thread's own" : v.modeSource === 'settings' ? 'from the settings' : 'the default'})`];
   if (v.workMode) lines.push(`thread: ${v.workMode === 'plan' ? 'Plan (read tools only)' : 'Act'}`);
-  lines.push(`precedence: Plan mode > deny > ask > allow > mode; a command chain is allowed only when every part is`);
+  lines.push(`precedence: Plan mode > deny > protected path (asked) > ask > allow > mode; a command chain is allowed only when every part is`);
   if (v.rules.length === 0) lines.push(`rules: none (add some to ${v.workspaceFile} or the vox.permissionRules setting)`);
   else {
     lines.push('rules:');
