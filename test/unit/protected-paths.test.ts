@@ -162,4 +162,18 @@ describe('protected paths: the service in a workspace', () => {
     svc.endTurn('run:1');
     assert.equal(svc.decide('thread:t', { ...cmd('ls'), runId: 'run:2' }).decision, 'allow', 'the next turn reads the new rules');
   });
+
+  it("a subagent's turn keeps its parent's turn-start rules; a user's Always allow applies to a running turn at once", () => {
+    host.permissions = { mode: 'autoEdits' };
+    const cmd = (command: string, runId: string, threadId = 'thread:t') => svc.decide(threadId, { toolName: 'run_command', toolClass: 'execute', args: { command }, runId });
+    svc.beginTurn('run:p', 'thread:t');
+    fs.mkdirSync(path.join(dir, '.vox'));
+    fs.writeFileSync(path.join(dir, '.vox/permissions.json'), JSON.stringify({ rules: [{ action: 'allow', tool: 'run_command' }] }));
+    store.append({ type: 'thread.created', threadId: 'thread:child', title: 'sub', parentThreadId: 'thread:t', parentRunId: 'run:p' });
+    svc.beginTurn('run:c', 'thread:child');
+    assert.equal(cmd('ls', 'run:c', 'thread:child').decision, 'ask', 'the child cannot use what its parent\'s turn wrote');
+    assert.equal(cmd('ls', 'run:p').decision, 'ask');
+    svc.noteUserAllowRule({ action: 'allow', tool: 'run_command' });
+    assert.equal(cmd('ls', 'run:p').decision, 'allow', 'the user added the same rule: it applies at once');
+  });
 });
