@@ -25,7 +25,7 @@ const PROTECTED = [
   '.vscode/mcp.json', '.mcp.json', '.claude/settings.json', '.claude/settings.local.json', '.git/hooks/pre-commit', 'sub/.git/config',
   '.husky/pre-commit', '.githooks/pre-push', '.envrc', 'pkg/.envrc',
 ];
-const ORDINARY = ['src/a.ts', '.vscode/extensions.json', 'docs/vox/permissions.json', '.claude/commands/x.md', 'voxfile', '.github/ci.yml'];
+const ORDINARY = ['sub/.vox/permissions.json', 'src/a.ts', '.vscode/extensions.json', 'docs/vox/permissions.json', '.claude/commands/x.md', 'voxfile', '.github/ci.yml'];
 
 function ctx(mode: PermissionMode, rules: unknown[] = [], extra: Partial<PermissionContext> = {}): PermissionContext {
   return { mode, policy: new ApprovalPolicy(), rules: validateRuleSet({ rules }, 'settings', { allowMode: true }).rules, broken: null, planMode: false, ...extra };
@@ -84,6 +84,14 @@ describe('protected paths: the decision', () => {
     assert.equal(decidePermission(c, run('echo hi > out.txt')).decision, 'allow');
   });
 
+  it('a command the parser cannot see through (a here-doc, $( )) that names a protected file is asked in Full auto', () => {
+    for (const cmd of [`cat > .vox/permissions.json <<'EOF'\n{"rules":[]}\nEOF`, 'echo "$(cat x)" > ".vscode/tasks.json"', 'cp "$SRC" .envrc']) {
+      const d = decidePermission(ctx('fullAuto'), run(cmd));
+      assert.deepEqual([d.decision, d.source], ['ask', 'protected'], cmd);
+    }
+    assert.equal(decidePermission(ctx('fullAuto'), run('echo $(date) > out.txt')).decision, 'allow');
+  });
+
   it('matching is normalised: case, ./, .., backslashes, Windows trailing dots and stream names', () => {
     for (const p of ['.VOX/permissions.json', './.vox/permissions.json', 'a/../.vox/permissions.json', '.vox\\permissions.json', 'src\\..\\.vscode\\TASKS.JSON',
       '.vox./permissions.json', '.vscode/tasks.json.', '.vscode/tasks.json::$DATA', '.Git/config', '.vox']) {
@@ -123,6 +131,8 @@ describe('protected paths: the service in a workspace', () => {
       assert.deepEqual([d.decision, d.source], ['ask', 'protected'], p);
     }
     assert.equal(svc.decide('thread:t', call('src/a.ts')).decision, 'allow');
+    const redirect = svc.decide('thread:t', { toolName: 'run_command', toolClass: 'execute', args: { command: `echo x > ${path.join(dir, '.vox/permissions.json')}` } });
+    assert.equal(redirect.source, 'protected', 'an absolute redirection target inside the workspace');
   });
 
   it('a deny rule on a directory also catches a path spelled with backslashes', () => {

@@ -54,6 +54,8 @@ export interface CallSubject {
   args: unknown;
   /** Workspace-relative paths the call acts on (the literal one and, for a symlink, where it leads). */
   paths?: string[];
+  /** The workspace root: an absolute file a command writes is made relative to it. */
+  workspaceRoot?: string;
 }
 
 export const MODE_LABELS: Record<PermissionMode, string> = { ask: 'Ask every time', autoEdits: 'Auto-approve edits', fullAuto: 'Full auto' };
@@ -166,11 +168,21 @@ function modeDecision(ctx: PermissionContext, s: CallSubject, note: string): Per
     : { decision: 'ask', source: 'mode', rule: null, reason: `Mode "${label}" asks before ${what}.${note}` };
 }
 
-/** The protected path a write call touches (its path, or a file a command's redirection writes), or null. */
-function protectedWrite(ctx: PermissionContext, s: CallSubject, commands: SimpleCommand[] | null): ReturnType<typeof protectedEntry> {
+/** Splits a command line the parser could not read into the words that could name a file. */
+const OPAQUE_WORD_SEPARATORS = /[\s;&|<>()`'"]+/;
+
+/**
+ * The protected path a write call touches (its path, or a file a command's redirection writes),
+ * or null. A command the parser cannot see through (`opaqueLine`) counts as writing every word
+ * it names: what it does with them cannot be checked.
+ */
+function protectedWrite(ctx: PermissionContext, s: CallSubject, commands: SimpleCommand[] | null, opaqueLine: string | null): ReturnType<typeof protectedEntry> {
   const cwd = (s.args as { cwd?: unknown } | null)?.cwd;
   const base = typeof cwd === 'string' ? cwd.replace(/\\/g, '/') : '.';
-  const redirected = (commands ?? []).flatMap((c) => c.writesTo).map((f) => path.posix.join(base, f.replace(/\\/g, '/')));
+  const targets = [...(commands ?? []).flatMap((c) => c.writesTo), ...(opaqueLine?.split(OPAQUE_WORD_SEPARATORS).filter((w) => w !== '') ?? [])];
+  const root = s.workspaceRoot;
+  const redirected = targets.map((f) => (root && path.isAbsolute(f) ? relativeArgPath(root, f) : path.posix.join(base, f.replace(/\\/g, '/'))))
+    .filter((f): f is string => f !== null);
   const paths = [...(s.toolClass === 'write' ? s.paths ?? [] : []), ...redirected];
   return paths.length > 0 ? protectedEntry(paths, ctx.protectedPaths ?? []) : null;
 }
@@ -190,7 +202,7 @@ export function decidePermission(ctx: PermissionContext, s: CallSubject): Permis
   const line = commandOf(s.args);
   const parsed = line === null ? null : parseCommandLine(line);
   const commands = parsed?.kind === 'parsed' ? parsed.commands : null;
-  const guarded = protectedWrite(ctx, s, commands);
+  const guarded = protectedWrite(ctx, s, commands, parsed?.kind === 'opaque' ? line : null);
   if (ctx.broken) {
     const also = guarded ? ` ${protectedReason(guarded)}` : '';
     return { decision: 'ask', source: 'rulesError', rule: null, reason: `Asked because the permission rules cannot be used: ${ctx.broken.message}${also ? `.${also}` : ''}` };

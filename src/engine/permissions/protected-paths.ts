@@ -71,7 +71,10 @@ export function normaliseProtectedPath(rel: string): string | null {
 function globCovers(glob: string, rel: string): boolean {
   const g = glob.toLowerCase();
   if (pathMatches(g, rel)) return true;
-  return g.endsWith('/**') && pathMatches(g.slice(0, -3), rel);
+  if (!g.endsWith('/**')) return false;
+  // `dir/**` covers `dir` itself too (a file written where the directory should be), at the same depth only.
+  const dir = g.slice(0, -3);
+  return dir.includes('/') ? pathMatches(dir, rel) : rel === dir;
 }
 
 /** The protected entry one of `paths` falls under (first of the built-ins, then the extras), or null. */

@@ -241,7 +241,7 @@ export class PermissionService {
   decide(threadId: string, call: { toolName: string; toolClass: ToolClass; args: unknown; workspaceRoot?: string; runId?: string }): PermissionDecision {
     const root = call.workspaceRoot ?? this.deps.workspaceRoot;
     const ctx = this.context(threadId, call.runId ? { runId: call.runId } : {});
-    return decidePermission(ctx, { toolName: call.toolName, toolClass: call.toolClass, args: call.args, paths: this.pathsOf(root, call.args) });
+    return decidePermission(ctx, { toolName: call.toolName, toolClass: call.toolClass, args: call.args, paths: this.pathsOf(root, call.args), workspaceRoot: root });
   }
 
   /** The call's path argument relative to the workspace, and where it really leads when a symlink is on the way. */
