@@ -14,6 +14,7 @@ import type { CommandResult } from '../protocol/commands/index';
 import { EXIT_THREAD_BUSY } from './chat-command';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { yesAnswer } from './permission-commands';
 
 type BranchFlags = Flags & { cwd?: string; yes?: boolean };
 
@@ -60,8 +61,9 @@ async function follow(client: EngineClient, runId: string, flags: BranchFlags): 
   });
   client.on('approvalRequested', (req) => {
     if (req.runId !== runId) return;
-    if (!flags.yes) process.stderr.write(`[vox] denied ${req.toolName} (pass --yes to allow)\n`);
-    void client.call('respondToApproval', { callId: req.callId, decision: flags.yes ? 'approved' : 'denied' }).catch(() => undefined);
+    const yes = flags.yes ? yesAnswer(req) : null;
+    process.stderr.write(yes ? yes.note ?? '' : `[vox] denied ${req.toolName} (pass --yes to allow)\n`);
+    void client.call('respondToApproval', { callId: req.callId, decision: yes?.decision ?? 'denied' }).catch(() => undefined);
   });
   await client.call('subscribeTurn', { turnId: runId, afterSeq: 0, maxDelayMs: 0 });
   const status = await ended;

@@ -15,6 +15,7 @@ import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
 import { waitForTurn } from './queue-commands';
+import { yesAnswer } from './permission-commands';
 import { overflowMessage, parseMention, runEndNotes } from './context-commands';
 import type { HandoffStrategy } from '../protocol/handoff';
 
@@ -119,9 +120,15 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       if (req.runId !== runId) return;
       void (async () => {
         let decision: 'approved' | 'denied' = 'denied';
-        if (flags.yes) decision = 'approved';
-        else if (rl) decision = /^y(es)?$/i.test((await rl.question(`[vox] allow ${req.toolName} ${req.argumentsJson}? [y/N] `)).trim()) ? 'approved' : 'denied';
-        else process.stderr.write(`[vox] denied ${req.toolName} (no terminal to ask; pass --yes to allow)\n`);
+        const why = req.protectedPath && req.reason ? `[vox] ${req.reason}\n` : '';
+        if (flags.yes) {
+          const yes = yesAnswer(req);
+          decision = yes.decision;
+          if (yes.note) process.stderr.write(yes.note);
+        } else if (rl) {
+          process.stderr.write(why);
+          decision = /^y(es)?$/i.test((await rl.question(`[vox] allow ${req.toolName} ${req.argumentsJson}? [y/N] `)).trim()) ? 'approved' : 'denied';
+        } else process.stderr.write(`${why}[vox] denied ${req.toolName} (no terminal to ask; pass --yes to allow)\n`);
         await client.call('respondToApproval', { callId: req.callId, decision }).catch(() => undefined); // the run may have ended meanwhile
       })();
     });

@@ -69,11 +69,14 @@ function acceptShortThreadIds(client: EngineClient): void {
 export function openEngine(opts: ConnectOptions): Engine {
   const env = process.env;
   const mode = opts.permissionMode ?? (env.VOX_PERMISSION_MODE || undefined);
+  // Extra protected paths (the CLI's vox.protectedPaths): globs separated like PATH; validated by the engine.
+  const protectedPaths = env.VOX_PROTECTED_PATHS ? env.VOX_PROTECTED_PATHS.split(path.delimiter).filter((g) => g !== '') : undefined;
+  const permissions = mode || protectedPaths ? { ...(mode ? { mode } : {}), ...(protectedPaths ? { protectedPaths } : {}) } : undefined;
   const workspaceRoot = fs.realpathSync(opts.cwd);
   // MCP: the workspace's config files, plus the choices of `vox mcp enable|disable` (./mcp-settings.ts).
   const mcpChoices = cliMcpSettings(voxHome(), workspaceRoot);
   const host = {
-    ...environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF, ...(mode ? { permissions: { mode } } : {}) }),
+    ...environmentHost({ model: opts.model ?? env.VOX_MODEL ?? DEFAULT_MODEL_REF, ...(permissions ? { permissions } : {}) }),
     mcpSettings: () => mcpChoices.get(), setMcpSettings: (p: Parameters<typeof mcpChoices.set>[0]) => mcpChoices.set(p),
   };
   // rg on PATH (Debian's ripgrep, Homebrew's…): .gitignore-aware search and listing; without it they walk everything.

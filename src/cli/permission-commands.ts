@@ -22,14 +22,27 @@ export function checkMode(mode: string | undefined, cmd: Command): string | unde
   return mode;
 }
 
+/**
+ * How `--yes` answers a waiting call: it approves every call but a protected write, which is
+ * denied with its reason (a protected path is asked in every mode, so a blanket flag is not an answer).
+ */
+export function yesAnswer(req: { toolName: string; protectedPath?: boolean; reason?: string }): { decision: 'approved' | 'denied'; note: string | null } {
+  if (!req.protectedPath) return { decision: 'approved', note: null };
+  return { decision: 'denied', note: `[vox] denied ${req.toolName}: ${req.reason ?? 'a protected path'} (--yes does not approve protected paths: answer at a terminal without --yes)\n` };
+}
+
 export function formatPermissions(v: PermissionsView): string {
   const lines = [`mode: ${v.modeLabel} (${v.mode}; ${v.modeSource === 'thread' ? "the thread's own" : v.modeSource === 'settings' ? 'from the settings' : 'the default'})`];
   if (v.workMode) lines.push(`thread: ${v.workMode === 'plan' ? 'Plan (read tools only)' : 'Act'}`);
-  lines.push(`precedence: Plan mode > deny > ask > allow > mode; a command chain is allowed only when every part is`);
+  lines.push(`precedence: Plan mode > deny > protected path (asked) > ask > allow > mode; a command chain is allowed only when every part is`);
   if (v.rules.length === 0) lines.push(`rules: none (add some to ${v.workspaceFile} or the vox.permissionRules setting)`);
   else {
     lines.push('rules:');
     for (const r of v.rules) lines.push(`  ${r.label}${r.reason ? ` — ${r.reason}` : ''}    [${r.origin}]`);
+  }
+  if (v.protectedPaths && v.protectedPaths.length > 0) {
+    lines.push('protected paths (writes asked in every mode):');
+    for (const p of v.protectedPaths) lines.push(`  ${p.path} — ${p.why}${p.source === 'settings' ? ' [settings]' : ''}`);
   }
   for (const e of v.errors) lines.push(`error: ${e.message}`);
   if (v.errors.length > 0) lines.push('(while a rule source is broken, every tool call is asked)');

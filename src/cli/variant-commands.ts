@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import type { VariantPoolView } from '../protocol/commands/variants';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
+import { yesAnswer } from './permission-commands';
 import { CliUsageError } from './usage-error';
 
 type VFlags = Flags & { model: string[]; cwd?: string; adopt?: string; discard?: boolean; thread?: string; yes?: boolean };
@@ -42,8 +43,9 @@ export function registerVariantCommands(program: Command, run: (p: Promise<numbe
           const threads = new Set(pool.variants.map((x) => x.threadId));
           client.on('approvalRequested', (req) => {
             if (!threads.has(req.threadId)) return;
-            if (!o.yes) process.stderr.write(`[vox] denied ${req.toolName} in ${req.threadId} (pass --yes to allow)\n`);
-            void client.call('respondToApproval', { callId: req.callId, decision: o.yes ? 'approved' : 'denied' }).catch(() => undefined);
+            const yes = o.yes ? yesAnswer(req) : null;
+            process.stderr.write(yes ? yes.note ?? '' : `[vox] denied ${req.toolName} in ${req.threadId} (pass --yes to allow)\n`);
+            void client.call('respondToApproval', { callId: req.callId, decision: yes?.decision ?? 'denied' }).catch(() => undefined);
           });
           const done = new Promise<VariantPoolView>((resolve) => {
             const seen = new Map<number, string>();

@@ -219,6 +219,8 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   install('rules', () => rules.dispose());
 
   const hooks = new HookBus((e, hook, stage) => host.notify({ level: 'error', source: 'hooks', message: `${hook} (${stage}) failed: ${(e as Error).message ?? String(e)}` }));
+  // A turn's calls are decided by the permissions it started with (./permissions/turn-snapshot.ts).
+  install('permission snapshots', permissions.installTurnHooks(hooks));
   const terminals = new CommandOutputHub();
   // The capability modules: their stages on the bus, their tools, their services and handlers (./modules.ts).
   let installed: ReturnType<typeof installModules>;

@@ -75,8 +75,8 @@ export interface Host {
   /** Provider endpoints. */
   providerSettings(): ProviderSettings;
   /**
-   * The permission settings `{mode?, rules?}` (VS Code: `vox.permissionMode`, `vox.permissionRules`),
-   * validated by the engine (../engine/permissions/); undefined for none.
+   * The permission settings `{mode?, rules?, protectedPaths?}` (VS Code: `vox.permissionMode`,
+   * `vox.permissionRules`, `vox.protectedPaths`), validated by the engine (../engine/permissions/); undefined for none.
    */
   permissionSettings?(): unknown;
   /**
@@ -174,8 +174,8 @@ export function environmentHost(opts: {
   env?: NodeJS.ProcessEnv;
   notify?: (n: HostNotice) => void;
   modelChoices?: ModelChoice[];
-  /** Permission settings `{mode?, rules?}` (the CLI's `--mode`); validated by the engine. */
-  permissions?: { mode?: string; rules?: unknown };
+  /** Permission settings `{mode?, rules?, protectedPaths?}` (the CLI's `--mode`, $VOX_PROTECTED_PATHS); validated by the engine. */
+  permissions?: { mode?: string; rules?: unknown; protectedPaths?: unknown };
   /** Sampling settings `{temperature?, topP?, reasoningEffort?}`; default VOX_TEMPERATURE, VOX_TOP_P, VOX_REASONING_EFFORT. */
   sampling?: unknown;
   memento?: HostMemento;
@@ -187,7 +187,7 @@ export function environmentHost(opts: {
 }): Host {
   const env = opts.env ?? process.env;
   let model = opts.model;
-  let permissions: { mode?: string; rules?: unknown } | undefined = opts.permissions;
+  let permissions: { mode?: string; rules?: unknown; protectedPaths?: unknown } | undefined = opts.permissions;
   const changed = new Set<() => void>();
   return {
     model: () => model,

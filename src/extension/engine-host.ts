@@ -105,7 +105,7 @@ export class EngineHost implements Host, vscode.Disposable {
 
   permissionSettings(): unknown {
     const cfg = vscode.workspace.getConfiguration('vox');
-    return { mode: cfg.get('permissionMode'), rules: cfg.get('permissionRules') };
+    return { mode: cfg.get('permissionMode'), rules: cfg.get('permissionRules'), protectedPaths: cfg.get('protectedPaths') };
   }
 
   /** `vox.sampling.*`: the default temperature, top_p and reasoning effort of runs (validated by the engine). */

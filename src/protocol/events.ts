@@ -32,7 +32,7 @@ export const planStepStatus = literal('pending', 'inProgress', 'done', 'skipped'
 /** Why a tool call ran, was asked or was refused: the deciding rule (or mode) and a sentence. */
 export const permissionInfo = object({
   decision: literal('allow', 'ask', 'deny'),
-  source: literal('rule', 'mode', 'plan', 'parser', 'rulesError'),
+  source: literal('rule', 'mode', 'plan', 'parser', 'rulesError', 'protected'),
   rule: nullable(str),
   reason: str,
 });

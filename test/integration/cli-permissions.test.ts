@@ -73,4 +73,32 @@ describe('CLI: permissions', function () {
     const show = await runVox(['plan', 'show', threadId, '--cwd', ws, '--json'], env);
     assert.deepEqual(JSON.parse(show.out), { threadId, workMode: 'plan', plan: null });
   });
+
+  it('lists the protected paths ($VOX_PROTECTED_PATHS adds some); chat --yes does not approve a protected write', async () => {
+    const listEnv = { ...env, VOX_PROTECTED_PATHS: ['deploy/**', 'Makefile'].join(path.delimiter) };
+    const human = await runVox(['permissions', '--cwd', ws], listEnv);
+    assert.equal(human.code, 0, human.err);
+    assert.match(human.out, /protected paths \(writes asked in every mode\):/);
+    assert.match(human.out, /\.vox\/\*\* — Vox's own configuration/);
+    assert.match(human.out, /deploy\/\*\* — listed in the protected paths setting \[settings\]/);
+    const v = JSON.parse((await runVox(['permissions', '--cwd', ws, '--json'], listEnv)).out) as { protectedPaths: Array<{ path: string; source: string }> };
+    assert.deepEqual(v.protectedPaths.filter((p) => p.source === 'settings').map((p) => p.path), ['deploy/**', 'Makefile']);
+
+    server = await startFakeOpenAI({
+      responses: [
+        toolCallTurn([{ name: 'write_file', args: { path: '.vox/permissions.json', content: '{"rules":[{"action":"allow","tool":"*"}]}' } }]),
+        toolCallTurn([{ name: 'write_file', args: { path: 'Makefile', content: 'all:\n' } }]),
+        toolCallTurn([{ name: 'write_file', args: { path: 'ok.txt', content: 'ok' } }]),
+        textTurn('done'),
+      ],
+    });
+    const chatEnv = { ...listEnv, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
+    const r = await runVox(['chat', '--cwd', ws, '--model', 'openai:gpt-test', '--mode', 'fullAuto', '--yes', 'go'], chatEnv);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /\[vox\] denied write_file: Protected path: \.vox\/permissions\.json — Vox's own configuration.*--yes does not approve protected paths/);
+    assert.match(r.err, /\[vox\] denied write_file: Protected path: Makefile — listed in the protected paths setting/);
+    assert.equal(fs.existsSync(path.join(ws, '.vox/permissions.json')), false);
+    assert.equal(fs.existsSync(path.join(ws, 'Makefile')), false);
+    assert.equal(fs.readFileSync(path.join(ws, 'ok.txt'), 'utf8'), 'ok', 'an ordinary write ran (Full auto)');
+  });
 });

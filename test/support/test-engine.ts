@@ -21,8 +21,8 @@ export class TestHost implements Host {
   endpoints: ProviderSettings;
   approval: unknown;
   choices: ModelChoice[] | undefined;
-  /** The permission settings `{mode?, rules?}` (VS Code: vox.permissionMode / vox.permissionRules). */
-  permissions: { mode?: string; rules?: unknown } | undefined;
+  /** The permission settings `{mode?, rules?, protectedPaths?}` (VS Code: vox.permissionMode / vox.permissionRules / vox.protectedPaths). */
+  permissions: { mode?: string; rules?: unknown; protectedPaths?: unknown } | undefined;
   /** Editor facts for @-mentions (@problems, @terminal, @selection); tests set what they need. */
   mentionSources?: MentionSources;
   /** The sampling settings `{temperature?, topP?, reasoningEffort?}` (VS Code: vox.sampling.*). */

@@ -4,7 +4,7 @@
  * names it with Approve / Deny and their keybindings (the ones package.json declares for the
  * chat's focus; VS Code sends them to the view as `approveWaiting` / `denyWaiting` host
  * commands), clicking it scrolls the card into view; with two waiting it says "1 of 2" and walks
- * them; answered, it is gone.
+ * them; answered, it is gone. A protected write shows the engine's reason on the bar and the card, and no Always allow.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -116,6 +116,29 @@ describe('chat webview in Chromium: the sticky bar of a waiting approval', funct
     assert.equal(approved.decision, 'approved');
     await w.host({ type: 'result', inReplyTo: approved.requestId, value: {} });
     await bar().waitFor({ state: 'detached' });
+    assert.deepEqual(w.pageErrors, []);
+  });
+
+  it('a protected write: the bar and the card say why it is asked in every mode, and offer no Always allow', async () => {
+    const reason = "Protected path: .vox/permissions.json — Vox's own configuration (permission rules, rules, MCP servers). Writes to protected paths are asked in every mode; no allow rule covers them.";
+    const args = { path: '.vox/permissions.json', content: '{}' };
+    await events([{
+      type: 'item.started', runId: R, itemId: 'item:p4', ordinal: 4, kind: 'toolCall', toolName: 'write_file', arguments: JSON.stringify(args),
+      permission: { decision: 'ask', source: 'protected', rule: null, reason },
+    }]);
+    await w.host({ type: 'approvalRequested', callId: 'item:p4', threadId: T, runId: R, toolName: 'write_file', argumentsJson: JSON.stringify(args), toolClass: 'write', reason, protectedPath: true, alwaysAllow: [] });
+    await bar().waitFor();
+    assert.equal(await bar().locator('.protected').innerText(), reason);
+    assert.equal(await bar().locator('.always').count(), 0);
+    const card = page.locator('section.tool[data-call-id="item:p4"]');
+    await w.eventually('the card says why', async () => (await card.locator('.permission.protected').count()) === 1);
+    assert.equal(await card.locator('.permission').innerText(), reason);
+    assert.match(await card.locator('.question').innerText(), /protected file/);
+    await bar().locator('.approve').click();
+    const sent = await w.waitPosted('the protected write approved', (m) => m.type === 'respondToApproval' && m.callId === 'item:p4');
+    await w.host({ type: 'result', inReplyTo: sent.requestId, value: {} });
+    await bar().waitFor({ state: 'detached' });
+    assert.equal(await card.locator('.permission.protected').innerText(), reason, 'the reason stays on the card');
     assert.deepEqual(w.pageErrors, []);
   });
 });

@@ -54,7 +54,7 @@ export class ToolCalls {
       const tool = this.tools.lookup(call.name) ?? this.deps.tools.lookup(call.name);
       const args = tool.parseArgs(call.argumentsJson);
       const permission = this.deps.permissions
-        ? this.deps.permissions(this.t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: this.t.workspaceRoot })
+        ? this.deps.permissions(this.t.threadId, { toolName: call.name, toolClass: tool.toolClass, args, workspaceRoot: this.t.workspaceRoot, runId: this.t.runId })
         : null;
       return { tool, args, permission };
     } catch (error) {
@@ -85,7 +85,8 @@ export class ToolCalls {
         itemStatus = 'denied';
         result = { content: `Not run: ${permission.reason} Do not retry this call; choose another way or ask the user.`, isError: true };
       } else if (permission ? permission.decision === 'ask' : this.deps.policy().decide(tool) === 'ask') {
-        const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass }, signal);
+        const why = permission ? { reason: permission.reason, ...(permission.source === 'protected' ? { protectedPath: true } : {}) } : {};
+        const decision = await this.deps.gate.request({ callId: id, threadId, runId, toolName: call.name, argumentsJson: call.argumentsJson, toolClass: tool.toolClass, ...why }, signal);
         if (decision === 'denied') {
           itemStatus = 'denied';
           result = { content: `The user denied this ${call.name} call. Do not retry it; ask what they want instead.`, isError: true };

@@ -30,9 +30,10 @@ export interface AgentRunnerDeps {
   terminals?: CommandOutputHub;
   /**
    * The permission decision of one call (the permissions module): allow, ask (the gate) or deny
-   * (never runs). Without it, `policy` alone decides (ask or run).
+   * (never runs); `runId` names the turn, whose start rules hold for all its calls. Without it,
+   * `policy` alone decides (ask or run).
    */
-  permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string }) => PermissionInfo;
+  permissions?: (threadId: string, call: { toolName: string; toolClass: AgentTool['toolClass']; args: unknown; workspaceRoot: string; runId: string }) => PermissionInfo;
 }
 
 /** What the model is told in place of a tool call that a steering prompt pre-empted. */

@@ -89,6 +89,10 @@ export interface ApprovalRequest {
   toolName: string;
   argumentsJson: string;
   toolClass: ToolClass;
+  /** Why the call is asked (the permission decision's sentence), shown on the approval. */
+  reason?: string;
+  /** The call writes a protected path (../permissions/protected-paths.ts): asked every time, no "Always allow". */
+  protectedPath?: boolean;
 }
 
 export interface ApprovalSettled {
@@ -146,6 +150,7 @@ export class ApprovalGate {
     }
     const request: ApprovalRequest = {
       callId: req.callId, threadId: req.threadId, runId: req.runId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass,
+      ...(req.reason !== undefined ? { reason: req.reason } : {}), ...(req.protectedPath ? { protectedPath: true } : {}),
     };
     const promise = new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = (): void => this.settle(req.callId, 'cancelled');

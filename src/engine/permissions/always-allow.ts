@@ -143,7 +143,9 @@ export function alwaysAllowRule(choice: Omit<AlwaysAllowChoice, 'scope'>, call: 
 }
 
 /** A waiting call as clients see it, with its "Always allow" suggestions (arguments that are not JSON get none). */
-export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string; protectedPath?: boolean }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+  // A protected path is asked whatever allows it (./protected-paths.ts): a rule would change nothing.
+  if (req.protectedPath) return { ...req, alwaysAllow: [] };
   let args: unknown;
   try {
     args = JSON.parse(req.argumentsJson);

@@ -4,11 +4,12 @@
  *   1. Plan mode: only read tools run (write/execute are denied).
  *   2. Rules that could not be read: every call is asked (fail closed, never silently dropped).
  *   3. deny rules (from any source) — deny beats allow.
- *   4. ask rules.
- *   5. a command the parser cannot see through ($( ), backticks, subshells, $VAR): asked when a
+ *   4. a write to a protected path (./protected-paths.ts): asked in every mode, whatever allows it.
+ *   5. ask rules.
+ *   6. a command the parser cannot see through ($( ), backticks, subshells, $VAR): asked when a
  *      deny or ask rule could apply (it cannot be checked); otherwise no allow rule covers it.
- *   6. allow rules — for a command, every sub-command of its chain must be allowed.
- *   7. the mode: Ask every time (read runs, write/execute ask, or as `vox.approval` says),
+ *   7. allow rules — for a command, every sub-command of its chain must be allowed.
+ *   8. the mode: Ask every time (read runs, write/execute ask, or as `vox.approval` says),
  *      Auto-approve edits (write runs too), Full auto (everything runs).
  * Rules from settings and from `.vox/permissions.json` are one list; their order only decides
  * which rule is named when several of the same action match.
@@ -18,9 +19,13 @@ import type { ApprovalPolicy } from '../approvals/approval';
 import type { ToolClass } from '../tools/types';
 import type { PermissionMode, PermissionRule, PermissionRulesError } from './rules';
 import { describeCommand, parseCommandLine, type SimpleCommand } from './shell-parse';
+import { pathMatches } from './path-globs';
+import { protectedEntry, isPermissionFile, type ProtectedPath } from './protected-paths';
+
+export { pathMatches };
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
-export type DecisionSource = 'rule' | 'mode' | 'plan' | 'parser' | 'rulesError';
+export type DecisionSource = 'rule' | 'mode' | 'plan' | 'parser' | 'rulesError' | 'protected';
 
 export interface PermissionDecision {
   decision: PermissionAction;
@@ -39,6 +44,8 @@ export interface PermissionContext {
   /** Set when a rule source is malformed. */
   broken: PermissionRulesError | null;
   planMode: boolean;
+  /** Protected paths the settings add to the built-in ones (./protected-paths.ts). */
+  protectedPaths?: readonly ProtectedPath[];
 }
 
 export interface CallSubject {
@@ -47,6 +54,8 @@ export interface CallSubject {
   args: unknown;
   /** Workspace-relative paths the call acts on (the literal one and, for a symlink, where it leads). */
   paths?: string[];
+  /** The workspace root: an absolute file a command writes is made relative to it. */
+  workspaceRoot?: string;
 }
 
 export const MODE_LABELS: Record<PermissionMode, string> = { ask: 'Ask every time', autoEdits: 'Auto-approve edits', fullAuto: 'Full auto' };
@@ -83,47 +92,11 @@ export function normaliseArgv(argv: readonly string[]): string[] {
   return out;
 }
 
-function globRegex(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') {
-          i++;
-          re += '(?:.*/)?';
-        } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
 /** A word of a command pattern against a word of a command: `*` matches any characters. */
 function wordMatches(pattern: string, word: string): boolean {
   if (!pattern.includes('*')) return pattern === word;
   const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
   return re.test(word);
-}
-
-/**
- * A path glob against a workspace-relative path: the glob matches the path or one of its parent
- * directories (`.github` and `.github/**` both cover `.github/workflows/ci.yml`); a glob without
- * "/" matches a name at any depth (`*.pem`, `.env`).
- */
-export function pathMatches(glob: string, rel: string): boolean {
-  const g = glob.endsWith('/') ? glob.slice(0, -1) : glob;
-  const segments = rel.split('/').filter((s) => s.length > 0);
-  if (segments.length === 0) return g === '.' || g === '**';
-  const re = globRegex(g);
-  const anyDepth = !g.includes('/');
-  for (let n = segments.length; n >= 1; n--) {
-    const candidate = anyDepth ? segments[n - 1]! : segments.slice(0, n).join('/');
-    if (re.test(candidate)) return true;
-  }
-  return false;
 }
 
 /** The argument's path relative to the workspace (posix), or null when it leaves it. */
@@ -195,6 +168,30 @@ function modeDecision(ctx: PermissionContext, s: CallSubject, note: string): Per
     : { decision: 'ask', source: 'mode', rule: null, reason: `Mode "${label}" asks before ${what}.${note}` };
 }
 
+/** Splits a command line the parser could not read into the words that could name a file. */
+const OPAQUE_WORD_SEPARATORS = /[\s;&|<>()`'"]+/;
+
+/**
+ * The protected path a write call touches (its path, or a file a command's redirection writes),
+ * or null. A command the parser cannot see through (`opaqueLine`) counts as writing every word
+ * it names: what it does with them cannot be checked.
+ */
+function protectedWrite(ctx: PermissionContext, s: CallSubject, commands: SimpleCommand[] | null, opaqueLine: string | null): ReturnType<typeof protectedEntry> {
+  const cwd = (s.args as { cwd?: unknown } | null)?.cwd;
+  const base = typeof cwd === 'string' ? cwd.replace(/\\/g, '/') : '.';
+  const targets = [...(commands ?? []).flatMap((c) => c.writesTo), ...(opaqueLine?.split(OPAQUE_WORD_SEPARATORS).filter((w) => w !== '') ?? [])];
+  const root = s.workspaceRoot;
+  const redirected = targets.map((f) => (root && path.isAbsolute(f) ? relativeArgPath(root, f) : path.posix.join(base, f.replace(/\\/g, '/'))))
+    .filter((f): f is string => f !== null);
+  const paths = [...(s.toolClass === 'write' ? s.paths ?? [] : []), ...redirected];
+  return paths.length > 0 ? protectedEntry(paths, ctx.protectedPaths ?? []) : null;
+}
+
+function protectedReason(hit: NonNullable<ReturnType<typeof protectedEntry>>): string {
+  const applies = isPermissionFile(hit.path) ? ' Approving it changes permissions: the new ones apply from the next turn (this turn keeps the rules it started with).' : '';
+  return `Protected path: ${hit.path} — ${hit.entry.why}. Writes to protected paths are asked in every mode; no allow rule covers them.${applies}`;
+}
+
 export function decidePermission(ctx: PermissionContext, s: CallSubject): PermissionDecision {
   if (ctx.planMode && !allowedInPlanMode(s.toolName, s.toolClass)) {
     return {
@@ -202,13 +199,16 @@ export function decidePermission(ctx: PermissionContext, s: CallSubject): Permis
       reason: `The thread is in Plan mode: only read tools run, ${s.toolName} does not. Finish your investigation and call submit_plan; the user switches to Act to carry the plan out.`,
     };
   }
-  if (ctx.broken) {
-    return { decision: 'ask', source: 'rulesError', rule: null, reason: `Asked because the permission rules cannot be used: ${ctx.broken.message}` };
-  }
   const line = commandOf(s.args);
   const parsed = line === null ? null : parseCommandLine(line);
   const commands = parsed?.kind === 'parsed' ? parsed.commands : null;
+  const guarded = protectedWrite(ctx, s, commands, parsed?.kind === 'opaque' ? line : null);
+  if (ctx.broken) {
+    const also = guarded ? ` ${protectedReason(guarded)}` : '';
+    return { decision: 'ask', source: 'rulesError', rule: null, reason: `Asked because the permission rules cannot be used: ${ctx.broken.message}${also ? `.${also}` : ''}` };
+  }
   for (const action of ['deny', 'ask'] as const) {
+    if (action === 'ask' && guarded) return { decision: 'ask', source: 'protected', rule: null, reason: protectedReason(guarded) };
     const rule = ctx.rules.find((r) => r.action === action && catches(r, s, commands));
     if (rule) {
       return action === 'deny'

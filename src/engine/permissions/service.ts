@@ -8,10 +8,13 @@
  * (typed, with file and JSON path) and makes every call asked until fixed. The file is re-read on
  * the next decision after any change (its stamp); `onChange` also tells listeners when it changed
  * on disk, whoever wrote it (../platform/file-watch.ts), so views show the new rules at once.
+ * The settings may add protected paths (./protected-paths.ts). A turn's calls are decided by the
+ * rules it started with, narrowed but never widened by later changes (./turn-snapshot.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalPolicy } from '../approvals/approval';
+import type { HookBus } from '../agent/hooks';
 import type { Host } from '../host';
 import { watchWorkspaceFiles, type FileWatch } from '../platform/file-watch';
 import type { VoxStore } from '../store/store';
@@ -23,6 +26,11 @@ import {
   MAX_RULES_FILE_BYTES, PermissionRulesError, WORKSPACE_RULES_FILE, isPermissionMode, parseRuleFile, validateRuleSet,
   type PermissionMode, type PermissionRule,
 } from './rules';
+import { BUILTIN_PROTECTED_PATHS, validateProtectedPaths, type ProtectedPath } from './protected-paths';
+import { combineWithTurnStart, MAX_TURN_SNAPSHOTS, type PermissionSources, type TurnSnapshot } from './turn-snapshot';
+
+/** The turn-start snapshot is taken before any other turnStart handler runs. */
+const TURN_SNAPSHOT_ORDER = -1_000;
 
 /** Distinct rule-source errors remembered as reported (then the memory starts over). */
 const MAX_REPORTED_ERRORS = 32;
@@ -43,6 +51,8 @@ export interface EffectivePermissions {
   /** Malformed sources, with where and why (while any is set, every call is asked). */
   errors: Array<{ source: string; jsonPath: string; reason: string; message: string }>;
   workspaceFile: string;
+  /** Paths whose writes are asked in every mode: the built-in ones, then the settings'. */
+  protectedPaths: Array<{ path: string; why: string; source: 'builtin' | 'settings' }>;
 }
 
 interface FileCache { key: string; rules: PermissionRule[]; error: PermissionRulesError | null }
@@ -51,6 +61,8 @@ export class PermissionService {
   private cache: FileCache | null = null;
   private readonly listeners = new Set<() => void>();
   private watch: FileWatch | null = null;
+  /** The permission sources each running turn started with, by run id (./turn-snapshot.ts). */
+  private readonly turns = new Map<string, TurnSnapshot>();
 
   constructor(private readonly deps: { workspaceRoot: string; host: Host; store: VoxStore; policy: () => ApprovalPolicy }) {}
 
@@ -68,6 +80,7 @@ export class PermissionService {
     this.watch?.close();
     this.watch = null;
     this.listeners.clear();
+    this.turns.clear();
   }
 
   /** Rule-source errors already reported to the host (each once, until it changes). */
@@ -134,15 +147,17 @@ export class PermissionService {
     return entry;
   }
 
-  /** The settings' mode and rules, or their typed error. */
-  settingsRules(): { mode: PermissionMode | null; rules: PermissionRule[]; error: PermissionRulesError | null } {
+  /** The settings' mode, rules and added protected paths, or their typed error. */
+  settingsRules(): { mode: PermissionMode | null; rules: PermissionRule[]; protectedPaths: ProtectedPath[]; error: PermissionRulesError | null } {
     try {
-      const set = validateRuleSet(this.deps.host.permissionSettings?.() ?? undefined, SETTINGS_RULES_SOURCE, { allowMode: true });
-      return { ...set, error: null };
+      const raw = this.deps.host.permissionSettings?.() ?? undefined;
+      const { protectedPaths, ...rest } = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { protectedPaths: undefined };
+      const set = validateRuleSet(raw && typeof raw === 'object' && !Array.isArray(raw) ? rest : raw, SETTINGS_RULES_SOURCE, { allowMode: true });
+      return { ...set, protectedPaths: validateProtectedPaths(protectedPaths), error: null };
     } catch (e) {
       if (!(e instanceof PermissionRulesError)) throw e;
       this.report(e);
-      return { mode: null, rules: [], error: e };
+      return { mode: null, rules: [], protectedPaths: [], error: e };
     }
   }
 
@@ -166,29 +181,74 @@ export class PermissionService {
     }
   }
 
-  context(threadId: string | undefined, opts: { planMode?: boolean } = {}): PermissionContext {
+  /** The agent-writable sources as they are now: the settings and the workspace file. */
+  private sources(): PermissionSources {
     const s = this.settingsRules();
     const w = this.workspaceRules();
-    const t = this.threadRules(threadId);
-    return {
-      mode: this.mode(threadId).mode,
-      policy: this.deps.policy(),
-      rules: [...s.rules, ...w.rules, ...t.rules],
-      broken: s.error ?? w.error ?? t.error,
-      planMode: opts.planMode ?? (threadId ? threadModes(this.deps.store.db, threadId)?.workMode === 'plan' : false),
+    return { settingsMode: s.mode, policy: this.deps.policy(), rules: [...s.rules, ...w.rules], protectedPaths: s.protectedPaths, broken: s.error ?? w.error };
+  }
+
+  /**
+   * A turn starts: its permission sources are kept until `endTurn`. A subagent's turn keeps the
+   * ones its parent's running turn started with (the parent cannot widen them through a child).
+   */
+  beginTurn(runId: string, threadId: string): void {
+    if (this.turns.has(runId)) return;
+    const parent = this.deps.store.getThread(threadId)?.parentThreadId ?? null;
+    const parentTurn = parent === null ? undefined : [...this.turns.values()].find((t) => t.threadId === parent);
+    if (this.turns.size >= MAX_TURN_SNAPSHOTS) this.turns.delete(this.turns.keys().next().value!);
+    this.turns.set(runId, { threadId, sources: parentTurn?.sources ?? this.sources(), userAllowed: new Set(parentTurn?.userAllowed ?? []) });
+  }
+
+  endTurn(runId: string): void {
+    this.turns.delete(runId);
+  }
+
+  /** Snapshots every turn at its start and forgets it at its end; returns the uninstall. */
+  installTurnHooks(hooks: HookBus): () => void {
+    const offStart = hooks.on('turnStart', (i) => this.beginTurn(i.runId, i.threadId), { name: 'permissions', order: TURN_SNAPSHOT_ORDER });
+    const offEnd = hooks.on('turnEnd', (i) => this.endTurn(i.runId), { name: 'permissions' });
+    return () => {
+      offStart();
+      offEnd();
     };
   }
 
-  /** The decision for one call of a thread's run (`args`: the parsed arguments). */
-  decide(threadId: string, call: { toolName: string; toolClass: ToolClass; args: unknown; workspaceRoot?: string }): PermissionDecision {
+  /** The user added a workspace allow rule ("Always allow"): running turns may use it at once. */
+  noteUserAllowRule(rule: unknown): void {
+    const [r] = validateRuleSet({ rules: [rule] }, WORKSPACE_RULES_FILE, { allowMode: false }).rules;
+    if (r) for (const t of this.turns.values()) t.userAllowed.add(r.label);
+  }
+
+  /** The context of a call; of a turn's call (`runId`), narrowed from what the turn started with. */
+  context(threadId: string | undefined, opts: { planMode?: boolean; runId?: string } = {}): PermissionContext {
+    if (opts.runId && threadId) this.beginTurn(opts.runId, threadId);
+    const turn = opts.runId ? this.turns.get(opts.runId) : undefined;
+    const src = turn ? combineWithTurnStart(turn, this.sources()) : this.sources();
+    const t = this.threadRules(threadId);
+    const own = threadId ? threadModes(this.deps.store.db, threadId)?.permissionMode : null;
+    return {
+      mode: own && isPermissionMode(own) ? own : src.settingsMode ?? 'ask',
+      policy: src.policy,
+      rules: [...src.rules, ...t.rules],
+      broken: src.broken ?? t.error,
+      planMode: opts.planMode ?? (threadId ? threadModes(this.deps.store.db, threadId)?.workMode === 'plan' : false),
+      protectedPaths: src.protectedPaths,
+    };
+  }
+
+  /** The decision for one call of a thread's run (`args`: the parsed arguments; `runId`: the turn, whose start rules hold). */
+  decide(threadId: string, call: { toolName: string; toolClass: ToolClass; args: unknown; workspaceRoot?: string; runId?: string }): PermissionDecision {
     const root = call.workspaceRoot ?? this.deps.workspaceRoot;
-    return decidePermission(this.context(threadId), { toolName: call.toolName, toolClass: call.toolClass, args: call.args, paths: this.pathsOf(root, call.args) });
+    const ctx = this.context(threadId, call.runId ? { runId: call.runId } : {});
+    return decidePermission(ctx, { toolName: call.toolName, toolClass: call.toolClass, args: call.args, paths: this.pathsOf(root, call.args), workspaceRoot: root });
   }
 
   /** The call's path argument relative to the workspace, and where it really leads when a symlink is on the way. */
   private pathsOf(root: string, args: unknown): string[] {
     const p = (args as { path?: unknown } | null)?.path;
-    const given = typeof p === 'string' ? p : '.';
+    // The file tools read backslashes as separators on every platform (../tools/workspace-path.ts): so do the rules.
+    const given = typeof p === 'string' ? p.replace(/\\/g, '/') : '.';
     const rel = relativeArgPath(root, given);
     if (rel === null) return [];
     const out = [rel];
@@ -221,6 +281,10 @@ export class PermissionService {
       .map((e) => ({ source: e.source, jsonPath: e.jsonPath, reason: e.reason, message: e.message }));
     return {
       mode, modeLabel: MODE_LABELS[mode], modeSource: source, errors, workspaceFile: WORKSPACE_RULES_FILE,
+      protectedPaths: [
+        ...BUILTIN_PROTECTED_PATHS.map((p) => ({ path: p.glob, why: p.why, source: 'builtin' as const })),
+        ...s.protectedPaths.map((p) => ({ path: p.glob, why: p.why, source: 'settings' as const })),
+      ],
       rules: ([['settings', s.rules], ['workspace', w.rules], ['thread', t.rules]] as const).flatMap(([scope, list]) => list.map((r, index) => ({
         origin: r.origin, action: r.action, tool: r.tool, command: r.command?.text ?? null, path: r.path, reason: r.reason, label: r.label, scope, index,
       }))),

@@ -3,7 +3,7 @@
  * user's answer. Answering is the owner's decision: a guest or an MCP client can see approvals
  * but never approve one.
  */
-import { arrayOf, literal, object, optional, str, type Infer } from '../wire/validators';
+import { arrayOf, bool, literal, object, optional, str, type Infer } from '../wire/validators';
 import { name, nonEmpty } from './common';
 import { ack, defineCommand } from './define';
 
@@ -19,6 +19,10 @@ export const alwaysAllowChoice = object({ kind: alwaysAllowKind, value: nonEmpty
 
 export const approvalRequest = object({
   callId: str, threadId: str, runId: str, toolName: str, argumentsJson: str, toolClass,
+  /** Why the call is asked: the permission decision's sentence (a protected path says which and why). */
+  reason: optional(str),
+  /** The call writes a protected path: asked in every mode, never covered by "Always allow". */
+  protectedPath: optional(bool),
   /** The narrow rules offered for "Always allow" (none when no safe one exists, e.g. a chained command). */
   alwaysAllow: optional(arrayOf(alwaysAllowSuggestion)),
 });

@@ -28,6 +28,8 @@ export const permissionsView = object({
   /** Malformed rule sources (while any is listed, every call is asked). */
   errors: arrayOf(object({ source: str, jsonPath: str, reason: str, message: str })),
   workspaceFile: str,
+  /** Paths whose writes are asked in every mode, with why: the built-in ones, then the settings' (`vox.protectedPaths`). */
+  protectedPaths: optional(arrayOf(object({ path: str, why: str, source: literal('builtin', 'settings') }))),
   /** The thread's Plan / Act mode (null without a thread). */
   workMode: nullable(workMode),
 });

@@ -27,6 +27,9 @@ export interface SavedApproval {
   toolName: string;
   argumentsJson: string;
   toolClass: 'read' | 'write' | 'execute';
+  /** Why it is asked (the engine's sentence) and whether it writes a protected path. */
+  reason?: string;
+  protectedPath?: boolean;
 }
 
 export interface PersistedState {
@@ -91,7 +94,10 @@ export function encodeState(thread: ThreadState | null, draft: string, approvals
     threadId: thread?.threadId ?? null,
     draft,
     threadJson,
-    approvals: approvals.map((a) => ({ callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass })),
+    approvals: approvals.map((a) => ({
+      callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass,
+      ...(typeof a.reason === 'string' ? { reason: a.reason } : {}), ...(a.protectedPath === true ? { protectedPath: true } : {}),
+    })),
     ...(threadListJson !== null ? { threadListJson } : {}),
     ...(Object.keys(drafts).length > 0 ? { drafts: { ...drafts } } : {}),
   };

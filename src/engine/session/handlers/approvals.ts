@@ -18,6 +18,7 @@ export const approvalHandlers: HandlerTable<'listApprovals' | 'respondToApproval
       if (cmd.decision !== 'approved') throw new UnsafeRuleError('"Always allow" goes with approving the call, not with denying it.');
       const call = gate.pending().find((p) => p.callId === cmd.callId);
       if (!call) throw new ApprovalGateError('unknownCall', `No tool call ${cmd.callId} is waiting for approval (unknown, or already answered or cancelled).`, cmd.callId);
+      if (call.protectedPath) throw new UnsafeRuleError(`The ${call.toolName} call writes a protected path, which is asked every time whatever the rules say; approve it once instead.`);
       let args: unknown;
       try {
         args = JSON.parse(call.argumentsJson);
@@ -26,7 +27,10 @@ export const approvalHandlers: HandlerTable<'listApprovals' | 'respondToApproval
       }
       const rule = alwaysAllowRule(cmd.alwaysAllow, { toolName: call.toolName, toolClass: call.toolClass, args }, services.workspaceRoot);
       if (cmd.alwaysAllow.scope === 'thread') addThreadRule(services.store, call.threadId, rule);
-      else addWorkspaceRule(services.workspaceRoot, rule);
+      else {
+        addWorkspaceRule(services.workspaceRoot, rule);
+        services.permissions.noteUserAllowRule(rule); // the user's own rule applies to the running turn at once
+      }
     }
     gate.respond(cmd.callId, cmd.decision);
     return {};
