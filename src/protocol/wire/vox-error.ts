@@ -76,7 +76,7 @@ export const ERROR_CODES = {
   /** Vox as an MCP client (engine/mcp/): config files, connections, calls, OAuth sign-in. */
   mcp: ['invalidConfig', 'unknownServer', 'unknownTool', 'unknownPrompt', 'unknownResource', 'notConnected', 'disabled', 'timeout', 'crashed', 'tooLarge', 'authRequired', 'authFailed', 'protocolError', 'callFailed', 'invalidArguments'],
   /** Vox as an MCP server (src/mcp-server/): tool access, grants, OAuth 2.1 + DPoP on HTTP. */
-  mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'invalidRequest', 'notEnabled', 'bindFailed', 'unknownTool', 'invalidArguments', 'internal'],
+  mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'dpopRateLimited', 'dpopStoreFull', 'invalidRequest', 'notEnabled', 'bindFailed', 'unknownTool', 'invalidArguments', 'internal'],
   /** MCP Apps (SPEC 5.3): widget state per turn item. */
   mcpApp: ['stateTooLarge', 'unknownItem', 'notAnApp', 'invalidState'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
