@@ -60,7 +60,7 @@ export const ERROR_CODES = {
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Bundles: one JSON file of threads, rules and checkpoint ref names (../../engine/bundles/). */
-  bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict'],
+  bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict', 'rightsChange', 'foreignHistory'],
   /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
   guard: ['singleTokenRun', 'ngramCycle'],
   /** A prompt's @-mentions (engine/context/): one that cannot be attached when the client asked that all be (`strictMentions`). */
