@@ -119,6 +119,16 @@ describe('bundles: a tampered bundle cannot change rights or history here (real 
     assert.equal(threadRow(a.dbPath, T)!.head, 'msg:2');
   });
 
+  it('a new thread planted under a thread made here (a fake subagent thread) is refused too', async () => {
+    const before = lastSeq(a.dbPath);
+    const b = structuredClone(good) as Raw & { threads: Record<string, unknown>[] };
+    const events = [{ type: 'thread.created', threadId: 'thread:child', title: 'subagent', parentThreadId: T, parentRunId: null, time: 5 }];
+    b.threads.push({ id: 'thread:child', title: 'subagent', createdAt: 5, updatedAt: 5, parentThreadId: T, counts: countEvents(events as VoxEvent[]), events, checkpointRefs: [] });
+    const e = await typed(ca.call('importBundle', { path: write(b, 'child.json') }), 'bundle/foreignHistory');
+    assert.match(e.message, /thread:child/);
+    assert.equal(lastSeq(a.dbPath), before);
+  });
+
   it('a thread that came from a bundle may grow from a later one, but never gains rights, nor messages hung on history made here', async () => {
     const d = path.join(dir, 'b');
     fs.mkdirSync(d);

@@ -1,12 +1,13 @@
 /**
- * What a bundle may add to a thread this install already holds (SPEC 6.6). A bundle adds only
+ * What a bundle may add to threads this install already holds (SPEC 6.6). A bundle adds only
  * threads and branches of its own: it never sets a held thread's rights (permission mode, work
- * mode, permission rules — `bundle/rightsChange`), never adds anything to a thread made here,
- * never deletes a held thread, and never hangs its events on messages it does not carry itself
- * (history made here — `bundle/foreignHistory`). A thread counts as come-from-a-bundle when its
- * log holds `thread.imported`, which the importer writes when a bundle adds the thread; later
- * bundles may then grow it (a thread that grew elsewhere) within those limits. Any such event
- * refuses the whole bundle: nothing is imported.
+ * mode, permission rules — `bundle/rightsChange`); it never adds anything to a thread made here,
+ * never deletes a held thread, never hangs its events on messages it does not carry itself
+ * (history made here), and never lists a new thread under a thread made here
+ * (`bundle/foreignHistory`). A thread counts as come-from-a-bundle when its log holds
+ * `thread.imported`, which the importer writes when a bundle adds the thread; later bundles may
+ * then grow it (a thread that grew elsewhere) within those limits. Any such event refuses the
+ * whole bundle: nothing is imported.
  */
 import type { VoxStore } from '../store/store';
 import { BundleError } from './errors';
@@ -66,4 +67,13 @@ export function checkHeldThread(store: VoxStore, t: BundleThread, fresh: readonl
     const anchor = anchorOf(e);
     if (anchor !== null && !carried.has(anchor)) refuse('foreignHistory', t.id, `hangs a ${e.type} event on message ${anchor}, which it does not carry (history made here), in`);
   }
+}
+
+/** Throws when new thread `t` would be listed under a thread made here (a planted subagent thread). */
+export function checkNewThread(store: VoxStore, t: BundleThread): void {
+  const created = t.events[0];
+  const parent = created?.type === 'thread.created' ? (created.parentThreadId ?? null) : null;
+  if (parent === null) return;
+  if (store.db.prepare('SELECT 1 FROM threads WHERE id = ?').get(parent) === undefined || cameFromBundle(store, parent)) return;
+  throw new BundleError('foreignHistory', `The bundle would add thread ${t.id} under thread ${parent}, which was made here. Nothing was imported.`);
 }

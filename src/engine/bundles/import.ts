@@ -24,7 +24,7 @@ import type { Host } from '../host';
 import { WORKSPACE_RULES_DIR, readConfined, stageConfined, type StagedRuleFile } from '../rules/files';
 import type { VoxStore } from '../store/store';
 import { BundleError } from './errors';
-import { IMPORTED_EVENT, checkHeldThread } from './guard';
+import { IMPORTED_EVENT, checkHeldThread, checkNewThread } from './guard';
 import { MAX_BUNDLE_BYTES, parseBundle, type Bundle, type BundledEvent } from './format';
 import { userRules, workspaceRuleFiles } from './export';
 
@@ -103,6 +103,7 @@ function plan(store: VoxStore, bundle: Bundle): { events: { event: VoxEvent; tim
       else if (e.type === 'run.started') result.runs++;
     }
     if (row) checkHeldThread(store, t, fresh);
+    else checkNewThread(store, t);
     for (const { time, ...event } of fresh) events.push({ event: event as VoxEvent, time });
     if (!row) {
       // Stamped with the thread's newest time, so the marker does not move it up the thread list.
