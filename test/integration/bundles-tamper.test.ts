@@ -157,6 +157,31 @@ describe('bundles: a tampered bundle cannot change rights or history here (real 
     }
   });
 
+  it('user rules the host cannot save leave no thread and no rule file imported', async () => {
+    const d = path.join(dir, 'nosave');
+    fs.mkdirSync(d);
+    class FailingHost extends TestHost {
+      override async setUserRules(): Promise<void> {
+        throw new Error('settings are read-only');
+      }
+    }
+    const b = startTestEngine({ dir: d, host: new FailingHost() });
+    try {
+      const cb = b.client();
+      const withUser = structuredClone(good);
+      withUser.rules.user = [{ name: 'tone', attach: 'manual', body: 'Be brief.' }];
+      const before = lastSeq(b.dbPath);
+      const e = await typed(cb.call('importBundle', { path: write(withUser, 'with-user.json') }), 'bundle/io');
+      assert.match(e.message, /user rules.*Nothing was imported/);
+      assert.doesNotMatch(e.message, /read-only/, 'the host\'s own error text is not passed on');
+      assert.equal(lastSeq(b.dbPath), before);
+      assert.deepEqual((await cb.call('listThreads', {})).threads, []);
+      assert.equal(fs.existsSync(path.join(d, '.vox')), false, 'the staged rule file and its folders are gone');
+    } finally {
+      await b.dispose();
+    }
+  });
+
   it('a workspace rule file that cannot be written leaves no thread imported (all or nothing across the database and the files)', async () => {
     const d = path.join(dir, 'ro');
     fs.mkdirSync(path.join(d, '.vox'), { recursive: true });
