@@ -188,6 +188,11 @@ const SHAPES = {
   'thread.workModeSet': { threadId: str, mode: workMode },
   /** The thread's own permission mode (null: the workspace default from the settings). */
   'thread.permissionModeSet': { threadId: str, mode: nullable(permissionMode) },
+  /**
+   * The thread came from a bundle (engine/bundles/): later bundles may add to it (never its rights),
+   * while a thread made here takes nothing from any bundle. Kept home (not carried in bundles).
+   */
+  'thread.imported': { threadId: str },
   /** The thread's own allow rules ("Always allow" for this thread), as they are now (the whole list). */
   'thread.permissionRulesSet': { threadId: str, rules: arrayOf(object({ action: literal('allow'), tool: str, command: optional(str), path: optional(str) })) },
   /** The agent (Plan mode, `submit_plan`) proposed a plan; it replaces the thread's earlier ones. */

@@ -243,6 +243,10 @@ describe('bundles: export and import a whole install (real engines, fake OpenAI)
       await typed(cb.call('importBundle', { path: write(clash, 'clash.json') }), 'bundle/conflict');
       assert.equal(eventCount(b.dbPath), mid, 'all or nothing');
       assert.equal((await cb.call('listThreads', {})).threads.some((t) => t.id === good.threads[0].id), false, 'the first thread was rolled back too');
+      // The rule files and user rules are put in place before the transaction fails: both are taken back.
+      assert.equal(fs.existsSync(path.join(dir, 'bad', '.vox', 'rules', 'style.md')), false, 'the rule file was taken back');
+      assert.deepEqual(fs.readdirSync(path.join(dir, 'bad')).filter((n) => n === '.vox'), [], 'and the folders made for it');
+      assert.deepEqual(b.host.rules?.rules ?? [], [], 'the user rules are as they were');
     } finally {
       await b.dispose();
     }

@@ -6,7 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type CryptoKey } from 'jose';
-import { DPOP_JTI_CACHE, DPOP_MAX_AGE_S, JtiReplayCache, accessTokenHash, normaliseHtu, verifyDpopProof } from '../../src/mcp-server/http/dpop';
+import { DPOP_MAX_AGE_S, accessTokenHash, normaliseHtu, verifyDpopProof } from '../../src/mcp-server/http/dpop';
+import { DPOP_JTI_STORE_MAX, DPOP_KEY_MAX_LIVE, DPOP_MIN_KEEP_MS, JtiReplayStore } from '../../src/mcp-server/http/replay-store';
 import { McpServerError } from '../../src/mcp-server/http/errors';
 
 const URL_MCP = 'http://127.0.0.1:4711/mcp';
@@ -38,7 +39,7 @@ describe('DPoP proof validation (RFC 9449)', () => {
   before(async () => {
     es = await key('ES256');
   });
-  const expect = (over: Partial<Parameters<typeof verifyDpopProof>[1]> = {}) => ({ method: 'POST', url: URL_MCP, now: NOW, replay: new JtiReplayCache(), ...over });
+  const expect = (over: Partial<Parameters<typeof verifyDpopProof>[1]> = {}) => ({ method: 'POST', url: URL_MCP, now: NOW, replay: new JtiReplayStore(), ...over });
 
   for (const alg of ['ES256', 'ES384', 'EdDSA', 'RS256'] as const) {
     it(`accepts a ${alg} proof made by jose and returns the RFC 7638 thumbprint jose computes`, async () => {
@@ -50,7 +51,7 @@ describe('DPoP proof validation (RFC 9449)', () => {
   }
 
   it('refuses a replayed jti (the same proof twice) with dpopReplay', async () => {
-    const replay = new JtiReplayCache();
+    const replay = new JtiReplayStore();
     const p = await proof(es);
     verifyDpopProof(p, expect({ replay }));
     refused(() => verifyDpopProof(p, expect({ replay })), 'dpopReplay');
@@ -129,15 +130,78 @@ describe('DPoP proof validation (RFC 9449)', () => {
     }
   });
 
-  it(`the replay cache is a bounded ring of ${DPOP_JTI_CACHE}: the oldest jti is forgotten first`, () => {
-    const c = new JtiReplayCache();
-    assert.equal(c.capacity, DPOP_JTI_CACHE);
-    for (let i = 0; i < DPOP_JTI_CACHE; i++) assert.equal(c.remember(`j${i}`), true);
-    assert.equal(c.size, DPOP_JTI_CACHE);
-    assert.equal(c.remember('j0'), false);
-    assert.equal(c.remember('new'), true);
-    assert.equal(c.size, DPOP_JTI_CACHE);
-    assert.equal(c.has('j0'), false, 'j0 was the oldest');
-    assert.equal(c.has('j1'), true);
+  it('a replay is refused for as long as the proof\'s iat window lasts, then as stale', async () => {
+    const replay = new JtiReplayStore();
+    const p = await proof(es);
+    verifyDpopProof(p, expect({ replay }));
+    refused(() => verifyDpopProof(p, expect({ replay, now: NOW + DPOP_MAX_AGE_S * 1000 })), 'dpopReplay');
+    refused(() => verifyDpopProof(p, expect({ replay, now: NOW + DPOP_MAX_AGE_S * 1000 + 1_000 })), 'invalidDpop', /iat/);
+  });
+});
+
+describe('the DPoP jti store (injected clock)', () => {
+  const T0 = 1_800_000_000_000;
+  const WINDOW_MS = DPOP_MAX_AGE_S * 1000;
+  const code = (fn: () => unknown): { code: string; retryAfterS?: unknown } => {
+    try {
+      fn();
+    } catch (e) {
+      assert.ok(e instanceof McpServerError, String(e));
+      return { code: e.code, retryAfterS: e.details?.retryAfterS };
+    }
+    return { code: 'accepted' };
+  };
+
+  it('defaults: the named limits', () => {
+    assert.deepEqual(new JtiReplayStore().limits, { maxEntries: DPOP_JTI_STORE_MAX, perKey: DPOP_KEY_MAX_LIVE });
+  });
+
+  it('a used jti stays refused after 10,050 other proofs from other keys (nothing live is evicted)', () => {
+    const s = new JtiReplayStore();
+    s.admit('victim', 'used', T0 + WINDOW_MS, T0);
+    for (let i = 0; i < 10_050; i++) s.admit(`k${i % 7}`, `j${i}`, T0 + WINDOW_MS, T0 + i);
+    assert.equal(code(() => s.admit('victim', 'used', T0 + WINDOW_MS, T0 + 10_050)).code, 'dpopReplay');
+    assert.equal(s.size, 10_051);
+    assert.equal(code(() => s.admit('other-key', 'used', T0 + WINDOW_MS, T0)).code, 'accepted', 'jti values are per key thumbprint');
+  });
+
+  it('a full store refuses new proofs with the seconds until its soonest entry expires, and takes them again once it has', () => {
+    const s = new JtiReplayStore({ maxEntries: 3 });
+    s.admit('a', '1', T0 + 90_000, T0);
+    s.admit('b', '2', T0 + 200_000, T0);
+    s.admit('c', '3', T0 + 300_000, T0);
+    assert.deepEqual(code(() => s.admit('d', '4', T0 + 300_000, T0 + 10_000)), { code: 'dpopStoreFull', retryAfterS: 80 });
+    assert.equal(s.has('a', '1'), true, 'the oldest is still held');
+    assert.equal(code(() => s.admit('a', '1', T0 + 90_000, T0 + 10_000)).code, 'dpopReplay', 'a replay is a replay even when full');
+    assert.equal(code(() => s.admit('d', '4', T0 + 300_000, T0 + 90_000)).code, 'accepted');
+    assert.equal(s.has('a', '1'), false);
+    assert.equal(s.size, 3);
+  });
+
+  it('one key over its limit is refused with the seconds until its own soonest entry expires; other keys are not', () => {
+    const s = new JtiReplayStore({ perKey: 2 });
+    s.admit('greedy', '1', T0 + 120_000, T0);
+    s.admit('greedy', '2', T0 + 100_000, T0);
+    assert.deepEqual(code(() => s.admit('greedy', '3', T0 + WINDOW_MS, T0 + 40_000)), { code: 'dpopRateLimited', retryAfterS: 60 });
+    assert.equal(code(() => s.admit('modest', '3', T0 + WINDOW_MS, T0 + 40_000)).code, 'accepted');
+    assert.equal(code(() => s.admit('greedy', '3', T0 + WINDOW_MS, T0 + 100_000)).code, 'accepted', 'after its entry expired');
+  });
+
+  it('expired entries are dropped as the clock passes them: memory stays bounded by what is live', () => {
+    const s = new JtiReplayStore();
+    for (let i = 0; i < 5_000; i++) s.admit(`k${i % 50}`, `j${i}`, T0 + ((i * 37) % WINDOW_MS), T0);
+    assert.equal(s.size, 5_000);
+    s.expire(T0 + WINDOW_MS / 2);
+    assert.ok(s.size > 0 && s.size < 5_000, `some expired: ${s.size}`);
+    s.admit('late', 'x', T0 + 2 * WINDOW_MS, T0 + WINDOW_MS);
+    assert.equal(s.size, 1, 'everything else has expired');
+    assert.equal(s.has('k0', 'j0'), false);
+  });
+
+  it(`an entry is kept at least ${DPOP_MIN_KEEP_MS} ms, even for a proof back-dated to the window's edge`, () => {
+    const s = new JtiReplayStore({ perKey: 1 });
+    s.admit('k', 'old', T0 + 1, T0);
+    assert.equal(code(() => s.admit('k', 'next', T0 + WINDOW_MS, T0 + 1_000)).code, 'dpopRateLimited');
+    assert.equal(code(() => s.admit('k', 'next', T0 + WINDOW_MS, T0 + DPOP_MIN_KEEP_MS)).code, 'accepted');
   });
 });

@@ -24,9 +24,10 @@ export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 export const MAX_BUNDLED_RULE_CHARS = MAX_RULE_BODY_CHARS + 8_192;
 /**
  * Event types not carried: checkpoints point at git objects of one repository (their ref names
- * travel as `checkpointRefs`), and queued prompts would start runs where they are imported.
+ * travel as `checkpointRefs`), queued prompts would start runs where they are imported, and
+ * `thread.imported` says where a thread came from in this install only.
  */
-export const UNBUNDLED_EVENT_PREFIXES: readonly string[] = ['checkpoint.', 'queue.'];
+export const UNBUNDLED_EVENT_PREFIXES: readonly string[] = ['checkpoint.', 'queue.', 'thread.imported'];
 
 export type BundledEvent = VoxEvent & { time: number };
 

@@ -171,11 +171,39 @@ export function readDisabled(root: string): { names: Set<string>; error: RuleFil
   }
 }
 
+/** A rule file written beside its place, not yet in it (stageConfined): `commit` renames it in, `discard` removes it and the folders made for it. */
+export interface StagedRuleFile {
+  rel: string;
+  commit(): void;
+  discard(): void;
+}
+
 /** Makes `.vox/rules` (refusing links), then writes `rel` there atomically without following links. */
 export function writeConfined(root: string, rel: string, text: string): void {
+  stageConfined(root, rel, text).commit();
+}
+
+/**
+ * Checks `rel` and writes its text to a temporary file in `.vox/rules` (made if absent, links
+ * refused), so that a caller can stage several files, do what else must succeed with them, and
+ * only then put them in place. Every failure is a RuleError; nothing is left after one.
+ */
+export function stageConfined(root: string, rel: string, text: string): StagedRuleFile {
   if (!rel.startsWith(`${WORKSPACE_RULES_DIR}/`) || rel.slice(WORKSPACE_RULES_DIR.length + 1).includes('/') || rel.includes('..')) {
     throw new RuleError('outsideWorkspace', `${rel}: rules are written only into ${WORKSPACE_RULES_DIR}/`, rel);
   }
+  const made: string[] = [];
+  // Folders this staging made go with it, when nothing else was put in them meanwhile.
+  const unmake = () => {
+    for (const d of made.reverse()) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        // not empty (another staged file) or gone: left as it is
+      }
+    }
+    made.length = 0;
+  };
   let cur = root;
   for (const part of WORKSPACE_RULES_DIR.split('/')) {
     cur = path.join(cur, part);
@@ -187,7 +215,15 @@ export function writeConfined(root: string, rel: string, text: string): void {
     }
     if (st?.isSymbolicLink()) throw new RuleError('outsideWorkspace', `${path.relative(root, cur)} is a symbolic link; rules are written only inside the workspace`, rel);
     if (st && !st.isDirectory()) throw new RuleError('io', `${path.relative(root, cur)} is not a folder`, rel);
-    if (!st) fs.mkdirSync(cur);
+    if (!st) {
+      try {
+        fs.mkdirSync(cur);
+      } catch (e) {
+        unmake();
+        throw new RuleError('io', `${path.relative(root, cur)}: cannot be made (${(e as NodeJS.ErrnoException).code ?? 'error'})`, rel);
+      }
+      made.push(cur);
+    }
   }
   const file = path.join(root, rel);
   try {
@@ -196,6 +232,11 @@ export function writeConfined(root: string, rel: string, text: string): void {
     if (e instanceof RuleError) throw e;
   }
   const tmp = `${file}.${process.pid}.tmp`;
+  const failed = (e: unknown): never => {
+    fs.rmSync(tmp, { force: true });
+    unmake();
+    throw new RuleError('io', `${rel}: cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})`, rel);
+  };
   try {
     const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, 0o644);
     try {
@@ -203,9 +244,21 @@ export function writeConfined(root: string, rel: string, text: string): void {
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(tmp, file);
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw new RuleError('io', `${rel}: cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})`, rel);
+    failed(e);
   }
+  return {
+    rel,
+    commit: () => {
+      try {
+        fs.renameSync(tmp, file);
+      } catch (e) {
+        failed(e);
+      }
+    },
+    discard: () => {
+      fs.rmSync(tmp, { force: true });
+      unmake();
+    },
+  };
 }

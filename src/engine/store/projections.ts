@@ -33,6 +33,10 @@ export const CORE_PROJECTORS: { [K in VoxEventType]?: Projector<K> } = {
   'thread.deleted'(db, e, time) {
     mustChange(db.prepare('UPDATE threads SET deleted = 1, updated_at = ? WHERE id = ?').run(time, e.threadId), `thread ${e.threadId}`);
   },
+  'thread.imported'(db, e) {
+    // Read from the event log by the bundle importer (../bundles/guard.ts); the thread must exist.
+    if (!db.prepare('SELECT 1 FROM threads WHERE id = ?').get(e.threadId)) throw new StoreError('notFound', `thread ${e.threadId} does not exist`);
+  },
   'message.added'(db, e, time) {
     db.prepare(
       'INSERT INTO messages (id, thread_id, parent_id, role, content, run_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

@@ -2,17 +2,17 @@
  * DPoP proof validation (RFC 9449 §4.3), pure apart from node:crypto: the proof's header (`typ`
  * `dpop+jwt`, an asymmetric `alg` we support, a public `jwk` without private members), its
  * signature by that key, its claims (`htm`, `htu` without query or fragment, `iat` within
- * DPOP_MAX_AGE_S, a `jti` not seen before, `ath` when an access token is presented), and the
+ * DPOP_MAX_AGE_S, a `jti` not seen before (./replay-store.ts), `ath` when an access token is presented), and the
  * RFC 7638 thumbprint of the key that tokens are bound to (`cnf.jkt`). Every failure is a
- * McpServerError ('invalidDpop' | 'dpopReplay') whose message never echoes library text.
+ * McpServerError ('invalidDpop' | 'dpopReplay' | 'dpopRateLimited' | 'dpopStoreFull') whose message
+ * never echoes library text.
  */
 import { createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { McpServerError } from './errors';
+import type { JtiReplayStore } from './replay-store';
 
 /** How far (seconds) a proof's `iat` may lie from our clock, either way (RFC 9449 §11.1: a short window). */
 export const DPOP_MAX_AGE_S = 300;
-/** How many recent `jti` values are remembered to refuse replays (a bounded ring; the oldest is forgotten first). */
-export const DPOP_JTI_CACHE = 10_000;
 /** Longest DPoP header we parse (an RSA-4096 proof is ~1.5 KiB; anything far larger is junk). */
 export const DPOP_MAX_PROOF_CHARS = 8_192;
 /** Longest `jti` we accept (RFC 9449 asks for ≥ 96 bits of randomness; 256 chars is generous). */
@@ -37,7 +37,7 @@ export interface DpopExpectation {
   accessToken?: string;
   /** Now, in milliseconds since the epoch. */
   now: number;
-  replay: JtiReplayCache;
+  replay: JtiReplayStore;
 }
 
 export interface VerifiedDpopProof {
@@ -46,31 +46,6 @@ export interface VerifiedDpopProof {
   jkt: string;
   jti: string;
   iat: number;
-}
-
-/** Remembers the last `capacity` jti values; `remember` answers false for one already seen. */
-export class JtiReplayCache {
-  private readonly ring: (string | undefined)[];
-  private readonly seen = new Set<string>();
-  private next = 0;
-  constructor(readonly capacity: number = DPOP_JTI_CACHE) {
-    this.ring = new Array<string | undefined>(capacity);
-  }
-  get size(): number {
-    return this.seen.size;
-  }
-  has(jti: string): boolean {
-    return this.seen.has(jti);
-  }
-  remember(jti: string): boolean {
-    if (this.seen.has(jti)) return false;
-    const old = this.ring[this.next];
-    if (old !== undefined) this.seen.delete(old);
-    this.ring[this.next] = jti;
-    this.seen.add(jti);
-    this.next = (this.next + 1) % this.capacity;
-    return true;
-  }
 }
 
 const invalid = (why: string) => new McpServerError('invalidDpop', `invalid DPoP proof: ${why}`);
@@ -145,7 +120,7 @@ function signatureValid(alg: DpopAlg, key: KeyObject, data: Buffer, sig: Buffer)
 
 /**
  * Validates one DPoP header value against the request it came with. Signature and claims are
- * checked before the jti is remembered, so a forged proof cannot fill the replay cache.
+ * checked before the jti is remembered, so a forged proof cannot fill the replay store.
  */
 export function verifyDpopProof(proof: string | undefined, expect: DpopExpectation): VerifiedDpopProof {
   if (typeof proof !== 'string' || proof.length === 0) throw invalid('missing DPoP header');
@@ -175,6 +150,7 @@ export function verifyDpopProof(proof: string | undefined, expect: DpopExpectati
     if (typeof claims.ath !== 'string' || claims.ath !== accessTokenHash(expect.accessToken)) throw invalid('ath does not match the access token');
   }
   const jkt = jwkThumbprint(jwk as Record<string, unknown>);
-  if (!expect.replay.remember(`${jkt}:${jti}`)) throw new McpServerError('dpopReplay', 'DPoP proof replayed (jti already used)');
+  // Kept until a replay would be refused as stale: the last millisecond `iat` is still inside the window, plus one.
+  expect.replay.admit(jkt, jti, Math.ceil((iat + DPOP_MAX_AGE_S) * 1000) + 1, expect.now);
   return { alg: alg as DpopAlg, jkt, jti, iat };
 }

@@ -9,8 +9,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { DPOP_ALGS, verifyDpopProof, type JtiReplayCache } from './dpop';
+import { DPOP_ALGS, verifyDpopProof } from './dpop';
 import { isMcpServerError } from './errors';
+import { busyAnswer, type JtiReplayStore } from './replay-store';
 import type { BoundToken, McpGrant, TokenTable } from './tokens';
 
 /** Most MCP sessions open at once (all clients together); more are refused with 503 until one closes or idles out. */
@@ -44,7 +45,7 @@ export class McpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private closed = false;
   constructor(
-    private readonly deps: { tokens: TokenTable; replay: JtiReplayCache; now: () => number; serverFor: ServerFor },
+    private readonly deps: { tokens: TokenTable; replay: JtiReplayStore; now: () => number; serverFor: ServerFor },
   ) {}
 
   get sessionCount(): number {
@@ -74,6 +75,9 @@ export class McpEndpoint {
       const proof = verifyDpopProof(Array.isArray(header) ? undefined : header, { method: req.method ?? '', url, accessToken: m[1]!, now: this.deps.now(), replay: this.deps.replay });
       if (proof.jkt !== token.jkt) return deny('invalid_dpop_proof', 'the proof key is not the key the token is bound to');
     } catch (e) {
+      // A full store or a key over its rate: not the client's proof at fault, so no 401 (which would make it sign in again).
+      const busy = busyAnswer(e);
+      if (busy) return void sendJsonRpcError(res, busy.status, -32000, busy.message, { 'Retry-After': String(busy.retryAfterS) });
       return deny('invalid_dpop_proof', isMcpServerError(e) ? e.message : 'invalid DPoP proof');
     }
     return token;

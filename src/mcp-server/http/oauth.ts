@@ -8,8 +8,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { issueClientId, registrationFrom, verifyClientId, type ClientRegistration } from './client-id';
-import { DPOP_ALGS, verifyDpopProof, type JtiReplayCache } from './dpop';
+import { DPOP_ALGS, verifyDpopProof } from './dpop';
 import { isMcpServerError } from './errors';
+import { busyAnswer, type JtiReplayStore } from './replay-store';
 import type { GrantMemory } from './grants';
 import type { TokenTable } from './tokens';
 
@@ -31,7 +32,7 @@ export interface OAuthContext {
   key: Uint8Array;
   grants: GrantMemory;
   tokens: TokenTable;
-  replay: JtiReplayCache;
+  replay: JtiReplayStore;
   now: () => number;
 }
 
@@ -150,6 +151,8 @@ export class OAuthEndpoints {
     try {
       jkt = verifyDpopProof(dpop, { method: 'POST', url: `${origin}/token`, now: this.ctx.now(), replay: this.ctx.replay }).jkt;
     } catch (e) {
+      const busy = busyAnswer(e);
+      if (busy) return oauthError(busy.status, 'temporarily_unavailable', busy.message, { 'Retry-After': String(busy.retryAfterS) });
       return oauthError(400, 'invalid_dpop_proof', isMcpServerError(e) ? e.message : 'invalid DPoP proof');
     }
     const type = form.get('grant_type');

@@ -10,11 +10,11 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HostSecretStore } from '../../engine/host';
 import { loadClientKey } from './client-id';
-import { JtiReplayCache } from './dpop';
 import { McpServerError } from './errors';
 import { GrantMemory, type ChooseGrant } from './grants';
 import { McpEndpoint, sendJsonRpcError, type ServerFor } from './mcp-endpoint';
 import { OAuthEndpoints, type HttpAnswer } from './oauth';
+import { JtiReplayStore, type ReplayLimits } from './replay-store';
 import { TokenTable } from './tokens';
 
 /** Largest body accepted on `/mcp` (bytes); larger ones get 413 without being buffered. */
@@ -39,6 +39,8 @@ export interface VoxMcpHttpOptions {
   chooseGrant: ChooseGrant;
   /** Clock in ms (tests inject one to age DPoP proofs and tokens). */
   now?: () => number;
+  /** The DPoP jti store's limits (./replay-store.ts); absent: DPOP_JTI_STORE_MAX and DPOP_KEY_MAX_LIVE. Tests shrink them. */
+  replayLimits?: Partial<ReplayLimits>;
   /** Told of unexpected failures (the client only sees a generic "Internal error"); e.g. the extension's log. */
   onError?: (e: unknown) => void;
 }
@@ -146,7 +148,7 @@ export async function startVoxMcpHttpServer(opts: VoxMcpHttpOptions): Promise<Vo
   const now = opts.now ?? Date.now;
   const key = await loadClientKey(opts.secrets);
   const tokens = new TokenTable(now);
-  const replay = new JtiReplayCache();
+  const replay = new JtiReplayStore(opts.replayLimits);
   const oauth = new OAuthEndpoints({ key, grants: new GrantMemory(opts.secrets, opts.chooseGrant), tokens, replay, now });
   const mcp = new McpEndpoint({ tokens, replay, now, serverFor: opts.serverFor });
   let port = opts.port;

@@ -60,7 +60,7 @@ export const ERROR_CODES = {
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
   codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
   /** Bundles: one JSON file of threads, rules and checkpoint ref names (../../engine/bundles/). */
-  bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict'],
+  bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict', 'rightsChange', 'foreignHistory'],
   /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
   guard: ['singleTokenRun', 'ngramCycle'],
   /** A prompt's @-mentions (engine/context/): one that cannot be attached when the client asked that all be (`strictMentions`). */
@@ -76,7 +76,7 @@ export const ERROR_CODES = {
   /** Vox as an MCP client (engine/mcp/): config files, connections, calls, OAuth sign-in. */
   mcp: ['invalidConfig', 'unknownServer', 'unknownTool', 'unknownPrompt', 'unknownResource', 'notConnected', 'disabled', 'timeout', 'crashed', 'tooLarge', 'authRequired', 'authFailed', 'protocolError', 'callFailed', 'invalidArguments'],
   /** Vox as an MCP server (src/mcp-server/): tool access, grants, OAuth 2.1 + DPoP on HTTP. */
-  mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'invalidRequest', 'notEnabled', 'bindFailed', 'unknownTool', 'invalidArguments', 'internal'],
+  mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'dpopRateLimited', 'dpopStoreFull', 'invalidRequest', 'notEnabled', 'bindFailed', 'unknownTool', 'invalidArguments', 'internal'],
   /** MCP Apps (SPEC 5.3): widget state per turn item. */
   mcpApp: ['stateTooLarge', 'unknownItem', 'notAnApp', 'invalidState'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */

@@ -60,7 +60,7 @@ export const FEATURES = [
  * background work change nothing the thread view draws; a thread's permission rules (an "Always
  * allow" for this thread) show with the other rules (getPermissions).
  */
-export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet'];
+export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet', 'thread.imported'];
 
 /** The reducers of the chat's features (../thread-state.ts applies events through it by default). */
 export const DEFAULT_REGISTRY = new FeatureRegistry(FEATURES);
