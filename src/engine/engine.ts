@@ -15,6 +15,7 @@ import { ToolRegistry } from './tools/registry';
 import { ProviderRegistry, type ProviderFactory } from './providers/registry';
 import { registerBuiltinProviders } from './providers/builtins';
 import { VoxStore } from './store/store';
+import { canonicalWorkspace } from './store/workspace-reads';
 import { driverChoice } from './store/driver';
 import { TurnStreamRegistry } from './stream/turn-stream-registry';
 import { CheckpointService } from './checkpoints/service';
@@ -168,7 +169,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   const install = (name: string, dispose: () => void | Promise<void>) => teardown.push({ name, dispose });
 
   const modules = [...MODULES, ...extraModules];
-  const store = VoxStore.open(config.dbPath, { ...(config.readOnly ? { readonly: true } : {}), schema: [...STORE_SCHEMAS, ...extraModules.flatMap((m) => (m.schema ? [m.schema] : []))] });
+  const store = VoxStore.open(config.dbPath, { ...(config.readOnly ? { readonly: true } : {}), workspace: canonicalWorkspace(config.workspaceRoot), schema: [...STORE_SCHEMAS, ...extraModules.flatMap((m) => (m.schema ? [m.schema] : []))] });
   install('store', () => store.close());
   const recovered = config.readOnly ? [] : store.recoverInterrupted();
   if (recovered.length > 0) host.notify({ level: 'warning', source: 'runs', message: `Marked ${recovered.length} run(s) interrupted by an earlier shutdown; their text was kept.` });

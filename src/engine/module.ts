@@ -21,6 +21,8 @@ import type { AgentTool } from './tools/types';
 export interface SessionPort {
   /** The grant the session was connected with (its capabilities were checked already; its modes are checked where a thread gets them). */
   readonly grant: Grant;
+  /** A workspace-bound session's reach (./session/thread-scope.ts): its workspace and whether a thread is in it; null: every thread. */
+  readonly scope: { readonly workspace: string | null; inScope(threadId: string): boolean } | null;
   send(u: EngineUpdate): void;
   /** Registers a subscription under `key`, replacing (and stopping) one with the same key. */
   addSubscription(key: string, stop: () => void): void;

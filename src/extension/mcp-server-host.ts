@@ -23,9 +23,9 @@ export type SessionServers = (engine: Engine) => ServerFor;
 
 type GrantItem = vscode.QuickPickItem & { grant: McpGrant | null };
 const GRANT_ITEMS: GrantItem[] = [
-  { label: '$(eye) Read only', description: 'readOnly', detail: 'List, read and search threads, checkpoints and variants. No writes.', grant: 'readOnly' },
+  { label: '$(eye) Read only', description: 'readOnly', detail: 'List, read and search this workspace\'s threads, checkpoints and variants. No writes.', grant: 'readOnly' },
   { label: '$(edit) Default', description: 'default', detail: 'Also send to threads, start threads (default modes at most) and capture checkpoints.', grant: 'default' },
-  { label: '$(unlock) Full access', description: 'fullAccess', detail: 'Everything, including threads that run with full access.', grant: 'fullAccess' },
+  { label: '$(unlock) Full access', description: 'fullAccess', detail: 'Everything in this workspace\'s threads, including threads that run with full access.', grant: 'fullAccess' },
   { label: '$(circle-slash) Refuse', detail: 'The client gets access_denied; it is asked again next time.', grant: null },
 ];
 

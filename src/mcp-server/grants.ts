@@ -51,9 +51,20 @@ export function grantModes(level: McpGrantLevel): GrantModes {
   return { runtime: runtimeLevel(c.runtime), interaction: interactionLevel(c.interaction) };
 }
 
-/** The protocol grant of an MCP client at `level`. */
-export function mcpGrant(level: McpGrantLevel, holder: string): Grant {
-  return { capabilities: CAPABILITIES[level], holder, modes: grantModes(level) };
+/** What else the user (or the transport) decided about an MCP client's grant. */
+export interface McpGrantOptions {
+  /** The user granted every workspace's threads (`vox mcp serve --all-workspaces`); else only the engine's workspace's. */
+  allWorkspaces?: boolean;
+  /** No one can answer its threads' approvals (stdio: the engine runs in `vox mcp serve`, no window sees them). */
+  noApprover?: boolean;
+}
+
+/** The protocol grant of an MCP client at `level`: confined to its workspace's threads unless `allWorkspaces`. */
+export function mcpGrant(level: McpGrantLevel, holder: string, opts: McpGrantOptions = {}): Grant {
+  return {
+    capabilities: CAPABILITIES[level], holder, modes: grantModes(level),
+    ...(opts.allWorkspaces ? {} : { threads: 'workspace' as const }), ...(opts.noApprover ? { noApprover: true as const } : {}),
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { EngineClient, inProcessTransport } from '../client/engine-client';
 import type { Engine } from '../engine/engine';
-import { mcpGrant, type McpGrantLevel } from './grants';
+import { mcpGrant, type McpGrantLevel, type McpGrantOptions } from './grants';
 import { VoxToolRegistry } from './registry';
 import { VOX_TOOLS } from './tools';
 
@@ -24,7 +24,7 @@ export function createVoxMcpServer(opts: { client: EngineClient; grant: McpGrant
   return registry.server;
 }
 
-/** A protocol client of `engine` holding the MCP grant of `level` (capabilities and thread-mode ceiling). */
-export function connectMcpSession(engine: Engine, level: McpGrantLevel, holder: string): EngineClient {
-  return new EngineClient(inProcessTransport((sink) => engine.connect(sink, mcpGrant(level, holder))), 'mcp');
+/** A protocol client of `engine` holding the MCP grant of `level` (capabilities, thread-mode ceiling, confined to the engine's workspace unless `opts.allWorkspaces`). */
+export function connectMcpSession(engine: Engine, level: McpGrantLevel, holder: string, opts: McpGrantOptions = {}): EngineClient {
+  return new EngineClient(inProcessTransport((sink) => engine.connect(sink, mcpGrant(level, holder, opts))), 'mcp');
 }

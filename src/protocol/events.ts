@@ -78,6 +78,8 @@ const SHAPES = {
     parentThreadId: optional(nullable(str)), parentRunId: optional(nullable(str)),
     /** An imported session (src/engine/importers/): the tool it came from, its id there, and JSON {cwd, gitBranch, version}. */
     source: optional(nullable(str)), sourceId: optional(nullable(str)), sourceMeta: optional(nullable(str)),
+    /** The workspace (canonical root path) it belongs to, stamped by the store that appends it; absent in events of older builds. */
+    workspace: optional(nullable(str)),
   },
   'thread.renamed': { threadId: str, title: str },
   'thread.deleted': { threadId: str },

@@ -4,7 +4,8 @@
  * threads the owner made through the protocol: the tools are listed and each is called; a
  * read-only caller is listed only the tools it may call, reads, and is refused the unlisted writes
  * (capabilityDenied) and a thread above its modes
- * (escalation); a default caller is refused fullAccess and starts a real thread at default.
+ * (escalation); a default caller is refused fullAccess, is refused an Act thread that would wait for
+ * approvals no one can give over stdio (noApprover), and starts a real Plan thread that runs.
  * Also the command's usage: --help, no --stdio, a bad --grant.
  */
 import { strict as assert } from 'node:assert';
@@ -81,18 +82,20 @@ describe('vox mcp serve --stdio (real process, SDK client)', function () {
     }
   });
 
-  it('default: fullAccess is escalation; default/default starts a real thread, visible in list_threads, that runs', async () => {
+  it('default: fullAccess is escalation; default/default would wait for approvals no one gives here (noApprover); a Plan thread starts, is listed and runs', async () => {
     const { client, stderr } = await connect('default', ['--json']);
     try {
       assert.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['capture_checkpoint', 'list_checkpoints', 'list_threads', 'list_variants', 'read_thread', 'search_threads', 'send_to_thread', 'start_thread']);
       const note = await waitFor('the serving note on stderr', 10_000, () => stderr().split('\n').find((l) => l.startsWith('{')), 20);
-      assert.deepEqual(JSON.parse(note), { type: 'serving', transport: 'stdio', grant: 'default', workspace: fs.realpathSync(ws) });
+      assert.deepEqual(JSON.parse(note), { type: 'serving', transport: 'stdio', grant: 'default', workspace: fs.realpathSync(ws), threads: 'workspace' });
       const up = errorOf(await client.callTool({ name: 'start_thread', arguments: { prompt: 'go wild', runtimeMode: 'fullAccess', interactionMode: 'default' } }));
       assert.equal(up.code, 'escalation');
       assert.match(up.message, /runtime mode fullAccess, above this caller's default/);
+      const asks = errorOf(await client.callTool({ name: 'start_thread', arguments: { prompt: 'Look into the flaky test', runtimeMode: 'default', interactionMode: 'default' } }));
+      assert.deepEqual([asks.domain, asks.code], ['approval', 'noApprover']);
       const started = valueOf<{ threadId: string; runId: string; permissionMode: string; workMode: string }>(
-        await client.callTool({ name: 'start_thread', arguments: { prompt: 'Look into the flaky test', runtimeMode: 'default', interactionMode: 'default' } }));
-      assert.deepEqual([started.permissionMode, started.workMode], ['ask', 'act']);
+        await client.callTool({ name: 'start_thread', arguments: { prompt: 'Look into the flaky test', runtimeMode: 'default', interactionMode: 'plan' } }));
+      assert.deepEqual([started.permissionMode, started.workMode], ['ask', 'plan']);
       const listed = valueOf<{ threads: Array<{ id: string; title: string }> }>(await client.callTool({ name: 'list_threads', arguments: {} }));
       assert.equal(listed.threads.find((x) => x.id === started.threadId)?.title, 'Look into the flaky test');
       const answer = await waitFor('the MCP-started run to answer', 30_000, async () => {

@@ -8,7 +8,7 @@ import { checkAccess, McpToolAccess } from '../../src/mcp-server/access';
 import { applyDomSnapshotRule, DOM_SNAPSHOT_LIMIT_BYTES, dropDomSnapshots, isDomSnapshot } from '../../src/mcp-server/dom-snapshot';
 import { McpServerError } from '../../src/mcp-server/errors';
 import { mcpGrant, voxModes } from '../../src/mcp-server/grants';
-import { checkWithinGrant, GrantModeError, levelsOf, newThreadModes } from '../../src/engine/permissions/grant-modes';
+import { checkWithinGrant, GrantModeError, NoApproverError, levelsOf, newThreadModes } from '../../src/engine/permissions/grant-modes';
 import { ownerGrant } from '../../src/protocol/commands/grants';
 
 function refusal(fn: () => unknown): McpServerError {
@@ -22,10 +22,12 @@ function refusal(fn: () => unknown): McpServerError {
 }
 
 describe('MCP server: grants and access', () => {
-  it('maps each level to a protocol grant, never owner', () => {
-    assert.deepEqual(mcpGrant('readOnly', 'x'), { capabilities: ['read'], holder: 'x', modes: { runtime: 0, interaction: 0 } });
-    assert.deepEqual(mcpGrant('default', 'x'), { capabilities: ['read', 'write', 'startThreads'], holder: 'x', modes: { runtime: 1, interaction: 1 } });
-    assert.deepEqual(mcpGrant('fullAccess', 'x'), { capabilities: ['read', 'write', 'startThreads'], holder: 'x', modes: { runtime: 2, interaction: 1 } });
+  it('maps each level to a protocol grant, never owner, confined to its workspace unless all workspaces are granted', () => {
+    assert.deepEqual(mcpGrant('readOnly', 'x'), { capabilities: ['read'], holder: 'x', modes: { runtime: 0, interaction: 0 }, threads: 'workspace' });
+    assert.deepEqual(mcpGrant('default', 'x'), { capabilities: ['read', 'write', 'startThreads'], holder: 'x', modes: { runtime: 1, interaction: 1 }, threads: 'workspace' });
+    assert.deepEqual(mcpGrant('fullAccess', 'x'), { capabilities: ['read', 'write', 'startThreads'], holder: 'x', modes: { runtime: 2, interaction: 1 }, threads: 'workspace' });
+    assert.deepEqual(mcpGrant('readOnly', 'x', { allWorkspaces: true }), { capabilities: ['read'], holder: 'x', modes: { runtime: 0, interaction: 0 } });
+    assert.deepEqual(mcpGrant('default', 'x', { noApprover: true }), { capabilities: ['read', 'write', 'startThreads'], holder: 'x', modes: { runtime: 1, interaction: 1 }, threads: 'workspace', noApprover: true });
     assert.deepEqual(voxModes('readOnly', 'default'), { permissionMode: 'ask', workMode: 'plan' });
     assert.deepEqual(voxModes('default', 'plan'), { permissionMode: 'ask', workMode: 'plan' });
     assert.deepEqual(voxModes('default', 'default'), { permissionMode: 'ask', workMode: 'act' });
@@ -72,6 +74,13 @@ describe('MCP server: grants and access', () => {
     assert.throws(() => checkWithinGrant(def, { permissionMode: 'autoEdits', workMode: 'plan' }, 'start a thread'), GrantModeError);
     assert.throws(() => checkWithinGrant(ro, { permissionMode: 'ask', workMode: 'act' }, 'x'), /runtime default, interaction default/);
     checkWithinGrant(mcpGrant('fullAccess', 'c'), { permissionMode: 'fullAuto', workMode: 'act' }, 'x');
+    // No one answers approvals (stdio): a thread that would ask is refused; Plan and Full auto are not.
+    const unattended = mcpGrant('fullAccess', 'c', { noApprover: true });
+    for (const permissionMode of ['ask', 'autoEdits'] as const) {
+      assert.throws(() => checkWithinGrant(unattended, { permissionMode, workMode: 'act' }, 'x'), (e: unknown) => e instanceof NoApproverError && e.domain === 'approval' && e.code === 'noApprover');
+    }
+    checkWithinGrant(unattended, { permissionMode: 'fullAuto', workMode: 'act' }, 'x');
+    checkWithinGrant(unattended, { permissionMode: 'ask', workMode: 'plan' }, 'x');
   });
 });
 

@@ -30,8 +30,13 @@ import { userRules, workspaceRuleFiles } from './export';
 
 export interface ImportDeps { store: VoxStore; host: Host; workspaceRoot: string }
 
-/** The identity of an event: its type, payload and recorded time, with keys in a stable order. */
-function eventKey(e: BundledEvent | { type: string; time: number }): string {
+/**
+ * The identity of an event: its type, payload and recorded time, with keys in a stable order. A
+ * thread's workspace is where this copy of it lives (the importing store stamps its own), not its
+ * history: left out.
+ */
+function eventKey(given: BundledEvent | { type: string; time: number }): string {
+  const e = given.type === 'thread.created' ? { ...given, workspace: undefined } : given;
   const sorted = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sorted);
     if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));

@@ -17,6 +17,17 @@ export class GrantModeError extends VoxError<'protocol'> {
   }
 }
 
+/**
+ * A turn that would wait for an approval no one can give: the session's grant says no one answers
+ * its approvals (`Grant.noApprover`, an MCP client of `vox mcp serve`) and the thread asks in Act.
+ */
+export class NoApproverError extends VoxError<'approval'> {
+  readonly domain = 'approval' as const;
+  constructor(message: string) {
+    super('noApprover', message);
+  }
+}
+
 /** How much a permission mode lets a thread do unasked: Ask every time 1; Auto-approve edits and Full auto 2 (they run writes without the user). */
 export const PERMISSION_MODE_LEVEL: Record<PermissionModeName, RuntimeLevel> = { ask: 1, autoEdits: 2, fullAuto: 2 };
 
@@ -39,15 +50,22 @@ function describeCeiling(c: GrantModes): string {
   return `runtime ${RUNTIME_LEVEL_NAMES[c.runtime]}, interaction ${INTERACTION_LEVEL_NAMES[c.interaction]}`;
 }
 
-/** Refuses modes above the grant's ceiling (a grant without modes allows any). */
+/** Refuses modes above the grant's ceiling (a grant without modes allows any), and modes that would ask where no one answers (`noApprover`). */
 export function checkWithinGrant(grant: Grant, m: ThreadModes, what: string): void {
   const c = grant.modes;
-  if (!c) return;
   const l = levelsOf(m);
   // A Plan thread still keeps a permission mode (it applies once someone switches it to Act): it may not exceed the ceiling either.
-  const permissionTooHigh = PERMISSION_MODE_LEVEL[m.permissionMode] > Math.max(c.runtime, 1);
-  if (l.runtime > c.runtime || l.interaction > c.interaction || permissionTooHigh) {
+  const permissionTooHigh = c !== undefined && PERMISSION_MODE_LEVEL[m.permissionMode] > Math.max(c.runtime, 1);
+  if (c && (l.runtime > c.runtime || l.interaction > c.interaction || permissionTooHigh)) {
     throw new GrantModeError(`${grant.holder} may not ${what} with ${describe(m)}: its grant allows at most ${describeCeiling(c)}`);
+  }
+  // Act in Ask every time / Auto-approve edits asks the user; Full auto and Plan (read tools only) never do.
+  if (grant.noApprover && m.workMode !== 'plan' && m.permissionMode !== 'fullAuto') {
+    throw new NoApproverError(
+      `${grant.holder} may not ${what} with ${describe(m)}: its edits and commands would wait for approvals no one can give here ` +
+      '(`vox mcp serve` runs the thread in its own process, which no VS Code window sees). Use runtimeMode readOnly (Plan), ' +
+      'fullAccess with `--grant fullAccess`, or VS Code\'s MCP server (setting vox.mcpServer.enabled), where you approve in the sidebar.',
+    );
   }
 }
 

@@ -19,7 +19,7 @@ import type { Grant } from '../../protocol/commands/grants';
 import type { PermissionModeName, WorkMode } from '../../protocol/events';
 import type { ResolvedModel } from '../providers/types';
 import type { RunRow } from '../store/store';
-import { checkWithinGrant, GrantModeError, newThreadModes, type ThreadModes } from '../permissions/grant-modes';
+import { checkWithinGrant, GrantModeError, newThreadModes, NoApproverError, type ThreadModes } from '../permissions/grant-modes';
 import { RunError } from './errors';
 import { busyError, type StartRunRequest } from './registry';
 
@@ -89,12 +89,12 @@ export function unprepared(prompt: string): PreparedTurn {
   return { prompt, text: prompt, queuedPrompt: prompt, rules: [], rulesBlock: '', warnings: [] };
 }
 
-const grantRefusal = (check: () => unknown): GrantModeError | null => {
+const grantRefusal = (check: () => unknown): GrantModeError | NoApproverError | null => {
   try {
     check();
     return null;
   } catch (e) {
-    if (e instanceof GrantModeError) return e;
+    if (e instanceof GrantModeError || e instanceof NoApproverError) return e;
     throw e;
   }
 };

@@ -194,13 +194,14 @@ function score(cands: readonly Candidate[], terms: readonly string[]): { c: Cand
   });
 }
 
-/** The best `limit` message / tool-output matches for `query`, best first (see the file header). */
-export function searchBodies(db: SqlDatabase, query: string, limit: number): BodyHit[] {
+/** The best `limit` message / tool-output matches for `query`, best first (see the file header); with `keep`, of the threads it keeps only. */
+export function searchBodies(db: SqlDatabase, query: string, limit: number, keep?: (threadId: string) => boolean): BodyHit[] {
   const { long, short } = queryTerms(query);
   const terms = [...long, ...short];
   if (terms.length === 0) return [];
   const pieces = indexPieces(long);
-  const ranked = score(pieces.length > 0 ? indexed(db, pieces) : shortScan(db, terms), terms);
+  const found = pieces.length > 0 ? indexed(db, pieces) : shortScan(db, terms);
+  const ranked = score(keep ? found.filter((c) => keep(c.threadId)) : found, terms);
   ranked.sort((a, b) => b.score - a.score || b.c.rowid - a.c.rowid);
   return ranked.slice(0, limit).map(({ c, score: s }) => {
     const { snippet, ranges } = makeSnippet(c.text, terms);

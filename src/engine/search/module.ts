@@ -5,8 +5,10 @@ import { SEARCH_SCHEMA } from './schema';
 import { searchThreads } from './search';
 
 const handlers: ModuleHandlers<'searchThreads', { store: VoxStore }> = {
-  searchThreads({ services: { store } }, cmd) {
-    return searchThreads(store.db, cmd.query, { now: Date.now(), ...(cmd.limit === undefined ? {} : { limit: cmd.limit }) });
+  searchThreads({ services: { store }, session }, cmd) {
+    // A workspace-bound session searches its workspace's threads only (../session/thread-scope.ts).
+    const scope = session.scope;
+    return searchThreads(store.db, cmd.query, { now: Date.now(), ...(cmd.limit === undefined ? {} : { limit: cmd.limit }), ...(scope ? { keep: (id: string) => scope.inScope(id) } : {}) });
   },
 };
 

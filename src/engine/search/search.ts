@@ -50,13 +50,16 @@ function threadTitles(db: SqlDatabase): ThreadTitles {
   return fresh;
 }
 
-export function searchThreads(db: SqlDatabase, query: string, opts: { limit?: number; now: number }): SearchResults {
+/** `keep`: only threads it keeps are searched (a workspace-bound session's: its workspace's). */
+export function searchThreads(db: SqlDatabase, query: string, opts: { limit?: number; now: number; keep?: (threadId: string) => boolean }): SearchResults {
   const limit = opts.limit ?? DEFAULT_SEARCH_LIMIT;
-  const { threads, titleOf } = threadTitles(db);
+  const { threads: all, titleOf } = threadTitles(db);
+  const keep = opts.keep;
+  const threads = keep ? all.filter((t) => keep(t.id)) : all;
   const titles = rankTitles(query, threads, opts.now, limit).map((m) => ({
     threadId: m.thread.id, title: m.thread.title, updatedAt: m.thread.updatedAt, score: m.score, tier: m.tier,
   }));
-  const messages = searchBodies(db, query, limit)
+  const messages = searchBodies(db, query, limit, keep)
     .filter((h) => titleOf.has(h.threadId))
     .map((h) => ({ ...h, threadTitle: titleOf.get(h.threadId)! }));
   return { titles, messages };

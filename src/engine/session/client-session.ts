@@ -23,11 +23,14 @@ import { DEMO_MODEL_NOTICE, isDemoModel } from '../model/demo-model';
 import type { EngineServices } from '../services';
 import { invalidCommand, toWireError } from './wire-errors';
 import { checkRunCommandModes } from './thread-modes';
+import { ThreadScope } from './thread-scope';
 
 export class ClientSession {
   private readonly subscriptions = new Map<string, () => void>();
   private readonly stops: Array<() => void> = [];
   private closed = false;
+  /** Null unless the grant confines it to its workspace's threads (./thread-scope.ts). */
+  readonly scope: ThreadScope | null;
 
   constructor(
     readonly services: EngineServices,
@@ -35,6 +38,7 @@ export class ClientSession {
     readonly grant: Grant,
     private readonly onClose: () => void = () => undefined,
   ) {
+    this.scope = ThreadScope.of(grant, services.store);
     if (holds(grant, 'read')) {
       const { gate, host } = services;
       this.stops.push(
@@ -49,9 +53,11 @@ export class ClientSession {
     }
   }
 
-  send(u: EngineUpdate): void {
+  send(given: EngineUpdate): void {
     if (this.closed) return;
     try {
+      const u = this.scope ? this.scope.update(given) : given;
+      if (u === null) return;
       this.sink(u);
     } catch (e) {
       this.log(e); // a broken client never breaks the engine
@@ -91,9 +97,10 @@ export class ClientSession {
       });
       return;
     }
+    let narrow = (v: unknown) => v;
     const reply = (value: unknown) => {
       try {
-        this.send({ type: 'result', inReplyTo: requestId, value: spec.result(value) });
+        this.send({ type: 'result', inReplyTo: requestId, value: spec.result(narrow(value)) });
       } catch (e) {
         this.log(e); // a handler answered outside its contract: that is a bug, reported as internal
         this.send({ type: 'error', inReplyTo: requestId, ...toWireError(new Error(`${type} answered an invalid result`), () => undefined) });
@@ -103,6 +110,8 @@ export class ClientSession {
     // The command's flags (../../protocol/commands/define.ts): a read-only store refuses writers; exclusive ones wait their turn.
     if (this.services.store.readOnly && !spec.readOnly) return fail(this.services.store.readOnlyError());
     const run = () => {
+      // A workspace-bound session names only its workspace's threads and sees only them (./thread-scope.ts).
+      if (this.scope) narrow = this.scope.check(type, message as unknown as Record<string, unknown>, this.grant.holder);
       // A grant with modes (an MCP client's) may not start a run above them (./thread-modes.ts).
       checkRunCommandModes(this.services, this.grant, type, message as { threadId?: unknown });
       const handler = this.services.handlers.get(type);

@@ -311,6 +311,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 15,
+    description: 'the workspace a thread belongs to (a workspace-bound session reaches only its own)',
+    up(db) {
+      db.exec(`
+        -- the canonical root of the workspace whose engine created it; NULL for threads of older builds
+        ALTER TABLE threads ADD COLUMN workspace TEXT;
+        CREATE INDEX threads_by_workspace ON threads(workspace, deleted, updated_at DESC, id);
+      `);
+    },
+  },
 ];
 
 /** The core's last version; the modules' migrations continue the sequence (./schema.ts). */

@@ -18,8 +18,8 @@ function mustChange(info: RunResult, what: string): void {
 export const CORE_PROJECTORS: { [K in VoxEventType]?: Projector<K> } = {
   'thread.created'(db, e, time) {
     try {
-      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id, source, source_id, source_meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null, e.source ?? null, e.sourceId ?? null, e.sourceMeta ?? null);
+      db.prepare('INSERT INTO threads (id, title, created_at, updated_at, parent_thread_id, parent_run_id, source, source_id, source_meta, workspace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(e.threadId, e.title, time, time, e.parentThreadId ?? null, e.parentRunId ?? null, e.source ?? null, e.sourceId ?? null, e.sourceMeta ?? null, e.workspace ?? null);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new StoreError('conflict', `thread ${e.threadId} already exists`, err);

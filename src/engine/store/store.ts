@@ -33,9 +33,10 @@ import { beginRun, claimRun, recoverInterrupted, takeSteers, type BeginRunInput,
 export type { BeginRunInput, BeginRunOutcome } from './run-lifecycle';
 import { isOwnerAlive } from '../platform/process-identity';
 import { EventTail, fanOut } from './event-tail';
+import { listThreadsPage, stampWorkspace } from './workspace-reads';
 import { redactDeep } from '../platform/secrets';
 import {
-  CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, parseThreadCursor, threadCursor,
+  CHECKPOINT_COLUMNS, ITEM_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS,
   type CheckpointRow, type MessageRow, type PersistedChunk, type QueueRow, type RunRow, type ThreadPage, type ThreadRow, type TurnItemRow,
 } from './rows';
 
@@ -46,8 +47,7 @@ export type { CheckpointRow, MessageRow, PersistedChunk, QueueRow, QueueStatus, 
 
 /** Most events returned by one `eventsAfter` call. */
 export const EVENT_PAGE_LIMIT = 5_000;
-/** Most threads one `listThreadsPage` returns. */
-export const THREAD_PAGE_LIMIT = 200;
+export { THREAD_PAGE_LIMIT } from './workspace-reads';
 
 export type EventListener = (events: StoredEvent[]) => void;
 
@@ -82,12 +82,16 @@ export class VoxStore {
   private readonly tail: EventTail;
 
   /** Opens (creating and migrating) the database with the core's schema and the given modules' (`schema`). */
-  static open(file: string, opts: OpenOptions & { schema?: readonly StoreSchema[] } = {}): VoxStore {
+  static open(file: string, opts: OpenOptions & { schema?: readonly StoreSchema[]; workspace?: string } = {}): VoxStore {
     const schema = new ResolvedSchema(opts.schema ?? defaultStoreSchemas());
     const store = new VoxStore(openDatabase(file, opts, schema.migrations), Date.now, schema);
     if (opts.readonly) store.readOnlyFile = file;
+    if (opts.workspace !== undefined) store.workspace = opts.workspace;
     return store;
   }
+
+  /** The workspace (canonical root) this store's engine acts in: stamped on the threads it creates (./workspace-reads.ts); null: none. */
+  workspace: string | null = null;
 
   /** The file, when opened read-only (`OpenOptions.readonly`): the session refuses commands that write before they run. */
   private readOnlyFile: string | null = null;
@@ -130,7 +134,7 @@ export class VoxStore {
       const stored: StoredEvent[] = [];
       const threads = new Set<string>();
       for (const { event: given, time } of events) {
-        const event = redactDeep(given);
+        const event = redactDeep(stampWorkspace(given, this.workspace, true));
         const threadId = 'threadId' in event ? event.threadId : null;
         const { type, ...rest } = event;
         const seq = Number(this.insertEvent.run(threadId, type, JSON.stringify(rest), time).lastInsertRowid);
@@ -160,7 +164,7 @@ export class VoxStore {
 
   private appendInTransaction(events: VoxEvent[], time: number = this.now()): StoredEvent[] {
     return events.map((given) => {
-      const e = redactDeep(given);
+      const e = redactDeep(stampWorkspace(given, this.workspace, false));
       const threadId = 'threadId' in e ? e.threadId : null;
       const { type, ...rest } = e;
       const info = this.insertEvent.run(threadId, type, JSON.stringify(rest), time);
@@ -257,19 +261,8 @@ export class VoxStore {
   }
 
   /** One page of live top-level threads (subagent threads are listed under their parent: ./family-reads.ts), most recently updated first, after `before` (a previous page's cursor). */
-  listThreadsPage(opts: { limit: number; before?: string }): ThreadPage {
-    const limit = Math.max(1, Math.min(opts.limit, THREAD_PAGE_LIMIT));
-    const after = opts.before === undefined ? null : parseThreadCursor(opts.before);
-    if (opts.before !== undefined && !after) throw new StoreError('notFound', `"${opts.before}" is not a thread list cursor`);
-    const rows = (
-      after
-        ? this.db
-            .prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND parent_thread_id IS NULL AND (updated_at < ? OR (updated_at = ? AND id > ?)) ORDER BY updated_at DESC, id LIMIT ?`)
-            .all(after.updatedAt, after.updatedAt, after.id, limit + 1)
-        : this.db.prepare(`SELECT ${THREAD_COLUMNS} FROM threads WHERE deleted = 0 AND parent_thread_id IS NULL ORDER BY updated_at DESC, id LIMIT ?`).all(limit + 1)
-    ) as ThreadRow[];
-    const threads = rows.slice(0, limit);
-    return { threads, nextCursor: rows.length > limit ? threadCursor(threads[threads.length - 1]!) : null };
+  listThreadsPage(opts: { limit: number; before?: string; workspace?: string }): ThreadPage {
+    return listThreadsPage(this.db, opts);
   }
 
   getThread(id: string): ThreadRow {

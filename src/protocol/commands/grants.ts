@@ -36,6 +36,19 @@ export interface Grant {
   readonly holder: string;
   /** The highest thread modes it allows (absent: no limit beyond the capabilities). */
   readonly modes?: GrantModes;
+  /**
+   * Which threads it reaches. 'workspace': only those of the engine's workspace (an MCP client
+   * unless the user granted all workspaces); the id of another workspace's thread is refused
+   * exactly like an id no thread has (`store/notFound`), lists leave such threads out. Absent:
+   * every thread in the database (the VS Code views, the CLI).
+   */
+  readonly threads?: 'workspace';
+  /**
+   * No one can answer an approval where this holder's turns run (an MCP client of `vox mcp
+   * serve`: the engine is in that process, no window sees its approvals). A turn whose thread
+   * would ask (Act in Ask every time or Auto-approve edits) is refused at start (`approval/noApprover`).
+   */
+  readonly noApprover?: true;
 }
 
 export const OWNER_CAPABILITIES: readonly Capability[] = CAPABILITIES;

@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   /** The agent's tools. */
   tool: ['invalidArguments', 'unknownTool', 'duplicateTool', 'pathEscape', 'notFound', 'timeout', 'tooLarge', 'io', 'denied', 'cancelled', 'editMismatch', 'notAvailable'],
   /** Tool approvals: the gate and the policy settings. */
-  approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode'],
+  approval: ['unknownCall', 'duplicateCall', 'invalidDecision', 'notAnObject', 'unknownToolClass', 'invalidMode', 'noApprover'],
   /** Permission modes and rules (settings vox.permissions, the workspace's .vox/permissions.json). */
   permission: ['invalidRules', 'unreadableRules', 'invalidMode', 'unsafeRule', 'unknownRule'],
   /** Plan mode: plans of threads and their steps. */

@@ -29,8 +29,8 @@ forEachDriver('search: migration 13 backfills an existing database', () => {
       msg('gone', 'g1', null, 'quarterly secret'),
       { type: 'thread.deleted', threadId: 'gone' },
     );
-    // The database as a build before migration 13 left it: no index (nor the later mcp_apps of migration 14), user_version 12.
-    s.db.exec('DROP TABLE search_fts; DROP TABLE search_docs; DROP TABLE mcp_apps;');
+    // The database as a build before migration 13 left it: no index (nor the later mcp_apps of migration 14, threads.workspace of 15), user_version 12.
+    s.db.exec('DROP TABLE search_fts; DROP TABLE search_docs; DROP TABLE mcp_apps; DROP INDEX threads_by_workspace; ALTER TABLE threads DROP COLUMN workspace;');
     s.db.pragma(`user_version = ${SEARCH_MIGRATION_VERSION - 1}`);
     s.close();
     const again = VoxStore.open(file);

@@ -11,6 +11,9 @@ import { storedPosture } from '../../runs/registry';
 import { StoreError } from '../../store/errors';
 import { isShortRef, matchesShortRef, shortIds } from '../../../protocol/short-ids';
 
+/** The workspace key no thread has (a workspace-bound session of a store without a workspace lists nothing). */
+const NO_WORKSPACE = '\u0000';
+
 /** Threads a short id names, at most this many listed in its ambiguity error. */
 const MAX_AMBIGUOUS_LISTED = 10;
 
@@ -20,12 +23,13 @@ const WATCHED_PREFIXES = ['thread.', 'checkpoint.', 'run.', 'message.edited'];
 type ThreadCommand = 'resolveThreadId' | 'listChildThreads' | 'listThreads' | 'getThread' | 'createThread' | 'subscribeThread' | 'watchThreads' | 'unsubscribe' | 'renameThread' | 'deleteThread';
 
 export const threadHandlers: HandlerTable<ThreadCommand> = {
-  resolveThreadId({ services: { store } }, cmd) {
-    if (store.hasThread(cmd.ref)) return { threadId: cmd.ref };
+  resolveThreadId({ services: { store }, session }, cmd) {
+    const reachable = (id: string) => !session.scope || session.scope.inScope(id);
+    if (store.hasThread(cmd.ref) && reachable(cmd.ref)) return { threadId: cmd.ref };
     if (!isShortRef(cmd.ref)) return { threadId: null };
     const like = `%:${cmd.ref.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = store.db.prepare("SELECT id, title FROM threads WHERE deleted = 0 AND id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC, id").all(like) as { id: string; title: string }[];
-    const hits = rows.filter((r) => matchesShortRef(r.id, cmd.ref));
+    const hits = rows.filter((r) => matchesShortRef(r.id, cmd.ref) && reachable(r.id));
     if (hits.length <= 1) return { threadId: hits[0]?.id ?? null };
     const short = shortIds(hits.map((h) => h.id));
     const named = hits.slice(0, MAX_AMBIGUOUS_LISTED).map((h) => `${short.get(h.id)} (${h.title})`).join(', ');
@@ -35,8 +39,10 @@ export const threadHandlers: HandlerTable<ThreadCommand> = {
     store.getThread(cmd.threadId);
     return { threads: childThreads(store.db, cmd.threadId) };
   },
-  listThreads({ services }, cmd) {
-    return services.store.listThreadsPage({ limit: cmd.limit ?? DEFAULT_THREAD_PAGE, ...(cmd.before !== undefined ? { before: cmd.before } : {}) });
+  listThreads({ services, session }, cmd) {
+    // A workspace-bound session pages through its workspace's threads only (a store without a workspace has none for it).
+    const scoped = session.scope ? { workspace: session.scope.workspace ?? NO_WORKSPACE } : {};
+    return services.store.listThreadsPage({ limit: cmd.limit ?? DEFAULT_THREAD_PAGE, ...(cmd.before !== undefined ? { before: cmd.before } : {}), ...scoped });
   },
   getThread({ services: { store } }, cmd) {
     const thread = store.getThread(cmd.threadId);
