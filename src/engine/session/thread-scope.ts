@@ -65,7 +65,7 @@ const RULES: Record<CommandType, Rule> = {
   // context, models, settings
   estimateContext: 'thread', getSettings: 'neutral', setModel: 'neutral', prepareModel: 'neutral',
   suggestMentions: narrow((v: { items: Array<{ kind: string; target: string | null }> }, s) => ({ items: v.items.filter((m) => m.kind !== 'thread' || (m.target !== null && s(m.target))) })),
-  listModels: 'neutral', testModel: 'neutral', checkCompatEndpoint: 'neutral', listCompatEndpoints: 'neutral', setUiPreference: 'neutral',
+  listModels: 'neutral', testModel: 'neutral', checkCompatEndpoint: 'neutral', listCompatEndpoints: 'neutral', removeCompatEndpoint: 'neutral', renameCompatEndpoint: 'neutral', setUiPreference: 'neutral',
   // review, permissions, plans, branches
   listTurnChanges: 'thread', listFileHunks: 'thread', undoHunk: 'thread', undoFile: 'thread', keepFile: 'thread',
   getPermissions: 'thread', setPermissionMode: 'thread', removePermissionRule: 'thread', setWorkMode: 'thread',
