@@ -2,8 +2,9 @@
  * A restore killed half-way (kill -9 of the process doing it) is finished at the next start:
  * the restore journals its intent (in the repository's git dir, before its first write), and the
  * next engine start, any `vox` command on the workspace, or the next checkpoint operation finishes
- * it forward to the target (the journal names the target tree) and says so. The tree is then
- * byte-exactly the checkpoint; HEAD, branch, index and stash are untouched.
+ * it forward to the target (the journal names the target commit; the half-written tree is saved
+ * as a restore point first) and says so. The tree is then byte-exactly the checkpoint; HEAD,
+ * branch, index and stash are untouched.
  *
  * The restore runs in a separate process (test/support/restore-process.ts) that stops before
  * writing file N+1 and waits there to be killed; nothing is timed.
@@ -116,10 +117,13 @@ describe('checkpoints: a restore killed half-way is finished at the next start',
     assert.equal(notice.level, 'warning');
     assert.match(notice.message, /Vox finished it: the files now match checkpoint 1/);
     assertFinished();
-    // Undo goes back to the state before the restore, exactly.
-    const points = await new GitPlumbingCheckpointStore().listRestorePoints(repo);
-    assert.equal(points.length, 1);
-    await new GitPlumbingCheckpointStore().undoRestore({ worktree: repo, restorePoint: points[0]!.ref });
+    // The notice names the restore point of the state before: undoing it gives that state back, exactly.
+    const before = /saved in (refs\/vox\/restore-points\/\S+) \(undo/.exec(notice.message)?.[1];
+    assert.ok(before, notice.message);
+    const points = (await new GitPlumbingCheckpointStore().listRestorePoints(repo)).map((p) => p.ref);
+    assert.equal(points.length, 2, 'the killed restore\'s point, and the half-written tree as found');
+    assert.ok(points.includes(before));
+    await new GitPlumbingCheckpointStore().undoRestore({ worktree: repo, restorePoint: before });
     assert.deepEqual(snapshotDiff(current, treeSnapshot(repo)).slice(0, 10), []);
   });
 

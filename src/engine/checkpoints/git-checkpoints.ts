@@ -17,8 +17,9 @@
  *             from the warm state), then the raw blobs of what differs written in place, all or
  *             nothing (`restore.ts`); `undoRestore` restores a restore point the same way
  *             (leaving a new restore point). A restore journals its intent before its first
-             write; one a killed process left half-done is finished forward by the next
-             operation on the tree or `finishInterrupted` (`restore-journal.ts`).
+             write; one a killed process left half-done is finished forward (restored again,
+             the half-written tree saved first) by the next operation on the tree or
+             `finishInterrupted` (`restore-journal.ts`).
  *   compare   `diffCheckpoints`, `readFileAtCheckpoint` (`diff.ts`).
  *   list      `listCheckpoints`, `listRestorePoints` — from commit metadata, no database.
  *   prune     `pruneCheckpoints` (`prune.ts`): deletes refs, reports reclaimable bytes,
@@ -36,7 +37,7 @@ import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
 import { captureRestorePoint, captureWorktree, prepareWarmState } from './capture/pipeline';
 import { LastCheckpoints } from './capture/target';
 import { restoreWorktree } from './restore';
-import { finishInterruptedRestore } from './restore-journal';
+import { journalMayExist, readRestoreJournal, recoveryMessage, writeRestoreJournal } from './restore-journal';
 import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
@@ -120,23 +121,43 @@ export class GitPlumbingCheckpointStore {
   /**
    * Finishes the restore a killed process left half-done in `worktree`'s repository, if any
    * (`restore-journal.ts`), under the workspace lease; the listeners are told. Outside a
-   * repository there is nothing to do.
+   * repository, or without a journal (looked for without git), there is nothing to do.
    */
   async finishInterrupted(worktree: string): Promise<void> {
+    if (!journalMayExist(worktree)) return;
     const repo = await this.repoOf(worktree).catch(() => null);
     if (repo) await this.leases.withWorkspaceLease(repo.root, () => this.finishHere(repo));
   }
 
-  /** Under the lease, before any work on the tree: finishes an interrupted restore first (never throws). */
+  /**
+   * Under the lease, before any work on the tree: finishes an interrupted restore first, by
+   * restoring its target commit again (the half-written tree becomes a restore point of its own,
+   * and a new journal covers this restore). Never throws: the listeners hear what happened.
+   */
   private async finishHere(repo: RepoInfo): Promise<void> {
     if (this.unfinished.has(repo.gitDir)) return;
-    let notice: RecoveryNotice | null;
+    let notice: RecoveryNotice | null = null;
     try {
-      const done = await finishInterruptedRestore(repo);
-      notice = done && { level: 'warning', message: done.message };
+      const journal = await readRestoreJournal(repo);
+      if (journal === 'unreadable') notice = { level: 'warning', message: recoveryMessage(repo, journal, { error: '' }) };
+      else if (journal) {
+        const timeMs = this.now();
+        const asFound = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+        // The ref, while it still names the commit (the restore point's label says which checkpoint).
+        const target = (await resolveCommit(repo, journal.target).catch(() => null)) === journal.targetCommit ? journal.target : journal.targetCommit;
+        try {
+          const r = await restoreWorktree(repo, { target, rpRef: asFound, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+          notice = { level: 'warning', message: recoveryMessage(repo, journal, { files: r.changed.length, asFound }) };
+        } catch (err) {
+          // The tree is as found again (or as far as the rollback got): the next start tries again.
+          this.unfinished.add(repo.gitDir);
+          writeRestoreJournal(repo, journal);
+          notice = { level: 'error', message: recoveryMessage(repo, journal, { error: toCheckpointError(err, `restoring ${target}`).message }) };
+        }
+      }
     } catch (err) {
       this.unfinished.add(repo.gitDir);
-      notice = { level: 'error', message: (err as Error).message };
+      notice = { level: 'error', message: `An interrupted restore in ${repo.root} could not be checked: ${(err as Error).message}` };
     }
     if (notice) for (const l of [...this.recoveryListeners]) l(notice);
   }

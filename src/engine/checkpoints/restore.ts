@@ -213,7 +213,7 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
   // The intent, durably, before the first write: a process killed half-way is finished at the next start.
   if (writing.length) {
     try {
-      writeRestoreJournal(repo, { version: 1, restorePoint: req.rpRef, target: req.target, timeMs: req.timeMs, repos: writing.map((p) => ({ repo: p.node.repo, from: p.node.tree, to: p.target!.tree, owned: p.node.children.map((c) => c.rel!.raw.toString('hex')) })) });
+      writeRestoreJournal(repo, { version: 1, restorePoint: req.rpRef, target: req.target, targetCommit: target.commit, timeMs: req.timeMs, repos: writing.map((p) => ({ root: p.node.repo.root, from: p.node.tree, to: p.target!.tree })) });
     } catch (err) {
       throw new CheckpointError('gitFailed', `the restore's journal could not be written in ${repo.gitDir} (nothing was changed): ${(err as Error).message}`, err);
     }
