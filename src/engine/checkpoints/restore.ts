@@ -15,7 +15,9 @@
  *      eol, ident or encoding conversion, no hooks). HEAD, branches, the real index (its flags
  *      included) and the stash are never touched.
  *   4. If anything fails half-way, every repository already written to is put back by applying
- *      the reverse change list (to the restore point's bytes), and the error says so.
+ *      the reverse change list (to the restore point's bytes), and the error says so. Before the
+ *      first write the intent is journaled (`restore-journal.ts`), so a restore whose process is
+ *      killed half-way is finished at the next start instead.
  *   5. The warm state then describes T: the capture's warm index with the change list journaled
  *      on top (a nested repository's gitlink as T has it; the next capture sets its real HEAD
  *      again), so the next capture is incremental. Where that could differ from a full snapshot
@@ -237,9 +239,16 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
       }
     }
     const why = err instanceof Error ? err.message : String(err);
-    throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back: ${rolledBack}`, err);
+    throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back (it is finished at the next start): ${rolledBack}`, err);
   }
-  if (writing.length) clearRestoreJournal(repo);
+  // Every file is written; a journal that cannot be removed only makes the next start restore T again (the tree as found saved first).
+  if (writing.length) {
+    try {
+      clearRestoreJournal(repo);
+    } catch {
+      // See above.
+    }
+  }
   for (const p of plans) {
     await rewarm(p);
     rememberRestore(p);
