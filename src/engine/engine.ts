@@ -277,14 +277,17 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   const checkpoints = new CheckpointService(store, config.workspaceRoot);
   const stopNotices = checkpoints.onNotice((n) => host.notify({ ...n, source: 'checkpoints' }));
   const stopExternal = host.onExternalChange(() => checkpoints.noteExternalChange());
+  // A restore a killed process (VS Code, a `vox` command) left half-done is finished now, and said so.
+  void checkpoints.finishInterrupted();
   // The repetition guard on every run's stream (SPEC 3.1, ./guards/): a looping model is stopped.
   install('repetition guard', installRepetitionGuard(hooks));
   const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints);
   install('checkpoints', async () => {
     uninstallHooks();
     stopExternal();
-    stopNotices();
+    // After the background work: what it finishes (an interrupted restore) is still said.
     await checkpoints.settle();
+    stopNotices();
   });
   // Torn down before checkpoints: a run stopped at shutdown still gets its turn-end checkpoint.
   install('runs', () => runs.dispose());

@@ -1,7 +1,8 @@
 /**
  * Apply to File's target (src/extension/code-actions/target.ts): a path inside a workspace folder
  * resolves (existing or new, relative or absolute); `..`, an absolute path elsewhere, a symbolic
- * link to outside, a folder and no workspace are refused with typed CodeActionErrors. Real files.
+ * link to outside (dangling or not), a file inside a `.git` directory, a folder and no workspace
+ * are refused with typed CodeActionErrors whose message says why. Real files.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -48,5 +49,42 @@ describe('Apply to File: the target stays inside the workspace', () => {
     refused([ws], '.', 'outsideWorkspace');
     refused([ws], '   ', 'invalidPath');
     refused([], 'src/app.ts', 'noWorkspace');
+  });
+
+  it('refuses a dangling symlink whose target is outside, and a symlink inside pointing out, saying why', () => {
+    // A link to a file that does not exist (yet) outside: writing through it would create that file.
+    fs.symlinkSync(path.join(other, 'not-yet.txt'), path.join(ws, 'dangling'));
+    refused([ws], 'dangling', 'outsideWorkspace');
+    assert.throws(() => resolveWorkspaceTarget([ws], 'dangling'), /symbolic link.*outside the workspace/);
+    // The same through a relative link, and through a link in a subfolder to a missing folder outside.
+    fs.symlinkSync('../../other/missing/deeper.txt', path.join(ws, 'src/rel-dangling'));
+    refused([ws], 'src/rel-dangling', 'outsideWorkspace');
+    fs.symlinkSync(path.join(other, 'no-dir'), path.join(ws, 'src/dir-link'));
+    refused([ws], 'src/dir-link/new.txt', 'outsideWorkspace');
+    // A link inside pointing at an existing file outside.
+    fs.symlinkSync(path.join(other, 'secret.txt'), path.join(ws, 'src/out.txt'));
+    refused([ws], 'src/out.txt', 'outsideWorkspace');
+    // A dangling link whose target is inside resolves to that target; a link loop is refused.
+    fs.symlinkSync('app-new.ts', path.join(ws, 'src/in-link'));
+    assert.deepEqual(resolveWorkspaceTarget([ws], 'src/in-link'), { root: ws, abs: path.join(ws, 'src/app-new.ts'), rel: 'src/app-new.ts', exists: false });
+    fs.symlinkSync('loop-b', path.join(ws, 'loop-a'));
+    fs.symlinkSync('loop-a', path.join(ws, 'loop-b'));
+    refused([ws], 'loop-a', 'invalidPath');
+    assert.ok(!fs.existsSync(path.join(other, 'not-yet.txt')));
+  });
+
+  it('refuses .git/hooks/pre-commit and anything else inside a .git directory, saying why', () => {
+    fs.mkdirSync(path.join(ws, '.git/hooks'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.git/hooks/pre-commit.sample'), '#!/bin/sh\n');
+    for (const p of ['.git/hooks/pre-commit', '.git/config', path.join(ws, '.git/hooks/pre-commit'), 'src/../.git/hooks/post-checkout', '.GIT/hooks/pre-push', 'vendor/lib/.git/hooks/pre-commit']) {
+      refused([ws], p, 'protectedPath');
+      assert.throws(() => resolveWorkspaceTarget([ws], p), /inside a \.git folder/);
+    }
+    // Through a link whose real place is the git directory.
+    fs.symlinkSync(path.join(ws, '.git/hooks'), path.join(ws, 'hooks'));
+    refused([ws], 'hooks/pre-commit', 'protectedPath');
+    // A name that merely contains .git is fine.
+    assert.equal(resolveWorkspaceTarget([ws], 'src/.gitignore').rel, 'src/.gitignore');
+    assert.equal(resolveWorkspaceTarget([ws], 'my.git/file').rel, 'my.git/file');
   });
 });

@@ -16,7 +16,10 @@
  *   restore   restore point first (`refs/vox/restore-points/<stamp>`, captured like a checkpoint,
  *             from the warm state), then the raw blobs of what differs written in place, all or
  *             nothing (`restore.ts`); `undoRestore` restores a restore point the same way
- *             (leaving a new restore point).
+ *             (leaving a new restore point). A restore journals its intent before its first
+             write; one a killed process left half-done is finished forward (restored again,
+             the half-written tree saved first) by the next operation on the tree or
+             `finishInterrupted` (`restore-journal.ts`).
  *   compare   `diffCheckpoints`, `readFileAtCheckpoint` (`diff.ts`).
  *   list      `listCheckpoints`, `listRestorePoints` — from commit metadata, no database.
  *   prune     `pruneCheckpoints` (`prune.ts`): deletes refs, reports reclaimable bytes,
@@ -34,6 +37,7 @@ import { disposeSnapshot, snapshotRepo } from './capture/snapshot';
 import { captureRestorePoint, captureWorktree, prepareWarmState } from './capture/pipeline';
 import { LastCheckpoints } from './capture/target';
 import { restoreWorktree } from './restore';
+import { journalMayExist, readRestoreJournal, recoveryMessage, writeRestoreJournal } from './restore-journal';
 import { checkpointSide, readFileAt, workingSide } from './compare';
 import { diffSides } from './diff';
 import { pruneCheckpoints } from './prune';
@@ -60,6 +64,12 @@ export { checkpointRef, encodeThreadIdForRef, decodeThreadRefComponent } from '.
 export { GITLINK_MODE, MAX_NESTED_DEPTH } from './nested-repos';
 export { WARM_MAX_FAST_CAPTURES, WARM_MAX_PENDING } from './warm-state';
 export { PACK_CONSOLIDATE_THRESHOLD, packMaintenanceIdle, packMaintenanceStats } from './packs';
+
+/** What finishing a restore a killed process left half-done did (or why it could not), for the user. */
+export interface RecoveryNotice {
+  level: 'warning' | 'error';
+  message: string;
+}
 
 /** Most resolved repositories remembered by one store. */
 const REPO_CACHE_MAX = 256;
@@ -91,12 +101,65 @@ export class GitPlumbingCheckpointStore {
   private readonly lastCheckpoints = new LastCheckpoints();
   /** Resolved repositories by the path callers pass (checked to still exist before each use). */
   private readonly repos = new Map<string, RepoInfo>();
+  private readonly recoveryListeners = new Set<(n: RecoveryNotice) => void>();
+  /** Git dirs whose interrupted restore could not be finished: reported once, tried again at the next start. */
+  private readonly unfinished = new Set<string>();
 
   constructor(opts: CheckpointStoreOptions = {}) {
     this.leases = opts.leases ?? workspaceLeases;
     this.maxUntrackedBytes = opts.maxUntrackedFileBytes ?? DEFAULT_MAX_UNTRACKED_FILE_BYTES;
     this.budgetMs = opts.captureBudgetMs ?? DEFAULT_CAPTURE_BUDGET_MS;
     this.now = opts.now ?? Date.now;
+  }
+
+  /** Tells `l` whenever an interrupted restore was finished (or could not be). */
+  onRecovered(l: (n: RecoveryNotice) => void): () => void {
+    this.recoveryListeners.add(l);
+    return () => void this.recoveryListeners.delete(l);
+  }
+
+  /**
+   * Finishes the restore a killed process left half-done in `worktree`'s repository, if any
+   * (`restore-journal.ts`), under the workspace lease; the listeners are told. Outside a
+   * repository, or without a journal (looked for without git), there is nothing to do.
+   */
+  async finishInterrupted(worktree: string): Promise<void> {
+    if (!journalMayExist(worktree)) return;
+    const repo = await this.repoOf(worktree).catch(() => null);
+    if (repo) await this.leases.withWorkspaceLease(repo.root, () => this.finishHere(repo));
+  }
+
+  /**
+   * Under the lease, before any work on the tree: finishes an interrupted restore first, by
+   * restoring its target commit again (the half-written tree becomes a restore point of its own,
+   * and a new journal covers this restore). Never throws: the listeners hear what happened.
+   */
+  private async finishHere(repo: RepoInfo): Promise<void> {
+    if (this.unfinished.has(repo.gitDir)) return;
+    let notice: RecoveryNotice | null = null;
+    try {
+      const journal = await readRestoreJournal(repo);
+      if (journal === 'unreadable') notice = { level: 'warning', message: recoveryMessage(repo, journal, { error: '' }) };
+      else if (journal) {
+        const timeMs = this.now();
+        const asFound = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
+        // The ref, while it still names the commit (the restore point's label says which checkpoint).
+        const target = (await resolveCommit(repo, journal.target).catch(() => null)) === journal.targetCommit ? journal.target : journal.targetCommit;
+        try {
+          const r = await restoreWorktree(repo, { target, rpRef: asFound, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
+          notice = { level: 'warning', message: recoveryMessage(repo, journal, { files: r.changed.length, asFound }) };
+        } catch (err) {
+          // The tree is as found again (or as far as the rollback got): the next start tries again.
+          this.unfinished.add(repo.gitDir);
+          writeRestoreJournal(repo, journal);
+          notice = { level: 'error', message: recoveryMessage(repo, journal, { error: toCheckpointError(err, `restoring ${target}`).message }) };
+        }
+      }
+    } catch (err) {
+      this.unfinished.add(repo.gitDir);
+      notice = { level: 'error', message: `An interrupted restore in ${repo.root} could not be checked: ${(err as Error).message}` };
+    }
+    if (notice) for (const l of [...this.recoveryListeners]) l(notice);
   }
 
   /** Captures the worktree (and its nested repositories) as checkpoint `<threadId>/<ordinal>`. */
@@ -106,6 +169,7 @@ export class GitPlumbingCheckpointStore {
     if (!opts.trigger || !['tool', 'turnEnd', 'manual'].includes(opts.trigger.kind)) throw new CheckpointError('badArgument', 'trigger.kind must be tool, turnEnd or manual');
     const repo = await this.repoOf(opts.worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
+      await this.finishHere(repo);
       const started = performance.now();
       const timeMs = this.now();
       const request = { threadId: opts.threadId, ordinal: opts.ordinal, trigger: opts.trigger, changedPaths: opts.changedPaths, timeMs, maxUntrackedBytes: this.maxUntrackedBytes };
@@ -141,6 +205,7 @@ export class GitPlumbingCheckpointStore {
   async prepareWarm(worktree: string): Promise<boolean> {
     const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
+      await this.finishHere(repo);
       try {
         return await prepareWarmState(repo, this.maxUntrackedBytes);
       } catch (err) {
@@ -177,6 +242,7 @@ export class GitPlumbingCheckpointStore {
   }
 
   private async restoreTo(repo: RepoInfo, ref: string): Promise<RestoreResult> {
+    await this.finishHere(repo);
     const started = performance.now();
     const timeMs = this.now();
     // Unique by time stamp, per-process sequence and random suffix; the ref is created only if absent.
@@ -201,6 +267,7 @@ export class GitPlumbingCheckpointStore {
   async withRestorePoint<T>(worktree: string, label: string, change: (repoRoot: string) => Promise<T>): Promise<{ restorePoint: string; value: T }> {
     const repo = await this.repoOf(worktree);
     return this.leases.withWorkspaceLease(repo.root, async () => {
+      await this.finishHere(repo);
       const timeMs = this.now();
       const rpRef = restorePointRef(timeMs, this.restoreSeq++, randomBytes(RESTORE_POINT_RANDOM_BYTES).toString('hex'));
       await captureRestorePoint(repo, { ref: rpRef, target: label, timeMs, maxUntrackedBytes: this.maxUntrackedBytes });
@@ -271,6 +338,7 @@ export class GitPlumbingCheckpointStore {
       const from = await checkpointSide(repo, fromRef);
       if (toRef !== 'working') return await diffSides(from, await checkpointSide(repo, toRef), emptyOf);
       return await this.leases.withWorkspaceLease(repo.root, async () => {
+        await this.finishHere(repo);
         const node = await snapshotRepo(repo, { maxUntrackedBytes: this.maxUntrackedBytes });
         try {
           return await diffSides(from, workingSide(node), emptyOf);

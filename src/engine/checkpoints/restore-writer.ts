@@ -24,6 +24,7 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { run, type RepoInfo } from './repo';
 import { absBytes } from './paths';
+import type { RawDiffEntry } from './diff';
 import { GITLINK_MODE } from './nested-repos';
 import { CheckpointError } from './types';
 
@@ -50,6 +51,11 @@ export interface PathChange {
   from: EntryState | null;
   to: EntryState | null;
 }
+
+const present = (mode: string, sha: string): EntryState | null => (/^0+$/.test(mode) ? null : { mode, sha });
+
+/** The change list of a raw diff (what each path is before and after). */
+export const changesOf = (entries: RawDiffEntry[]): PathChange[] => entries.map((e) => ({ raw: e.raw, from: present(e.srcMode, e.srcSha), to: present(e.dstMode, e.dstSha) }));
 
 /** The blobs a change list needs: their sizes (checked to exist) and, batch by batch, contents. */
 export interface Blobs {

@@ -15,7 +15,9 @@
  *      eol, ident or encoding conversion, no hooks). HEAD, branches, the real index (its flags
  *      included) and the stash are never touched.
  *   4. If anything fails half-way, every repository already written to is put back by applying
- *      the reverse change list (to the restore point's bytes), and the error says so.
+ *      the reverse change list (to the restore point's bytes), and the error says so. Before the
+ *      first write the intent is journaled (`restore-journal.ts`), so a restore whose process is
+ *      killed half-way is finished at the next start instead.
  *   5. The warm state then describes T: the capture's warm index with the change list journaled
  *      on top (a nested repository's gitlink as T has it; the next capture sets its real HEAD
  *      again), so the next capture is incremental. Where that could differ from a full snapshot
@@ -30,7 +32,8 @@ import { NESTED_CONCURRENCY, settleLimit } from './concurrency';
 import { GITLINK_MODE } from './nested-repos';
 import { repoSettings } from './conversion';
 import { WARM_MAX_FAST_CAPTURES, dropWarmIndex, keepWarm, readWarm } from './warm-state';
-import { applyChanges, prefetchBlobs, readBlobs, type Blobs, type EntryState, type PathChange } from './restore-writer';
+import { applyChanges, changesOf, prefetchBlobs, readBlobs, type Blobs, type PathChange } from './restore-writer';
+import { clearRestoreJournal, writeRestoreJournal } from './restore-journal';
 import { findObstacles, ownedByChild, savePreserved, type PointNode } from './restore-point';
 import { captureRestorePoint, type CapturedRepo, type WarmDelta } from './capture/pipeline';
 import { journalAfter } from './capture/journal';
@@ -78,8 +81,6 @@ export async function planRestore(node: CapturedRepo, targetCommit: string | nul
   return { node, prefix, target, children, entries: [], obstacles: [], changes: [] };
 }
 
-const present = (mode: string, sha: string): EntryState | null => (/^0+$/.test(mode) ? null : { mode, sha });
-
 /**
  * The diff S→W when the capture of S started from W (its changes reversed, no `diff-tree`):
  * restoring the tree the warm state was made from, usually the last checkpoint. Null when the
@@ -116,8 +117,6 @@ function knownDiff(root: string, from: string, to: string): RawDiffEntry[] | nul
   const flip = { added: 'deleted', deleted: 'added' } as const;
   return r.entries.map((e) => ({ ...e, status: e.status === 'added' || e.status === 'deleted' ? flip[e.status] : e.status, srcMode: e.dstMode, dstMode: e.srcMode, srcSha: e.dstSha, dstSha: e.srcSha }));
 }
-
-const changesOf = (entries: RawDiffEntry[]): PathChange[] => entries.map((e) => ({ raw: e.raw, from: present(e.srcMode, e.srcSha), to: present(e.dstMode, e.dstSha) }));
 
 /** The diff S→T of every repository with a target, its obstacles and its change list. */
 async function diffAll(plan: RestorePlan, withObstacles: boolean): Promise<void> {
@@ -212,6 +211,15 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
     throw toCheckpointError(err, 'preparing the restore (nothing was changed)');
   }
   const applied: RestorePlan[] = [];
+  const writing = plans.filter((p) => p.changes.length && p.target);
+  // The intent, durably, before the first write: a process killed half-way is finished at the next start.
+  if (writing.length) {
+    try {
+      writeRestoreJournal(repo, { version: 1, restorePoint: req.rpRef, target: req.target, targetCommit: target.commit, timeMs: req.timeMs, repos: writing.map((p) => ({ root: p.node.repo.root, from: p.node.tree, to: p.target!.tree })) });
+    } catch (err) {
+      throw new CheckpointError('gitFailed', `the restore's journal could not be written in ${repo.gitDir} (nothing was changed): ${(err as Error).message}`, err);
+    }
+  }
   try {
     // Outer repository first, then the nested ones.
     for (const [i, p] of plans.entries()) {
@@ -222,8 +230,24 @@ export async function restoreWorktree(repo: RepoInfo, req: { target: string; rpR
   } catch (err) {
     const rolledBack = await rollBack(applied.reverse());
     for (const p of plans) await dropWarmIndex(p.node.repo).catch(() => undefined);
+    // Rolled back: nothing to finish. Not rolled back: the next start finishes the restore.
+    if (rolledBack === null) {
+      try {
+        clearRestoreJournal(repo);
+      } catch {
+        // The error below says what happened; a journal left behind is finished forward later.
+      }
+    }
     const why = err instanceof Error ? err.message : String(err);
-    throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back: ${rolledBack}`, err);
+    throw new CheckpointError(err instanceof CheckpointError ? err.code : 'gitFailed', rolledBack === null ? `the restore failed half-way and was rolled back: ${why}` : `the restore failed half-way (${why}) and could not be rolled back (it is finished at the next start): ${rolledBack}`, err);
+  }
+  // Every file is written; a journal that cannot be removed only makes the next start restore T again (the tree as found saved first).
+  if (writing.length) {
+    try {
+      clearRestoreJournal(repo);
+    } catch {
+      // See above.
+    }
   }
   for (const p of plans) {
     await rewarm(p);

@@ -13,7 +13,8 @@
  * host reports (`noteExternalChange`: the user saved a file) or REPORTED_PATHS_MAX_AGE_MS since
  * the last capture makes the next capture look at the whole tree. Turn-end captures always do.
  * When a turn starts, the warm state is prepared in the background if there is none (`prepare`),
- * so the first checkpoint of a turn does not pay for a full snapshot.
+ * so the first checkpoint of a turn does not pay for a full snapshot. At the engine's start, a
+ * restore a killed process left half-done is finished (`finishInterrupted`) and the user told.
  */
 import type { VoxStore } from '../store/store';
 import type { ToolCall } from '../providers/types';
@@ -59,7 +60,22 @@ export class CheckpointService {
     private readonly store: VoxStore,
     readonly workspaceRoot: string,
     readonly git: GitPlumbingCheckpointStore = new GitPlumbingCheckpointStore(),
-  ) {}
+  ) {
+    // A restore a killed process left half-done, finished by this process: the user is told.
+    git.onRecovered((n) => this.notify(n));
+  }
+
+  /**
+   * At the engine's start: finishes a restore a killed process left half-done in the workspace
+   * (checkpoints/restore-journal.ts), in the background (`settle` waits for it); the notice says
+   * what was done. Nothing happens outside a repository or without a journal.
+   */
+  finishInterrupted(): Promise<void> {
+    const job = this.git.finishInterrupted(this.workspaceRoot).catch((e: unknown) => this.notify({ level: 'error', message: `Checking for an interrupted restore failed: ${(e as Error).message}` }));
+    this.background.add(job);
+    void job.finally(() => this.background.delete(job));
+    return job;
+  }
 
   /** Notices for the UI/log: over-budget captures, failures, a workspace that is not a repository. */
   onNotice(l: (n: CheckpointNotice) => void): () => void {

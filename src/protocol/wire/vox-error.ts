@@ -58,7 +58,7 @@ export const ERROR_CODES = {
   /** Partial compaction (SPEC 3.7): the range asked for, the model's summary. */
   compaction: ['invalidSummary', 'nothingToCompact', 'unknownMessage', 'badTarget', 'conflict'],
   /** A code block's Insert at Cursor / Apply to File, done by the VS Code extension (src/extension/code-actions/). */
-  codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage'],
+  codeAction: ['noEditor', 'noWorkspace', 'outsideWorkspace', 'invalidPath', 'notAFile', 'writeFailed', 'invalidMessage', 'protectedPath'],
   /** Bundles: one JSON file of threads, rules and checkpoint ref names (../../engine/bundles/). */
   bundle: ['notABundle', 'newerVersion', 'malformed', 'tooLarge', 'io', 'unknownThread', 'conflict', 'rightsChange', 'foreignHistory'],
   /** Stream guards of the agent loop (engine/guards/): the model looped and its stream was stopped. */
