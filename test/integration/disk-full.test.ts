@@ -5,9 +5,11 @@
  *   - the engine: the write waits for the user with the reason "the checkpoint failed: the disk
  *     is full"; denied, the file is untouched and the run ends `failed`, `platform/diskFull`,
  *     "the disk is full"; approved (after space came back), the write runs;
- *   - `vox chat` with the database and the workspace on the full disk: the choice is refused
- *     (no terminal), the command prints the typed error, no stack trace, exits 1; the run is
- *     recorded `failed` (not left running); other commands on the full disk print the typed error.
+ *   - `vox chat`, the workspace on the full disk: the choice is refused (no terminal; `--yes` does
+ *     not answer it), the command prints the typed error, exits 1, the write never ran;
+ *   - `vox chat` with the database on the full disk too: the typed error, no stack trace, exit 1;
+ *     the run is recorded `failed` (from the store's disk reserve, not left running); other
+ *     commands on the full disk print the typed error.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -74,8 +76,22 @@ function bigWriteTurn(held: Promise<unknown>, onReached: () => void) {
   return toolCallTurn([{ name: 'write_file', args: { path: 'a.txt', content: 'x'.repeat(BIG_WRITE_BYTES) } }], { holds: [{ afterEvents: 0, release: held, onReached }] });
 }
 
+/** A first `vox chat` in the workspace, completed: the store, its reserve and the repository's warm state exist, the background work of a first start is done. */
+async function warmUp(ws: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const r = await runVox(['chat', 'hello', '--model', 'openai:gpt-test', '--cwd', ws], env);
+  assert.equal(r.code, 0, r.err);
+}
+
+/** The thread `vox chat` reported on its last line. */
+function threadOf(stderr: string): string {
+  const m = /\[vox\] thread (\S+) · /.exec(stderr);
+  assert.ok(m, stderr);
+  return m[1]!;
+}
+
 describe('a full disk mid-turn', function () {
-  this.timeout(60_000);
+  // Each `vox` process starts through tsx: seconds apiece on a loaded machine.
+  this.timeout(240_000);
   let base: string;
   let mnt: string;
   let mounted = false;
@@ -112,7 +128,7 @@ describe('a full disk mid-turn', function () {
     const ws = initRepo(path.join(mnt, 'ws'), { 'a.txt': ORIGINAL });
     const filler = path.join(mnt, 'filler');
     const gate = heldGate();
-    server = await startFakeOpenAI({ responses: [bigWriteTurn(gate.held, () => (fillDisk(filler), gate.release())), textTurn('done')] });
+    server = await startFakeOpenAI({ responses: [textTurn('hello'), bigWriteTurn(gate.held, () => (fillDisk(filler), gate.release())), textTurn('done')] });
     const dbDir = path.join(base, `db-${then}`);
     fs.mkdirSync(dbDir, { recursive: true });
     // Writes run without asking: the only question is the failed checkpoint's.
@@ -122,14 +138,20 @@ describe('a full disk mid-turn', function () {
     c.on('approvalRequested', (u) => asked.push(u));
     const ended: UpdateOf<'turnEnded'>[] = [];
     c.on('turnEnded', (u) => ended.push(u));
-    const sent = await c.call('sendPrompt', { threadId: null, prompt: 'write a.txt' });
+    // A first turn leaves the repository's warm state and ends: no background git work is left to
+    // free space on the full disk (its temporary files) while the checkpoint runs.
+    const first = await c.call('sendPrompt', { threadId: null, prompt: 'hello' });
+    await c.call('subscribeTurn', { turnId: first.runId!, afterSeq: 0, maxDelayMs: 0 });
+    await until(() => ended.length === 1, { what: 'the first turn to end', timeoutMs: 30_000 });
+    assert.equal(ended.pop()!.status, 'completed');
+    const sent = await c.call('sendPrompt', { threadId: first.threadId, prompt: 'write a.txt' });
     await c.call('subscribeTurn', { turnId: sent.runId!, afterSeq: 0, maxDelayMs: 0 });
     return { ws, filler, c, asked, ended, sent };
   }
 
   it('the checkpoint before a write fails: the write waits for the user; denied, it never runs and the run ends failed "the disk is full"', async function () {
     const { ws, c, asked, ended, sent } = await engineOnFullDisk('deny');
-    await until(() => asked.length > 0 || ended.length > 0, { what: 'the failed checkpoint to ask the user', timeoutMs: 30_000 });
+    await until(() => asked.length > 0 || ended.length > 0, { what: 'the failed checkpoint to ask the user', timeoutMs: 30_000, detail: () => JSON.stringify(t?.host.notices) });
     assert.equal(ended.length, 0, `the turn ended without asking: ${JSON.stringify(ended)}`);
     assert.equal(asked[0]!.toolName, 'write_file');
     assert.equal(asked[0]!.reason, 'the checkpoint failed: the disk is full');
@@ -147,7 +169,7 @@ describe('a full disk mid-turn', function () {
 
   it('the user chooses to go on (space came back): the write runs without its checkpoint', async function () {
     const { ws, filler, c, asked, ended } = await engineOnFullDisk('approve');
-    await until(() => asked.length > 0 || ended.length > 0, { what: 'the failed checkpoint to ask the user', timeoutMs: 30_000 });
+    await until(() => asked.length > 0 || ended.length > 0, { what: 'the failed checkpoint to ask the user', timeoutMs: 30_000, detail: () => JSON.stringify(t?.host.notices) });
     assert.equal(asked[0]?.reason, 'the checkpoint failed: the disk is full');
     fs.rmSync(filler);
     await c.call('respondToApproval', { callId: asked[0]!.callId, decision: 'approved' });
@@ -156,17 +178,44 @@ describe('a full disk mid-turn', function () {
     assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8').length, BIG_WRITE_BYTES);
   });
 
+  it('vox chat, its workspace on the full disk: the choice is refused without a terminal, the write never runs, the typed error, exit 1', async function () {
+    const home = path.join(base, 'home-off-disk');
+    fs.mkdirSync(home, { recursive: true });
+    const ws = initRepo(path.join(mnt, 'ws'), { 'a.txt': ORIGINAL });
+    const gate = heldGate();
+    server = await startFakeOpenAI({ responses: [textTurn('hello'), bigWriteTurn(gate.held, () => (fillDisk(path.join(mnt, 'filler')), gate.release())), textTurn('done')] });
+    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    await warmUp(ws, env);
+    // --yes approves tool calls, not going on without a checkpoint.
+    const chat = await runVox(['chat', 'write a.txt', '--model', 'openai:gpt-test', '--cwd', ws, '--yes'], env);
+    assert.equal(chat.code, 1, `stdout: ${chat.out}\nstderr: ${chat.err}`);
+    assert.match(chat.err, /not run: write_file — the checkpoint failed: the disk is full \(no terminal to ask\)/, chat.err);
+    assert.match(chat.err, /^vox: PlatformError \(diskFull\): the disk is full$/m, chat.err);
+    assert.doesNotMatch(chat.err, STACK_FRAME, chat.err);
+    assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), ORIGINAL, 'the write never ran');
+    const threadId = threadOf(chat.err);
+    const store = VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
+    try {
+      const run = store.runs(threadId).at(-1)!;
+      assert.equal(run.status, 'failed');
+      assert.equal(run.error, 'the disk is full');
+    } finally {
+      store.close();
+    }
+  });
+
   it('vox chat with its database and workspace on the full disk: typed error, no stack trace, exit 1, the run recorded failed', async function () {
     const home = path.join(mnt, 'home');
     fs.mkdirSync(home);
     const ws = initRepo(path.join(mnt, 'ws'), { 'a.txt': ORIGINAL });
     const filler = path.join(mnt, 'filler');
     const gate = heldGate();
-    server = await startFakeOpenAI({ responses: [bigWriteTurn(gate.held, () => (fillDisk(filler), gate.release())), textTurn('done')] });
+    server = await startFakeOpenAI({ responses: [textTurn('hello'), bigWriteTurn(gate.held, () => (fillDisk(filler), gate.release())), textTurn('done')] });
     const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    await warmUp(ws, env);
     const chat = await runVox(['chat', 'write a.txt', '--model', 'openai:gpt-test', '--cwd', ws, '--mode', 'fullAuto'], env);
     assert.equal(chat.code, 1, `stdout: ${chat.out}\nstderr: ${chat.err}`);
-    assert.match(chat.err, /the disk is full/);
+    assert.match(chat.err, /^vox: PlatformError \(diskFull\): the disk is full$/m, chat.err);
     assert.doesNotMatch(chat.err, STACK_FRAME, chat.err);
     assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), ORIGINAL, 'the write never ran');
 
@@ -183,11 +232,11 @@ describe('a full disk mid-turn', function () {
     fs.rmSync(filler);
     const store = VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
     try {
-      const [thread] = store.listThreads();
-      assert.ok(thread, 'the thread was recorded');
-      const [run] = store.runs(thread.id);
-      assert.equal(run!.status, 'failed');
+      const run = store.runs(threadOf(chat.err)).at(-1);
+      assert.equal(run!.status, 'failed', `chat: ${chat.err}\nagain: ${again.err}\nthreads: ${list.err}`);
       assert.equal(run!.error, 'the disk is full');
+      const ended = store.eventsAfter(0).find((e) => e.type === 'run.ended' && e.runId === run!.id);
+      assert.deepEqual(ended && 'failure' in ended ? ended.failure : null, { domain: 'platform', code: 'diskFull' });
     } finally {
       store.close();
     }

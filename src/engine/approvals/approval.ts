@@ -89,6 +89,8 @@ export interface ApprovalRequest {
   toolName: string;
   argumentsJson: string;
   toolClass: ToolClass;
+  /** Why a call that would have run by itself waits (a safeguard before it failed: "the checkpoint failed: the disk is full"). */
+  reason?: string;
 }
 
 export interface ApprovalSettled {
@@ -146,6 +148,7 @@ export class ApprovalGate {
     }
     const request: ApprovalRequest = {
       callId: req.callId, threadId: req.threadId, runId: req.runId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass,
+      ...(req.reason !== undefined ? { reason: req.reason } : {}),
     };
     const promise = new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = (): void => this.settle(req.callId, 'cancelled');

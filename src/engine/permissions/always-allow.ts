@@ -142,8 +142,12 @@ export function alwaysAllowRule(choice: Omit<AlwaysAllowChoice, 'scope'>, call: 
   return { action: 'allow', tool: value };
 }
 
-/** A waiting call as clients see it, with its "Always allow" suggestions (arguments that are not JSON get none). */
-export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+/**
+ * A waiting call as clients see it, with its "Always allow" suggestions (arguments that are not
+ * JSON get none, nor does a call that waits for a `reason`: a failed safeguard is no rule's to allow).
+ */
+export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string; reason?: string }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+  if (req.reason !== undefined) return { ...req, alwaysAllow: [] };
   let args: unknown;
   try {
     args = JSON.parse(req.argumentsJson);

@@ -21,6 +21,11 @@ export const approvalRequest = object({
   callId: str, threadId: str, runId: str, toolName: str, argumentsJson: str, toolClass,
   /** The narrow rules offered for "Always allow" (none when no safe one exists, e.g. a chained command). */
   alwaysAllow: optional(arrayOf(alwaysAllowSuggestion)),
+  /**
+   * Why a call that would have run by itself waits for the user: a safeguard before it failed —
+   * "the checkpoint failed: the disk is full". Approving goes on without it; denying stops the run.
+   */
+  reason: optional(str),
 });
 export type ApprovalRequestView = Infer<typeof approvalRequest>;
 
