@@ -52,7 +52,7 @@ export const approvalsFeature = defineFeature({
       updates: {
         approvalRequested(u) {
           if (m.approvals.some((a) => a.callId === u.callId)) return;
-          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, ...(u.alwaysAllow ? { alwaysAllow: u.alwaysAllow } : {}), responding: false });
+          m.approvals.push({ callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass, ...(u.alwaysAllow ? { alwaysAllow: u.alwaysAllow } : {}), ...(u.reason ? { reason: u.reason } : {}), responding: false });
           ctx.persistNow(); // a reload must not lose it (see PersistedState.approvals)
         },
         approvalSettled: (u) => dropApproval(m, u.callId),
