@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { UpdateOf } from '../../src/protocol/updates';
 import { VoxStore } from '../../src/engine/store/store';
+import { DRIVER_ENV, DRIVER_NAMES } from '../../src/engine/store/driver';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { initRepo } from '../support/git-fixtures';
 import { heldGate, openaiHost } from '../support/scripted';
@@ -204,14 +205,15 @@ describe('a full disk mid-turn', function () {
     }
   });
 
-  it('vox chat with its database and workspace on the full disk: typed error, no stack trace, exit 1, the run recorded failed', async function () {
+  // SQLITE_FULL as each driver reports it.
+  for (const driver of DRIVER_NAMES) it(`vox chat with its database and workspace on the full disk [${driver}]: typed error, no stack trace, exit 1, the run recorded failed`, async function () {
     const home = path.join(mnt, 'home');
     fs.mkdirSync(home);
     const ws = initRepo(path.join(mnt, 'ws'), { 'a.txt': ORIGINAL });
     const filler = path.join(mnt, 'filler');
     const gate = heldGate();
     server = await startFakeOpenAI({ responses: [textTurn('hello'), bigWriteTurn(gate.held, () => (fillDisk(filler), gate.release())), textTurn('done')] });
-    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test', [DRIVER_ENV]: driver };
     await warmUp(ws, env);
     const chat = await runVox(['chat', 'write a.txt', '--model', 'openai:gpt-test', '--cwd', ws, '--mode', 'fullAuto'], env);
     assert.equal(chat.code, 1, `stdout: ${chat.out}\nstderr: ${chat.err}`);
