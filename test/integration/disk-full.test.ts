@@ -5,6 +5,7 @@
  *   - the engine: the write waits for the user with the reason "the checkpoint failed: the disk
  *     is full"; denied, the file is untouched and the run ends `failed`, `platform/diskFull`,
  *     "the disk is full"; approved (after space came back), the write runs;
+ *   - a lock file taken on the full disk is not left behind empty (it held every later capture);
  *   - `vox chat`, the workspace on the full disk: the choice is refused (no terminal; `--yes` does
  *     not answer it), the command prints the typed error, exits 1, the write never ran;
  *   - `vox chat` with the database on the full disk too: the typed error, no stack trace, exit 1;
@@ -17,6 +18,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { UpdateOf } from '../../src/protocol/updates';
 import { VoxStore } from '../../src/engine/store/store';
+import { acquireFileLock } from '../../src/engine/platform/file-lock';
+import { DiskFullError } from '../../src/engine/platform/disk-full';
 import { DRIVER_ENV, DRIVER_NAMES } from '../../src/engine/store/driver';
 import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
 import { initRepo } from '../support/git-fixtures';
@@ -177,6 +180,16 @@ describe('a full disk mid-turn', function () {
     await until(() => ended.length > 0, { what: 'the run to end', timeoutMs: 30_000 });
     assert.equal(ended[0]!.status, 'completed', ended[0]!.error);
     assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8').length, BIG_WRITE_BYTES);
+  });
+
+  it('a lock taken on the full disk fails with platform/diskFull and leaves no lock file behind (the next taker does not wait for it)', async function () {
+    fillDisk(path.join(mnt, 'filler'));
+    const lock = path.join(mnt, 'x.lock');
+    await assert.rejects(acquireFileLock(lock, { timeoutMs: 1000 }), (e: unknown) => e instanceof DiskFullError && e.code === 'diskFull');
+    assert.equal(fs.existsSync(lock), false, 'no empty lock left behind');
+    fs.rmSync(path.join(mnt, 'filler'));
+    const release = await acquireFileLock(lock, { timeoutMs: 1000 });
+    release();
   });
 
   it('vox chat, its workspace on the full disk: the choice is refused without a terminal, the write never runs, the typed error, exit 1', async function () {
