@@ -14,6 +14,7 @@ import { applyRevision, REVISION_KINDS } from '../protocol/revisions';
 import type { PermissionInfo } from '../protocol/events';
 import type { UpdateOf } from '../protocol/updates';
 import { withClient } from './connect';
+import { errorLabel } from './output';
 import { waitForTurn } from './queue-commands';
 import { yesAnswer } from './permission-commands';
 import { overflowMessage, parseMention, runEndNotes } from './context-commands';
@@ -121,7 +122,13 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
       void (async () => {
         let decision: 'approved' | 'denied' = 'denied';
         const why = req.protectedPath && req.reason ? `[vox] ${req.reason}\n` : '';
-        if (flags.yes) {
+        if (req.safeguard !== undefined) {
+          // A safeguard failed (the checkpoint before a write): only a person at a terminal may go on without it, never --yes.
+          const ask = process.stdin.isTTY && !flags.json ? (rl ?? readline.createInterface({ input: process.stdin, output: process.stderr })) : null;
+          if (ask) decision = /^y(es)?$/i.test((await ask.question(`[vox] ${req.safeguard}; run ${req.toolName} anyway? [y/N] `)).trim()) ? 'approved' : 'denied';
+          else process.stderr.write(`[vox] not run: ${req.toolName} — ${req.safeguard} (no terminal to ask)\n`);
+          if (ask && ask !== rl) ask.close();
+        } else if (flags.yes) {
           const yes = yesAnswer(req);
           decision = yes.decision;
           if (yes.note) process.stderr.write(yes.note);
@@ -142,11 +149,12 @@ export async function chat(prompt: string, flags: ChatFlags): Promise<number> {
     const error = end.error ?? run?.error ?? null;
     const notes = await runEndNotes(client, threadId, runId);
     const usage = notes.usage ?? run?.usage ?? null;
-    if (flags.json) process.stdout.write(JSON.stringify({ type: 'result', threadId, runId, status: end.status, text, error, usage: usage && { ...usage, ...(notes.estimated ? { estimated: true } : {}) }, stopReason: notes.stopReason }) + '\n');
+    if (flags.json) process.stdout.write(JSON.stringify({ type: 'result', threadId, runId, status: end.status, text, error, ...(end.failure ? { failure: end.failure } : {}), usage: usage && { ...usage, ...(notes.estimated ? { estimated: true } : {}) }, stopReason: notes.stopReason }) + '\n');
     else {
       process.stdout.write('\n');
       const tokens = usage && (usage.inputTokens > 0 || usage.outputTokens > 0) ? ` · ${usage.inputTokens} in / ${usage.outputTokens} out${notes.estimated ? ' (estimated)' : ''}` : '';
       process.stderr.write(`[vox] thread ${threadId} · ${end.status}${tokens}${error ? ` · ${error}` : ''}\n`);
+      if (end.failure && error) process.stderr.write(`vox: ${errorLabel(end.failure.domain, end.failure.code)}: ${error}\n`); // the typed error, as every command prints one
       if (notes.stopReason === 'length') process.stderr.write(`[vox] Stopped at the output-token limit: the reply is cut short. Continue with: vox chat --thread ${threadId} "Continue exactly where you stopped."\n`);
     }
     return end.status === 'completed' ? 0 : end.status === 'cancelled' ? 130 : 1;

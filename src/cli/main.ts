@@ -36,13 +36,11 @@ import { registerForkCommands } from './fork-command';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 import { registerMcpClientCommands } from './mcp-commands';
 import { CliUsageError, reportUsageErrors, USAGE_EXIT_CODE } from './usage-error';
+import { errorLabel } from './output';
 
 const MODELS_HELP = 'models: local:demo (default, offline demo), local:/path/model.gguf, openai:NAME, ollama:NAME, anthropic:NAME, openrouter:NAME, lmstudio:NAME, compat:NAME ($VOX_COMPAT_BASE_URL); list them with `vox models`';
 
-/** `StoreError (notSqlite)` from a domain and a code: the same words for engine and wire errors. */
-export function errorLabel(domain: string, code: string): string {
-  return `${domain.charAt(0).toUpperCase()}${domain.slice(1)}Error (${code})`;
-}
+export { errorLabel };
 
 function describeError(e: unknown): string {
   if (e instanceof ClientError) return `${errorLabel(e.domain, e.code)}: ${e.message}`;

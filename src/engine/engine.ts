@@ -281,7 +281,7 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
   void checkpoints.finishInterrupted();
   // The repetition guard on every run's stream (SPEC 3.1, ./guards/): a looping model is stopped.
   install('repetition guard', installRepetitionGuard(hooks));
-  const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints);
+  const uninstallHooks = config.autoCheckpoints === false ? () => undefined : installCheckpointHooks(hooks, checkpoints, gate);
   install('checkpoints', async () => {
     uninstallHooks();
     stopExternal();

@@ -56,6 +56,10 @@ export type PermissionInfo = Infer<typeof permissionInfo>;
  * cached ones included; the cache and reasoning figures (when the provider reports them) are
  * parts of it and of `outputTokens`, kept apart because they are priced apart.
  */
+/** The typed error that failed a run: a domain and a code of ERROR_CODES (./wire/vox-error.ts). */
+export const runFailure = object({ domain: str, code: str });
+export type RunFailure = Infer<typeof runFailure>;
+
 export const usageTotals = object({
   inputTokens: int,
   outputTokens: int,
@@ -134,6 +138,8 @@ const SHAPES = {
      * down, or the next engine did when it found the process gone; its streamed text is kept. Clients say "stopped by a reload" and offer Retry.
      */
     cause: optional(literal('ownerEnded')),
+    /** A `failed` run's typed error (`platform/diskFull`: "the disk is full"), when the failure was one. */
+    failure: optional(runFailure),
   },
   /** A prompt sent while the thread ran: it waits in the thread's queue (SPEC 2.4). */
   'queue.added': {

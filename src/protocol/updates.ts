@@ -8,7 +8,7 @@
 import { forwardCompatible, type ForwardCompatibleEnvelope } from './wire/envelope';
 import { arrayOf, bool, int, literal, nullable, object, optional, str, unknownValue, type Infer } from './wire/validators';
 import { wireChunk } from './chunks';
-import { endedRunStatus } from './events';
+import { endedRunStatus, runFailure } from './events';
 import { wireError } from './errors';
 import { draftsUpdate, hostCommandUpdate } from './host';
 import { approvalRequest } from './commands/approvals';
@@ -41,7 +41,7 @@ export function replayChunks<T>(events: readonly T[]): { events: T[]; more: bool
   return out;
 }
 export const turnChunksUpdate = object({ type: literal('turnChunks'), turnId: str, chunks: arrayOf(wireChunk) });
-export const turnEndedUpdate = object({ type: literal('turnEnded'), turnId: str, status: endedRunStatus, error: optional(str) });
+export const turnEndedUpdate = object({ type: literal('turnEnded'), turnId: str, status: endedRunStatus, error: optional(str), failure: optional(runFailure) });
 export const approvalRequestedUpdate = object({ type: literal('approvalRequested'), ...approvalRequest.shape });
 export const approvalSettledUpdate = object({
   type: literal('approvalSettled'), callId: str, threadId: str, runId: str, decision: literal('approved', 'denied', 'cancelled'),

@@ -26,6 +26,8 @@ import type { ChatMessage, ProviderEvent, ToolCall, ToolSpec, Usage } from '../p
 import type { EndedRunStatus } from '../../protocol/events';
 import type { AgentTool, ToolContext, ToolResult } from '../tools/types';
 import { VoxError } from '../../protocol/wire/vox-error';
+import type { RunFailure } from '../../protocol/events';
+import { DISK_FULL_MESSAGE, isDiskFull } from '../platform/disk-full';
 import type { ResolvedModel } from '../providers/types';
 import type { BackgroundPort } from '../tools/types';
 import type { SamplingSettings } from '../../protocol/posture';
@@ -138,7 +140,7 @@ export interface HookInputs {
   streamDelta: RunInfo & { kind: 'text' | 'reasoning'; delta: string };
   afterModelCall: RunInfo & { step: number; text: string; toolCalls: readonly ToolCall[]; usage: Usage };
   reviewStep: RunInfo & { step: number; text: string; toolCalls: readonly ToolCall[]; scratch: TurnScratch };
-  beforeTool: RunInfo & { call: ToolCall; tool: AgentTool; turn: TurnSpec };
+  beforeTool: RunInfo & { call: ToolCall; tool: AgentTool; turn: TurnSpec; itemId: string };
   afterTool: RunInfo & { call: ToolCall; tool: AgentTool; status: 'completed' | 'failed' | 'interrupted'; result: ToolResult | null };
   turnEnd: RunInfo & { status: EndedRunStatus };
 }
@@ -214,8 +216,16 @@ export class HookTimeout extends Error {
  * other failure with the handler named.
  */
 export function turnFailureText(e: unknown): string {
+  if (isDiskFull(e)) return DISK_FULL_MESSAGE;
   if (e instanceof HookFailure && e.cause instanceof VoxError) return e.cause.message;
   return e instanceof Error ? e.message : String(e);
+}
+
+/** The typed error of a failed turn (`run.ended`'s `failure`): a full disk wherever it was met, a VoxError, or one a stage stopped the turn with; null for untyped failures. */
+export function turnFailureOf(e: unknown): RunFailure | null {
+  if (isDiskFull(e)) return { domain: 'platform', code: 'diskFull' };
+  const typed = e instanceof HookFailure ? e.cause : e;
+  return typed instanceof VoxError ? { domain: typed.domain, code: typed.code } : null;
 }
 
 let installed = 0;

@@ -12,10 +12,10 @@ import type { ChatMessage, ToolCall, ToolSpec, Usage, StopReason } from '../prov
 import { isProviderError } from '../providers/types';
 import { ToolError } from '../tools/types';
 import { encodeRefusalRetry, encodeTextRevised } from '../../protocol/chunks';
-import { OWNER_ENDED_ERROR, type EndedRunStatus } from '../../protocol/events';
+import { OWNER_ENDED_ERROR, type EndedRunStatus, type RunFailure } from '../../protocol/events';
 import { rebuildTurn } from './resume';
 import { redact } from '../platform/secrets';
-import { turnFailureText, type RunInfo, type StepControl, type TurnRequest } from './hooks';
+import { turnFailureOf, turnFailureText, type RunInfo, type StepControl, type TurnRequest } from './hooks';
 import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
 import { addUsage, callModel } from './model-call';
 import { ToolCalls, truncate } from './tool-call';
@@ -47,6 +47,7 @@ export class AgentRunner {
     };
     let status: EndedRunStatus = 'completed';
     let error: string | null = null;
+    let failure: RunFailure | null = null;
     let lastStop: StopReason = 'end';
     try {
       if (t.resume) await t.resume.waitOut();
@@ -138,6 +139,7 @@ export class AgentRunner {
       status = cancelled ? 'cancelled' : 'failed';
       // A provider may echo the key back in its error: never stored or shown (platform/secrets.ts).
       error = cancelled ? null : redact(turnFailureText(e));
+      failure = cancelled ? null : turnFailureOf(e);
     }
     if (status === 'cancelled' && t.suspended?.()) return { threadId, runId, status: 'interrupted', text: finalText, error: null, usage };
     // The engine shutting down (a window reload or close) cut the turn: not the user's stop.
@@ -146,8 +148,26 @@ export class AgentRunner {
       status = 'interrupted';
       error = OWNER_ENDED_ERROR;
     }
+    try {
+      this.recordEnd(t, { status, error, failure, usage, finalText, lastStop, ownerEnded });
+    } catch (e) {
+      // Not even the disk reserve held the run's end: the store still says running (the next start
+      // closes the run), and the clients are told why it failed.
+      status = 'failed';
+      error = redact(turnFailureText(e));
+      failure = turnFailureOf(e);
+    }
+    streams.end(runId, error ? { status, error, ...(failure ? { failure } : {}) } : { status });
+    await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended
+    return { threadId, runId, status, text: finalText, error, usage };
+  }
+
+  /** The run's end in the store (the final message, `run.ended`): written even on a full disk, from the store's reserve. */
+  private recordEnd(t: TurnSpec, end: { status: EndedRunStatus; error: string | null; failure: RunFailure | null; usage: Usage; finalText: string; lastStop: StopReason; ownerEnded: boolean }): void {
+    const { threadId, runId } = t;
+    const { status, error, usage, finalText, lastStop, ownerEnded } = end;
     const msgStatus = status === 'completed' ? 'complete' : status === 'cancelled' ? 'cancelled' : status === 'interrupted' ? 'interrupted' : 'failed';
-    store.append(
+    this.deps.store.appendEnding(
       ...(finalText.length > 0 || status === 'completed'
         ? [{ type: 'message.added' as const, threadId, messageId: allocate('msg'), parentId: t.userMessageId, role: 'assistant' as const, content: finalText, runId, status: msgStatus as 'complete' }]
         : []),
@@ -155,11 +175,9 @@ export class AgentRunner {
       {
         type: 'run.ended', threadId, runId, status, error, usage: { ...usage },
         ...(status === 'completed' ? { stopReason: lastStop === 'length' ? 'length' as const : 'end' as const } : {}), ...(ownerEnded ? { cause: 'ownerEnded' as const } : {}),
+        ...(end.failure ? { failure: end.failure } : {}),
       },
     );
-    streams.end(runId, error ? { status, error } : { status });
-    await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended
-    return { threadId, runId, status, text: finalText, error, usage };
   }
 
   /**

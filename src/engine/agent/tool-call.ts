@@ -14,7 +14,7 @@ import { encodeSteer, encodeToolCall, encodeToolResult } from '../../protocol/ch
 import type { PermissionInfo } from '../../protocol/events';
 import { redact } from '../platform/secrets';
 import { openCommandOutput } from './command-output';
-import type { RunInfo, TurnTools } from './hooks';
+import { HookFailure, turnFailureText, type RunInfo, type TurnTools } from './hooks';
 import { TOOL_RESULT_MAX_CHARS } from './limits';
 import type { AgentRunnerDeps, TurnSpec } from './turn-spec';
 
@@ -104,6 +104,13 @@ export class ToolCalls {
         throw e;
       }
       if (signal.aborted) throw new ToolError('cancelled', 'cancelled');
+      if (e instanceof HookFailure && e.stage === 'beforeTool') {
+        // A stage stopped the turn before the tool ran (the user would not go on after a failed checkpoint): the call is not run, the run fails.
+        const content = `Not run: ${turnFailureText(e)}`;
+        store.append({ type: 'item.completed', threadId, runId, itemId: id, status: 'denied', content, isError: true });
+        streams.append(runId, 'toolResult', encodeToolResult({ itemId: id, callId: call.id, status: 'denied', content, changedPaths: [] }));
+        throw e;
+      }
       itemStatus = 'failed';
       const code = e instanceof ToolError ? e.code : 'io';
       result = { content: `Error (${code}): ${(e as Error).message}`, isError: true };
@@ -119,7 +126,7 @@ export class ToolCalls {
   /** beforeTool → the tool → afterTool. A veto of beforeTool is the call's result (the tool never runs). */
   private async runApproved(call: ToolCall, tool: AgentTool, parsed: unknown, itemId: string): Promise<{ result: ToolResult; vetoed: boolean }> {
     const { t, info } = this;
-    const before = await t.hooks.run('beforeTool', { ...info, call, tool, turn: t }, { args: parsed, context: {} });
+    const before = await t.hooks.run('beforeTool', { ...info, call, tool, turn: t, itemId }, { args: parsed, context: {} });
     if (before.veto !== undefined) return { result: { content: `Not run: ${before.veto}`, isError: true }, vetoed: true };
     let result: ToolResult | null = null;
     let status: 'completed' | 'failed' | 'interrupted' = 'failed';

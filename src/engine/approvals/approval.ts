@@ -93,6 +93,8 @@ export interface ApprovalRequest {
   reason?: string;
   /** The call writes a protected path (../permissions/protected-paths.ts): asked every time, no "Always allow". */
   protectedPath?: boolean;
+  /** Why a call that would have run by itself waits (a safeguard before it failed: "the checkpoint failed: the disk is full"). */
+  safeguard?: string;
 }
 
 export interface ApprovalSettled {
@@ -151,6 +153,7 @@ export class ApprovalGate {
     const request: ApprovalRequest = {
       callId: req.callId, threadId: req.threadId, runId: req.runId, toolName: req.toolName, argumentsJson: req.argumentsJson, toolClass: req.toolClass,
       ...(req.reason !== undefined ? { reason: req.reason } : {}), ...(req.protectedPath ? { protectedPath: true } : {}),
+      ...(req.safeguard !== undefined ? { safeguard: req.safeguard } : {}),
     };
     const promise = new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = (): void => this.settle(req.callId, 'cancelled');

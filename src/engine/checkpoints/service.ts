@@ -18,6 +18,7 @@
  */
 import type { VoxStore } from '../store/store';
 import type { ToolCall } from '../providers/types';
+import { diskFullOf } from '../platform/disk-full';
 import {
   GitPlumbingCheckpointStore,
   CheckpointError,
@@ -93,11 +94,15 @@ export class CheckpointService {
     }
   }
 
-  /** The `beforeTool` stage for file-changing tools (./hooks.ts). Never throws: a failed capture is reported, the tool still runs. */
-  async beforeMutatingTool(info: { threadId: string; runId: string; call: ToolCall }): Promise<void> {
+  /**
+   * The `beforeTool` stage for file-changing tools (./hooks.ts). Never throws: a failed capture is
+   * reported and returned (the hook then asks the user whether the tool may run without it); null
+   * when the checkpoint was taken or the workspace is not a repository.
+   */
+  async beforeMutatingTool(info: { threadId: string; runId: string; call: ToolCall }): Promise<Error | null> {
     const r = this.reported;
     const changedPaths = r && Date.now() - r.sinceMs <= REPORTED_PATHS_MAX_AGE_MS ? [...r.paths] : undefined;
-    await this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name, changedPaths);
+    return this.captureQuietly(info.threadId, info.runId, 'tool', info.call.name, changedPaths);
   }
 
   /** The `afterTool` stage for file-changing tools: collects the paths the tool reports changing. */
@@ -137,12 +142,16 @@ export class CheckpointService {
     await this.captureQuietly(info.threadId, info.runId, 'turnEnd', null);
   }
 
-  private async captureQuietly(threadId: string, runId: string | null, trigger: 'tool' | 'turnEnd', toolName: string | null, changedPaths?: string[]): Promise<void> {
+  /** A capture whose failure is reported (a notice) and returned, never thrown. */
+  private async captureQuietly(threadId: string, runId: string | null, trigger: 'tool' | 'turnEnd', toolName: string | null, changedPaths?: string[]): Promise<Error | null> {
     try {
       await this.capture(threadId, { runId, trigger, toolName, ...(changedPaths ? { changedPaths } : {}) });
+      return null;
     } catch (e) {
-      if (e instanceof CheckpointError && e.code === 'notARepository') return;
-      this.notify({ level: 'error', message: `Checkpoint before ${toolName ?? 'turn end'} failed: ${(e as Error).message}` });
+      if (e instanceof CheckpointError && e.code === 'notARepository') return null;
+      const failure = diskFullOf(e) ?? (e instanceof Error ? e : new Error(String(e)));
+      this.notify({ level: 'error', message: `Checkpoint before ${toolName ?? 'turn end'} failed: ${failure.message}` });
+      return failure;
     }
   }
 

@@ -142,10 +142,13 @@ export function alwaysAllowRule(choice: Omit<AlwaysAllowChoice, 'scope'>, call: 
   return { action: 'allow', tool: value };
 }
 
-/** A waiting call as clients see it, with its "Always allow" suggestions (arguments that are not JSON get none). */
-export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string; protectedPath?: boolean }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
-  // A protected path is asked whatever allows it (./protected-paths.ts): a rule would change nothing.
-  if (req.protectedPath) return { ...req, alwaysAllow: [] };
+/**
+ * A waiting call as clients see it, with its "Always allow" suggestions. None for arguments that
+ * are not JSON, for a protected path (./protected-paths.ts: asked whatever allows it, so a rule
+ * would change nothing), nor for a call that waits for a failed `safeguard` (no rule's to allow).
+ */
+export function withSuggestions<R extends { toolName: string; toolClass: ToolClass; argumentsJson: string; protectedPath?: boolean; safeguard?: string }>(req: R, workspaceRoot: string): R & { alwaysAllow: AlwaysAllowSuggestion[] } {
+  if (req.protectedPath || req.safeguard !== undefined) return { ...req, alwaysAllow: [] };
   let args: unknown;
   try {
     args = JSON.parse(req.argumentsJson);

@@ -12,6 +12,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { VoxError } from '../../protocol/wire/vox-error';
 import { isOwnerAlive, selfStartMs } from './process-identity';
+import { diskFullOf } from './disk-full';
 
 /** Pause between two attempts to take a lock another process holds. */
 export const LOCK_POLL_MS = 25;
@@ -72,9 +73,14 @@ function tryCreate(file: string): boolean {
   try {
     const owner: Owner = { pid: process.pid, startedAtMs: selfStartMs(), since: Date.now() };
     fs.writeSync(fd, JSON.stringify(owner));
-  } finally {
+  } catch (e) {
+    // Not taken (a full disk creates the file but not its owner): an empty lock left behind would
+    // hold every later taker for LOCK_WRITE_GRACE_MS.
     fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw diskFullOf(e, file) ?? e;
   }
+  fs.closeSync(fd);
   return true;
 }
 

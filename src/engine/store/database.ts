@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StoreError } from './errors';
+import { DiskFullError, diskFullOf } from '../platform/disk-full';
 import type { Migration } from './migrations';
 
 /** The 16-byte header every SQLite 3 database file starts with. */
@@ -100,8 +101,8 @@ function checkHeader(file: string): void {
 }
 
 /** SQLite's (or the file system's) failure on `file` as a typed StoreError naming the file and what to do. */
-export function storeErrorOf(file: string, e: unknown): StoreError {
-  if (e instanceof StoreError) return e;
+export function storeErrorOf(file: string, e: unknown): StoreError | DiskFullError {
+  if (e instanceof StoreError || e instanceof DiskFullError) return e;
   const err = e as { code?: string; message?: string };
   const code = err.code ?? '';
   if (code === 'SQLITE_NOTADB') return new StoreError('notSqlite', `${file} is not a SQLite database.`, e);
@@ -112,7 +113,8 @@ export function storeErrorOf(file: string, e: unknown): StoreError {
   if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
     return readOnlyError(file, e);
   }
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new StoreError('io', `${file}: the disk is full; nothing was written.`, e);
+  const full = diskFullOf(e, file); // nothing was written (the transaction rolled back)
+  if (full) return full;
   return new StoreError('io', `Cannot use database ${file}: ${err.message ?? String(e)}`, e);
 }
 

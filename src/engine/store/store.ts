@@ -22,6 +22,7 @@ import type { SqlDatabase } from './driver';
 import type { StoredEvent, VoxEvent } from '../../protocol/events';
 import { openDatabase, readOnlyError, removeReadOnlyCopy, storeErrorOf, type OpenOptions } from './database';
 import { StoreError } from './errors';
+import { keepDiskReserve, withDiskReserve } from './disk-reserve';
 import { ResolvedSchema, defaultStoreSchemas, type StoreSchema } from './schema';
 import { cachingStatements } from './statement-cache';
 import { queueEntry, queuedEntries, steerPrompts, threadsWithQueue } from './queue-reads';
@@ -86,6 +87,7 @@ export class VoxStore {
     const schema = new ResolvedSchema(opts.schema ?? defaultStoreSchemas());
     const store = new VoxStore(openDatabase(file, opts, schema.migrations), Date.now, schema);
     if (opts.readonly) store.readOnlyFile = file;
+    else if (file !== ':memory:') keepDiskReserve(file);
     if (opts.workspace !== undefined) store.workspace = opts.workspace;
     return store;
   }
@@ -122,6 +124,11 @@ export class VoxStore {
     return stored;
   }
 
+  /** Appends events that must land even on a full disk (a run's end): the disk reserve (./disk-reserve.ts) is freed for them. */
+  appendEnding(...events: VoxEvent[]): StoredEvent[] {
+    return withDiskReserve(this.db.name, () => this.append(...events));
+  }
+
   /**
    * Appends events with the times they were first recorded at (a bundle import, ../bundles/), all
    * in one transaction inside `prepare` (which runs first, in it: reads that decide what to
@@ -153,7 +160,7 @@ export class VoxStore {
     return out;
   }
 
-  /** Runs a write; SQLite's failures (locked, read-only, disk full) become typed StoreErrors naming the file. */
+  /** Runs a write; SQLite's failures become typed errors naming the file (locked, read-only: StoreError; disk full: DiskFullError). */
   private write<T>(fn: () => T): T {
     try {
       return fn();

@@ -23,11 +23,12 @@
 import { CHUNK_KIND_NAMES, type ChunkKind as ProtocolChunkKind } from '../../protocol/chunks';
 import { applyRevision, REVISION_KINDS } from '../../protocol/revisions';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
+import type { RunFailure } from '../../protocol/events';
 
 /** The chunk kinds are the protocol's (../../protocol/chunks.ts). */
 export type ChunkKind = ProtocolChunkKind;
 export interface TurnChunk { turnId: string; seq: number; kind: ChunkKind; data: string }
-export type TurnEnd = { status: 'completed' | 'cancelled' | 'failed' | 'interrupted'; error?: string };
+export type TurnEnd = { status: 'completed' | 'cancelled' | 'failed' | 'interrupted'; error?: string; failure?: RunFailure };
 export interface TurnSubscriber { onChunks(chunks: TurnChunk[]): void; onEnd?(end: TurnEnd): void }
 /** `ended` is set when the turn had already ended at join time; `onEnd` is then never called. */
 export interface Subscription { replay: TurnChunk[]; ended: TurnEnd | null; unsubscribe(): void }
@@ -168,7 +169,7 @@ export class TurnStreamRegistry {
     const t = this.live(turnId);
     if (!end || !END_STATUSES.has(end.status)) throw new StreamError('badInput', `bad turn end ${JSON.stringify(end)}`, turnId);
     if (t.persisting) throw new StreamError('reentrant', `persist() ended turn ${turnId} while persisting it`, turnId);
-    const frozen: TurnEnd = Object.freeze(end.error === undefined ? { status: end.status } : { status: end.status, error: end.error });
+    const frozen: TurnEnd = Object.freeze({ status: end.status, ...(end.error !== undefined ? { error: end.error } : {}), ...(end.failure ? { failure: Object.freeze({ ...end.failure }) } : {}) });
     t.ended = frozen;
     t.outbox.push({ end: frozen });
     this.drain(t);

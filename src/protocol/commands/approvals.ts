@@ -25,6 +25,11 @@ export const approvalRequest = object({
   protectedPath: optional(bool),
   /** The narrow rules offered for "Always allow" (none when no safe one exists, e.g. a chained command). */
   alwaysAllow: optional(arrayOf(alwaysAllowSuggestion)),
+  /**
+   * Why a call that would have run by itself waits for the user: a safeguard before it failed —
+   * "the checkpoint failed: the disk is full". Approving goes on without it; denying stops the run.
+   */
+  safeguard: optional(str),
 });
 export type ApprovalRequestView = Infer<typeof approvalRequest>;
 

@@ -69,8 +69,8 @@ export const ERROR_CODES = {
   handoff: ['manualContextMissing', 'unknownThread'],
   /** Settings the host supplied. */
   settings: ['invalidSetting'],
-  /** Cross-process locks. */
-  platform: ['locked'],
+  /** The machine: cross-process locks; a full disk (SQLite, a file write or git out of space: "the disk is full"). */
+  platform: ['locked', 'diskFull'],
   /** Importing Claude Code, Codex and Cursor sessions (src/engine/importers/). */
   import: ['missingDir', 'notADirectory', 'unreadable', 'notACursorStore', 'unknownSession'],
   /** Vox as an MCP client (engine/mcp/): config files, connections, calls, OAuth sign-in. */

@@ -30,6 +30,8 @@ export interface SavedApproval {
   /** Why it is asked (the engine's sentence) and whether it writes a protected path. */
   reason?: string;
   protectedPath?: boolean;
+  /** A safeguard before it failed (the checkpoint: a full disk): the call waits to go on without it. */
+  safeguard?: string;
 }
 
 export interface PersistedState {
@@ -97,6 +99,7 @@ export function encodeState(thread: ThreadState | null, draft: string, approvals
     approvals: approvals.map((a) => ({
       callId: a.callId, threadId: a.threadId, runId: a.runId, toolName: a.toolName, argumentsJson: a.argumentsJson, toolClass: a.toolClass,
       ...(typeof a.reason === 'string' ? { reason: a.reason } : {}), ...(a.protectedPath === true ? { protectedPath: true } : {}),
+      ...(typeof a.safeguard === 'string' ? { safeguard: a.safeguard } : {}),
     })),
     ...(threadListJson !== null ? { threadListJson } : {}),
     ...(Object.keys(drafts).length > 0 ? { drafts: { ...drafts } } : {}),

@@ -97,7 +97,7 @@ export const runHandlers: HandlerTable<RunCommand> = {
     const target = `turn:${cmd.turnId}`;
     session.dropSubscription(target);
     const sendEnd = (end: TurnEnd) => {
-      session.send({ type: 'turnEnded', turnId: cmd.turnId, status: end.status, ...(end.error ? { error: end.error } : {}) });
+      session.send({ type: 'turnEnded', turnId: cmd.turnId, status: end.status, ...(end.error ? { error: end.error } : {}), ...(end.failure ? { failure: end.failure } : {}) });
       session.dropSubscription(target);
     };
     const sendChunks = (chunks: TurnChunk[]) => session.send({ type: 'turnChunks', turnId: cmd.turnId, chunks });

@@ -54,7 +54,7 @@ export const approvalsFeature = defineFeature({
           if (m.approvals.some((a) => a.callId === u.callId)) return;
           m.approvals.push({
             callId: u.callId, threadId: u.threadId, runId: u.runId, toolName: u.toolName, argumentsJson: u.argumentsJson, toolClass: u.toolClass,
-            ...(u.reason !== undefined ? { reason: u.reason } : {}), ...(u.protectedPath ? { protectedPath: true } : {}),
+            ...(u.reason !== undefined ? { reason: u.reason } : {}), ...(u.protectedPath ? { protectedPath: true } : {}), ...(u.safeguard ? { safeguard: u.safeguard } : {}),
             ...(u.alwaysAllow ? { alwaysAllow: u.alwaysAllow } : {}), responding: false,
           });
           ctx.persistNow(); // a reload must not lose it (see PersistedState.approvals)
