@@ -104,12 +104,12 @@ describe('chat webview in Chromium: MCP prompts as slash commands, resources as 
     await area().press('Enter');
     const form = page.locator('#vox-mcp-prompt-form');
     await form.waitFor();
-    assert.deepEqual(await form.locator('label.field').evaluateAll((els) => els.map((e) => e.getAttribute('data-name'))), ['topic', 'style']);
-    assert.equal(await form.locator('label.field[data-name="topic"] .required').count(), 1);
+    assert.deepEqual(await form.locator('div.field').evaluateAll((els) => els.map((e) => e.getAttribute('data-name'))), ['topic', 'style']);
+    assert.equal(await form.locator('div.field[data-name="topic"] .required').count(), 1);
     await form.locator('vscode-button.insert').click();
-    await eventually('the required error', async () => (await form.locator('label.field[data-name="topic"] .error').innerText()) === 'required');
+    await eventually('the required error', async () => (await form.locator('div.field[data-name="topic"] .error').innerText()) === 'required');
     assert.equal((await w.posted()).filter((m) => m.type === 'getMcpPrompt' && m.name === 'summarise').length, 0);
-    const topic = form.locator('label.field[data-name="topic"] vscode-textfield input');
+    const topic = form.locator('div.field[data-name="topic"] vscode-textfield input');
     await topic.click();
     await topic.pressSequentially('release');
     await topic.press('Enter');
@@ -117,7 +117,7 @@ describe('chat webview in Chromium: MCP prompts as slash commands, resources as 
     assert.deepEqual(ask.arguments, { topic: 'release' });
     await host({ type: 'error', inReplyTo: ask.requestId, domain: 'mcp', code: 'promptFailed', message: 'MCP server notes: the prompt failed' });
     await eventually('the error in the form', async () => (await form.locator('.error[role="alert"]').last().innerText()) === 'MCP server notes: the prompt failed');
-    const style = form.locator('label.field[data-name="style"] vscode-textfield input');
+    const style = form.locator('div.field[data-name="style"] vscode-textfield input');
     await style.click();
     await style.pressSequentially('short');
     await page.screenshot({ path: path.join(RESULTS, 'webview-mcp-form.png') });
