@@ -134,7 +134,7 @@ export const runMcpChecks = defineUiSet({
       await area.press('Enter');
       const form = view.locator('#vox-mcp-prompt-form');
       await form.waitFor({ timeout: 10_000 });
-      const topic = form.locator('label.field[data-name="topic"] vscode-textfield input');
+      const topic = form.locator('div.field[data-name="topic"] vscode-textfield input');
       await topic.click();
       await topic.pressSequentially('the launch');
       await shot('e2e-mcp-prompt-form');
