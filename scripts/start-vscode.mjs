@@ -1,6 +1,6 @@
 // Run Vox in a real VS Code in your browser: code-server 4.100.3 (= VS Code 1.100.3), offline.
 //
-//   node scripts/start-vscode.mjs [--port 8080] [--no-wait] [--reset] [--no-package] [--stop]
+//   node scripts/start-vscode.mjs [--port 8080] [--no-wait] [--reset] [--no-package] [--stop] [--help]
 //   npm run vscode
 //
 // Steps (each timed):
@@ -27,12 +27,45 @@ import * as path from 'node:path';
 import { loadHarness } from '../test/e2e/load-harness.mjs';
 import { hostTarget, vsixName } from './vsix/targets.mjs';
 
+const USAGE = `Usage: npm start -- [options]   (or: node scripts/start-vscode.mjs [options])
+
+Runs Vox in code-server (VS Code 1.100.3 in your browser), offline, and prints its URL.
+  --port N      port on 127.0.0.1 (default $VOX_PORT or 8080; 0 = any free port)
+  --no-wait     leave code-server running in the background and exit; stop it later with --stop
+  --stop        stop a code-server left running by --no-wait, and exit
+  --reset       start from a fresh profile and sample workspace
+  --no-package  reuse the VSIX packed last time
+  -h, --help    print this and exit
+`;
+/** The options that take no value, and the one that takes a port number. */
+const FLAGS = new Set(['--no-wait', '--stop', '--reset', '--no-package', '--help', '-h']);
+const VALUED = new Set(['--port']);
 const args = process.argv.slice(2);
+/** A mistyped option is refused before anything is installed, built or started (exit 2). */
+function refuse(message) {
+  process.stderr.write(`start-vscode: ${message}\nRun with --help for the options.\n`);
+  process.exit(2);
+}
+for (let i = 0; i < args.length; i++) {
+  const a = args[i];
+  if (FLAGS.has(a)) continue;
+  if (VALUED.has(a)) {
+    const v = args[i + 1];
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) > 65535) refuse(`${a} needs a port number from 0 to 65535${v === undefined ? '' : `, not ${JSON.stringify(v)}`}`);
+    i++;
+    continue;
+  }
+  refuse(`unknown option ${JSON.stringify(a)}`);
+}
 const flag = (f) => args.includes(f);
 const opt = (f) => {
   const i = args.indexOf(f);
   return i >= 0 ? args[i + 1] : undefined;
 };
+if (flag('--help') || flag('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const h = await loadHarness();
 const root = h.REPO_ROOT;
 const sandbox = path.join(root, '.vox-sandbox');

@@ -88,6 +88,30 @@ describe('webview controller', () => {
     assert.deepEqual(sub.map((x) => x.type === 'subscribeTurn' && [x.turnId, x.afterSeq]), [[R, 0]]);
   });
 
+  it('a turn that started and ended before the view subscribed still streams its chunks (the reasoning lives only there)', () => {
+    const { host, c, model } = setup();
+    const first = host.take();
+    host.post({ type: 'result', inReplyTo: first[1]!.requestId, value: { threads: [], nextCursor: null } });
+    model.draft = 'hello';
+    c.sendPrompt();
+    const [send] = host.take();
+    host.post({ type: 'result', inReplyTo: send!.requestId, value: { threadId: T, runId: R, queued: null } });
+    host.take();
+    // A busy machine: the whole turn is in the first batch of events the view gets.
+    host.post({ type: 'events', threadId: T, events: [...startEvents(), ...endEvents('Teal.')] });
+    const sub = host.take().filter((x) => x.type === 'subscribeTurn');
+    assert.deepEqual(sub.map((x) => x.type === 'subscribeTurn' && [x.turnId, x.afterSeq]), [[R, 0]]);
+    host.post({ type: 'turnChunks', turnId: R, chunks: [{ turnId: R, seq: 1, kind: 'reasoning', data: 'The user wants a colour.' }, { turnId: R, seq: 2, kind: 'text', data: 'Teal.' }] });
+    host.post({ type: 'turnEnded', turnId: R, status: 'completed' });
+    const run = model.thread!.runs[R]!;
+    assert.deepEqual(run.stream.filter((s) => s.kind === 'reasoning').map((s) => s.kind === 'reasoning' && s.text), ['The user wants a colour.']);
+    assert.equal(run.streamEnded, true);
+    assert.equal(c.hasUnsavedState, true, 'the late chunks are saved with the next write (or the flush on hide)');
+    // Events of a thread already streamed do not ask again.
+    host.post({ type: 'events', threadId: T, events: [ev({ type: 'thread.renamed', title: 'Colour' })] });
+    assert.deepEqual(host.take().filter((x) => x.type === 'subscribeTurn'), []);
+  });
+
   it('ignores unknown update variants, logs broken ones, and keeps working', () => {
     const { host, model, warnings, errors } = setup();
     host.post({ type: 'settings', model: 'local:demo', models: [], demoNotice: 'demo!' });

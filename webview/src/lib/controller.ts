@@ -22,7 +22,7 @@ import type { HostAction } from '../../../src/protocol/host';
 import { MAX_NOTICES, consoleLogger, type AppModel, type Logger } from './app-model';
 import type { HostBridge } from './host-bridge';
 import { RequestTracker, type Pending } from './requests';
-import { applyEvents, createThreadState, runsNeedingStream, type EventsResult, type ThreadState } from './thread-state';
+import { applyEvents, createThreadState, runsToStream, type EventsResult, type ThreadState } from './thread-state';
 import { StateSaver } from './state-saver';
 import { ReplayIntake } from './bulk-replay';
 import type { ErrorUpdate, Feature, FeatureContext } from './features/feature';
@@ -143,7 +143,7 @@ class ControllerCore {
     const opening = this.openings;
     this.each((f) => f.eventsApplied?.(thread, res));
     if (this.openings !== opening) return; // a feature left the thread (it was deleted)
-    this.ensureTurnSubscriptions();
+    this.ensureTurnSubscriptions(replayed ? [] : res.startedRuns);
     if (res.endedRuns.length > 0) this.each((f) => f.runsEnded?.(thread, res.endedRuns));
     if (replayed) this.saver.soon(thread); // not in the frame that shows the thread
     else if (res.endedRuns.length > 0) this.persistNow();
@@ -224,10 +224,11 @@ class ControllerCore {
     this.ensureTurnSubscriptions();
   }
 
-  private ensureTurnSubscriptions(): void {
+  /** Streams the open thread's running turns, and of `justStarted` (a batch's new runs) those that ended before they were asked for. */
+  private ensureTurnSubscriptions(justStarted: readonly string[] = []): void {
     const thread = this.model.thread;
     if (!thread) return;
-    for (const run of runsNeedingStream(thread)) {
+    for (const run of runsToStream(thread, justStarted)) {
       if (this.subscribedTurns.has(run.runId)) continue;
       this.subscribedTurns.add(run.runId);
       this.send({ type: 'subscribeTurn', turnId: run.runId, afterSeq: run.lastChunkSeq }, { turnId: run.runId });

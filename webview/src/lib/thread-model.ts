@@ -61,6 +61,23 @@ export function runsNeedingStream(state: ThreadState): RunView[] {
   return Object.values(state.runs).filter((r) => r.status === 'running' && !r.streamEnded && !r.streamUnavailable);
 }
 
+/**
+ * Of the runs a batch of events just started, at most this many that had already ended in the
+ * same batch (a busy machine, a hidden view) are streamed anyway, while the engine still holds
+ * their chunks: their reasoning lives only in the stream. Bounded so that opening an older thread
+ * does not ask for every turn it has.
+ */
+export const LATE_STREAM_RUNS_MAX = 4;
+
+/** The runs to stream after a batch of events: the running ones, and the newest few of `justStarted` that ended before their stream was asked for. */
+export function runsToStream(state: ThreadState, justStarted: readonly string[]): RunView[] {
+  const late = justStarted
+    .map((id) => state.runs[id])
+    .filter((r): r is RunView => !!r && r.status !== 'running' && !r.streamEnded && !r.streamUnavailable && r.lastChunkSeq === 0)
+    .slice(-LATE_STREAM_RUNS_MAX);
+  return [...runsNeedingStream(state), ...late];
+}
+
 /** The newest run that is still going, if any (what Stop cancels). */
 export function activeRun(state: ThreadState): RunView | null {
   // Only the newest run on the path can be running: a thread runs one turn at a time, a prompt

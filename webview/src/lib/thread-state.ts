@@ -24,7 +24,7 @@ import { finishBatch, isTree } from './tree-state';
 import { runsNeedingStream, type EventsResult, type ThreadState } from './thread-model';
 import type { Warn } from './turn-chunks';
 
-export { activeRun, createThreadState, runsNeedingStream, type Entry, type EventsResult, type QueuedView, type ThreadState } from './thread-model';
+export { activeRun, createThreadState, runsNeedingStream, runsToStream, type Entry, type EventsResult, type QueuedView, type ThreadState } from './thread-model';
 
 /** A decoded stored event, as `eventEnvelope` produces it. */
 export type WireEvent = StoredEvent;

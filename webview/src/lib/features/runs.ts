@@ -75,7 +75,10 @@ export const runsFeature = defineFeature({
         turnChunks(u) {
           if (m.thread && !applyChunks(m.thread, u.turnId, u.chunks, (w) => log.warn(w))) {
             log.warn(`ignoring chunks of turn ${u.turnId}, which is not in the open thread`);
+            return;
           }
+          // Chunks of a run that already ended (its run.ended save came first, or it streamed late): the next save carries them.
+          if (m.thread && m.thread.runs[u.turnId]?.status !== 'running') ctx.deferSave();
         },
         turnEnded(u) {
           ctx.forgetTurn(u.turnId);
