@@ -1,25 +1,13 @@
 /**
  * Path globs of permission rules and protected paths: `*` within a segment, `**` across them,
  * `?` one character; a glob matches a workspace-relative path or one of its parent directories,
- * and a glob without "/" matches a name at any depth.
+ * and a glob without "/" matches a name at any depth. The dialect (`{a,b}`, classes too) is
+ * ../platform/glob.ts, the same as rules' paths.
  */
+import { globSource } from '../platform/glob';
 
 function globRegex(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') {
-          i++;
-          re += '(?:.*/)?';
-        } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
+  return new RegExp(`^${globSource(glob)}$`);
 }
 
 /**
