@@ -5,7 +5,7 @@
  * session started) asks before its commands, and so does its own subagent; a child's ceiling
  * refuses a wider mode (typed, naming the ceiling), also from a second engine on the same
  * database; Plan mode still refuses spawn_subagent; a ceiling that says Plan keeps a thread in
- * Plan; a background command of an ask-mode thread asks; a ceiling for an unknown thread is a
+ * Plan; a child keeps its parent's thread rules; a background command of an ask-mode thread asks; a ceiling for an unknown thread is a
  * typed store error.
  */
 import { strict as assert } from 'node:assert';
@@ -118,6 +118,29 @@ describe('subagents and background work inherit their parent\'s limits', functio
     await until(async () => (await c.call('getThread', { threadId })).runs.at(-1)?.status === 'completed', { what: 'the parent completed' });
   });
 
+  it('a subagent keeps its parent\'s thread rules: what the parent may run unasked, the child may too', async () => {
+    const { t: te, c, pending } = await engineWith({
+      PARENT: [textTurn('hello'), toolCallTurn([{ name: 'spawn_subagent', args: { task: 'CHILD: touch it', title: 'Toucher' } }]), textTurn('waiting'), textTurn('done')],
+      CHILD: [toolCallTurn([{ name: 'run_command', args: { command: 'touch ran-allowed' } }]), textTurn('child done')],
+    });
+    const { threadId } = await c.call('sendPrompt', { threadId: null, prompt: 'PARENT: hi', newThread: { permissionMode: 'ask', workMode: 'act' } });
+    await until(async () => (await c.call('getThread', { threadId })).runs.at(-1)?.status === 'completed', { what: 'the first turn' });
+    const s = VoxStore.open(te.dbPath);
+    try {
+      s.append({ type: 'thread.permissionRulesSet', threadId, rules: [{ action: 'allow', tool: 'run_command', command: 'touch *' }] });
+    } finally {
+      s.close();
+    }
+    const next = await c.call('sendPrompt', { threadId, prompt: 'PARENT: now delegate' });
+    await until(async () => (await c.call('getThread', { threadId })).runs.find((r) => r.id === next.runId)?.status === 'completed', { what: 'the parent completed' });
+    assert.ok(fs.existsSync(path.join(dir, 'ran-allowed')), 'the parent\'s rule allowed the child\'s command');
+    assert.deepEqual(pending, [], 'nothing was asked');
+    const child = (await childOf(c, threadId)())!;
+    const view = await c.call('getPermissions', { threadId: child });
+    assert.equal(view.mode, 'ask');
+    assert.deepEqual(view.rules.filter((r) => r.scope === 'thread').map((r) => [r.tool, r.command]), [['run_command', 'touch *']]);
+  });
+
   it('a grandchild inherits its parent\'s ceiling and asks too', async () => {
     const { c, pending } = await engineWith({
       PARENT: [toolCallTurn([{ name: 'spawn_subagent', args: { task: 'CHILD: delegate', title: 'Delegator' } }]), textTurn('waiting'), textTurn('done')],
@@ -154,6 +177,14 @@ describe('subagents and background work inherit their parent\'s limits', functio
     await assert.rejects(c.call('setWorkMode', { threadId, mode: 'act' }), denied(/ceiling/));
     await assert.rejects(c.call('actOnPlan', { threadId, planId: 'plan-none' }), denied(/ceiling/));
     assert.equal((await c.call('getPlan', { threadId })).workMode, 'plan');
+    // Even a work mode recorded as Act (written past the commands) is read as Plan under that ceiling.
+    const s2 = VoxStore.open(te.dbPath);
+    try {
+      s2.append({ type: 'thread.workModeSet', threadId, mode: 'act' });
+    } finally {
+      s2.close();
+    }
+    assert.equal((await c.call('getPermissions', { threadId })).workMode, 'plan');
   });
 
   it('a background command of an ask-mode thread asks', async () => {
