@@ -247,8 +247,11 @@ export function assembleEngine(config: EngineConfig, givenHost: Host, extraModul
     store,
     startChild: async (req) => {
       if (!runsRef) throw new Error('the run registry is not ready');
-      // The same turn start as every other (runs/start-turn.ts): a child thread under its parent.
-      const h = await startChildTurn({ store, runs: runsRef, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model() }, req);
+      // The same turn start as every other (runs/start-turn.ts): a child thread under its parent, in its parent's limits.
+      const h = await startChildTurn({
+        store, runs: runsRef, resolveModel: (ref) => providers.resolve(ref), defaultModel: () => host.model(),
+        limitsOf: (parentThreadId, parentRunId) => permissions.childLimits(parentThreadId, parentRunId),
+      }, req);
       return { ...h, peek: () => streams.accumulated(h.runId)?.text ?? '' };
     },
   });

@@ -201,6 +201,13 @@ const SHAPES = {
    * while a thread made here takes nothing from any bundle. Kept home (not carried in bundles).
    */
   'thread.imported': { threadId: str },
+  /**
+   * The highest modes a thread may ever run in (a grant's levels: runtime 0 readOnly .. 2
+   * fullAccess, interaction 0 plan / 1 default), fixed when a subagent's thread is spawned from its
+   * parent's limits; every call of the thread is decided within it, and no command raises the
+   * thread above it.
+   */
+  'thread.ceilingSet': { threadId: str, ceiling: object({ runtime: literal(0, 1, 2), interaction: literal(0, 1) }) },
   /** The thread's own allow rules ("Always allow" for this thread), as they are now (the whole list). */
   'thread.permissionRulesSet': { threadId: str, rules: arrayOf(object({ action: literal('allow'), tool: str, command: optional(str), path: optional(str) })) },
   /** The agent (Plan mode, `submit_plan`) proposed a plan; it replaces the thread's earlier ones. */

@@ -30,7 +30,10 @@ describe('startTurn outside the commands: a subagent\'s child turn', function ()
     await server.close();
     removeTmpDir(dir);
   });
-  const ports = (): TurnStartPorts => ({ store: services.store, runs: services.runs, resolveModel: (ref) => services.providers.resolve(ref), defaultModel: () => services.host.model() });
+  const ports = (): TurnStartPorts & { limitsOf: EngineServices['permissions']['childLimits'] } => ({
+    store: services.store, runs: services.runs, resolveModel: (ref) => services.providers.resolve(ref), defaultModel: () => services.host.model(),
+    limitsOf: (threadId, runId) => services.permissions.childLimits(threadId, runId),
+  });
 
   it('starts the task in a new thread under its parent, as a subagent run, on the model asked', async () => {
     const parent = services.runs.start({ prompt: 'the parent', model: await services.providers.resolve('openai:gpt-test') });

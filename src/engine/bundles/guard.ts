@@ -1,7 +1,7 @@
 /**
  * What a bundle may add to threads this install already holds (SPEC 6.6). A bundle adds only
  * threads and branches of its own: it never sets a held thread's rights (permission mode, work
- * mode, permission rules — `bundle/rightsChange`); it never adds anything to a thread made here,
+ * mode, permission rules, mode ceiling — `bundle/rightsChange`); it never adds anything to a thread made here,
  * never deletes a held thread, never hangs its events on messages it does not carry itself
  * (history made here), and never lists a new thread under a thread made here
  * (`bundle/foreignHistory`). A thread counts as come-from-a-bundle when its log holds
@@ -14,7 +14,7 @@ import { BundleError } from './errors';
 import type { BundleThread, BundledEvent } from './format';
 
 /** Event types that set a thread's rights: never taken from a bundle for a thread held here. */
-export const RIGHTS_EVENT_TYPES: ReadonlySet<string> = new Set(['thread.workModeSet', 'thread.permissionModeSet', 'thread.permissionRulesSet']);
+export const RIGHTS_EVENT_TYPES: ReadonlySet<string> = new Set(['thread.workModeSet', 'thread.permissionModeSet', 'thread.permissionRulesSet', 'thread.ceilingSet']);
 /** Event types a bundle never adds to a held thread: it cannot delete (or create again) what is here. */
 const NEVER_ON_HELD: ReadonlySet<string> = new Set(['thread.deleted', 'thread.created']);
 /** The marker of a thread a bundle added (kept home: ./format.ts UNBUNDLED_EVENT_PREFIXES). */
@@ -24,6 +24,7 @@ const RIGHTS_WORDS: Record<string, string> = {
   'thread.workModeSet': 'the work mode (Plan / Act)',
   'thread.permissionModeSet': 'the permission mode',
   'thread.permissionRulesSet': 'the permission rules',
+  'thread.ceilingSet': 'the mode ceiling',
 };
 
 /** True when a bundle added the thread to this install (its log holds `thread.imported`). */

@@ -9,7 +9,8 @@
  * the next decision after any change (its stamp); `onChange` also tells listeners when it changed
  * on disk, whoever wrote it (../platform/file-watch.ts), so views show the new rules at once.
  * The settings may add protected paths (./protected-paths.ts). A turn's calls are decided by the
- * rules it started with, narrowed but never widened by later changes (./turn-snapshot.ts).
+ * rules it started with, narrowed but never widened by later changes (./turn-snapshot.ts). A
+ * subagent's thread runs within the ceiling its parent's limits set (./thread-ceiling.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +29,7 @@ import {
 } from './rules';
 import { BUILTIN_PROTECTED_PATHS, validateProtectedPaths, type ProtectedPath } from './protected-paths';
 import { combineWithTurnStart, MAX_TURN_SNAPSHOTS, type PermissionSources, type TurnSnapshot } from './turn-snapshot';
+import { childLimits, clampToCeiling, threadCeiling, type ChildLimits } from './thread-ceiling';
 
 /** The turn-start snapshot is taken before any other turnStart handler runs. */
 const TURN_SNAPSHOT_ORDER = -1_000;
@@ -164,9 +166,21 @@ export class PermissionService {
   /** The mode in force for a thread (or the workspace default without one) and where it comes from. */
   mode(threadId?: string): { mode: PermissionMode; source: ModeSource } {
     const own = threadId ? threadModes(this.deps.store.db, threadId)?.permissionMode : null;
-    if (own && isPermissionMode(own)) return { mode: own, source: 'thread' };
+    if (own && isPermissionMode(own)) return { mode: this.clamped(threadId!, own), source: 'thread' };
     const fromSettings = this.settingsRules().mode;
-    return fromSettings ? { mode: fromSettings, source: 'settings' } : { mode: 'ask', source: 'default' };
+    return fromSettings ? { mode: threadId ? this.clamped(threadId, fromSettings) : fromSettings, source: 'settings' } : { mode: 'ask', source: 'default' };
+  }
+
+  /** The thread's permission mode under its ceiling (./thread-ceiling.ts). */
+  private clamped(threadId: string, mode: PermissionMode): PermissionMode {
+    const workMode = threadModes(this.deps.store.db, threadId)?.workMode ?? 'act';
+    return clampToCeiling(threadCeiling(this.deps.store, threadId), { permissionMode: mode, workMode }).permissionMode;
+  }
+
+  /** What a subagent spawned by this run of `parentThreadId` starts with: the parent's modes as its calls are decided, its rules, a ceiling within both. */
+  childLimits(parentThreadId: string, parentRunId: string): ChildLimits {
+    const ctx = this.context(parentThreadId, { runId: parentRunId });
+    return childLimits(this.deps.store, parentThreadId, { permissionMode: ctx.mode, workMode: ctx.planMode ? 'plan' : 'act' });
   }
 
   /** A thread's own allow rules ("Always allow" for this thread), or its typed error. */
@@ -226,13 +240,19 @@ export class PermissionService {
     const turn = opts.runId ? this.turns.get(opts.runId) : undefined;
     const src = turn ? combineWithTurnStart(turn, this.sources()) : this.sources();
     const t = this.threadRules(threadId);
-    const own = threadId ? threadModes(this.deps.store.db, threadId)?.permissionMode : null;
+    const own = threadId ? threadModes(this.deps.store.db, threadId) : null;
+    const modes = {
+      permissionMode: own?.permissionMode && isPermissionMode(own.permissionMode) ? own.permissionMode : src.settingsMode ?? 'ask',
+      workMode: (opts.planMode ?? own?.workMode === 'plan') ? 'plan' as const : 'act' as const,
+    };
+    // Every call of a subagent's thread is decided within the ceiling fixed when it was spawned.
+    const m = threadId ? clampToCeiling(threadCeiling(this.deps.store, threadId), modes) : modes;
     return {
-      mode: own && isPermissionMode(own) ? own : src.settingsMode ?? 'ask',
+      mode: m.permissionMode,
       policy: src.policy,
       rules: [...src.rules, ...t.rules],
       broken: src.broken ?? t.error,
-      planMode: opts.planMode ?? (threadId ? threadModes(this.deps.store.db, threadId)?.workMode === 'plan' : false),
+      planMode: m.workMode === 'plan',
       protectedPaths: src.protectedPaths,
     };
   }

@@ -8,6 +8,7 @@
 import { allocate } from '../ids/ids';
 import type { VoxStore } from '../store/store';
 import { currentPlan, planById, threadModes, type PlanRow } from '../store/plan-reads';
+import { checkWithinCeiling, clampToCeiling, threadCeiling } from '../permissions/thread-ceiling';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import type { PlanStepStatus, WorkMode } from '../../protocol/events';
 
@@ -64,12 +65,16 @@ function cleanTitle(title: unknown): string {
 export class PlanService {
   constructor(private readonly store: VoxStore) {}
 
+  /** The thread's work mode; Plan whatever it says when its ceiling is Plan (../permissions/thread-ceiling.ts). */
   workMode(threadId: string): WorkMode {
-    return threadModes(this.store.db, threadId)?.workMode ?? 'act';
+    const own = threadModes(this.store.db, threadId)?.workMode ?? 'act';
+    return clampToCeiling(threadCeiling(this.store, threadId), { permissionMode: 'ask', workMode: own }).workMode;
   }
 
+  /** Switches Plan / Act; Act above the thread's ceiling is refused (`protocol/capabilityDenied`). */
   setWorkMode(threadId: string, mode: WorkMode): void {
     this.store.getThread(threadId); // a typed store/notFound for an unknown thread
+    if (mode === 'act') checkWithinCeiling(this.store, threadId, { permissionMode: 'ask', workMode: 'act' }, `switch thread ${threadId} to Act`);
     if (this.workMode(threadId) === mode) return;
     this.store.append({ type: 'thread.workModeSet', threadId, mode });
   }

@@ -13,6 +13,7 @@ import type { ResolvedModel } from '../providers/types';
 import type { QueueRow, VoxStore } from '../store/store';
 import { allocate } from '../ids/ids';
 import type { ThreadModes } from '../permissions/grant-modes';
+import type { ChildLimits } from '../permissions/thread-ceiling';
 import type { ChildRunRequest } from './background';
 import { RunError } from './errors';
 import { isLiveRun, titleFromPrompt, type RunHandle, type RunRegistry } from './registry';
@@ -39,7 +40,12 @@ export interface TurnStartRequest extends Omit<TurnStartCommand, 'modelRef'> {
   model: string | ResolvedModel | null;
   /** The rules and mentions of the prompt, prepared once the cheap checks passed; absent: the prompt runs as given. */
   prepare?: (model: ResolvedModel, threadId: string | null) => Promise<PreparedTurn>;
+  /** A subagent's new thread: listed under its parent, created with its title and the parent's rules and ceiling. */
+  child?: NewChildThread;
 }
+
+/** What a subagent's thread is created with besides its modes. */
+export interface NewChildThread { parent: { threadId: string; runId: string }; title: string; rules: ChildLimits['rules']; ceiling: ChildLimits['ceiling'] }
 
 export type TurnStartOutcome =
   | { kind: 'started'; handle: RunHandle; prepared: PreparedTurn }
@@ -69,20 +75,23 @@ export function readThread(ports: Pick<TurnStartPorts, 'store' | 'grant' | 'mode
   return { exists: true, busy, queueLength: store.queue(threadId).length, modes };
 }
 
-/** A new thread in explicit modes, created before its first turn so its rules and run see them. */
-function createThread(store: VoxStore, prompt: string, modes: ThreadModes): string {
+/** A new thread in explicit modes (a child's: also under its parent, with its rules and ceiling), created before its first turn so its rules and run see them. */
+function createThread(store: VoxStore, prompt: string, modes: ThreadModes, child: NewChildThread | undefined): string {
   const threadId = allocate('thread');
+  const parent = child ? { parentThreadId: child.parent.threadId, parentRunId: child.parent.runId } : {};
   store.append(
-    { type: 'thread.created', threadId, title: titleFromPrompt(prompt) },
+    { type: 'thread.created', threadId, title: child?.title ?? titleFromPrompt(prompt), ...parent },
     { type: 'thread.permissionModeSet', threadId, mode: modes.permissionMode },
     { type: 'thread.workModeSet', threadId, mode: modes.workMode },
+    ...(child && child.rules.length > 0 ? [{ type: 'thread.permissionRulesSet' as const, threadId, rules: child.rules }] : []),
+    ...(child ? [{ type: 'thread.ceilingSet' as const, threadId, ceiling: child.ceiling }] : []),
   );
   return threadId;
 }
 
 /** Starts, queues or refuses (throws) one turn; see the file header. */
 export async function startTurn(ports: TurnStartPorts, req: TurnStartRequest): Promise<TurnStartOutcome> {
-  const { model, prepare, ...rest } = req;
+  const { model, prepare, child, ...rest } = req;
   let cmd: TurnStartCommand = { ...rest, modelRef: typeof model === 'string' ? model : null };
   const resolved = await resolve(ports, model);
   const base = { thread: readThread(ports, cmd.threadId), model: resolved, ...(ports.grant ? { grant: ports.grant } : {}) };
@@ -90,7 +99,7 @@ export async function startTurn(ports: TurnStartPorts, req: TurnStartRequest): P
   if (refusal !== null) throw refusal;
   const modes = newThreadModesOf(cmd, ports.grant);
   if (modes) {
-    const created: TurnStartCommand = { ...cmd, threadId: createThread(ports.store, cmd.prompt, modes) };
+    const created: TurnStartCommand = { ...cmd, threadId: createThread(ports.store, cmd.prompt, modes, child) };
     delete created.newThread; // the thread now exists in them
     cmd = created;
   }
@@ -127,13 +136,20 @@ function act(ports: TurnStartPorts, cmd: TurnStartCommand, d: TurnStartDecision,
 
 /**
  * A subagent's turn (./background.ts): a new child thread listed under its parent, on the model
- * asked (a ref), never queued. The composition root's `startChild` is meant to be this plus the
- * stream's peek; until it is wired there, subagents start with `RunRegistry.start` directly.
+ * asked (a ref), never queued. The thread starts in its parent's limits (`limitsOf`: the parent's
+ * modes as its calls are decided, its thread rules, and the ceiling they set,
+ * ../permissions/thread-ceiling.ts), never the workspace default.
  */
-export async function startChildTurn(ports: Pick<TurnStartPorts, 'store' | 'runs' | 'resolveModel' | 'defaultModel'>, req: ChildRunRequest): Promise<RunHandle> {
+export async function startChildTurn(
+  ports: Pick<TurnStartPorts, 'store' | 'runs' | 'resolveModel' | 'defaultModel'> & { limitsOf(parentThreadId: string, parentRunId: string): ChildLimits },
+  req: ChildRunRequest,
+): Promise<RunHandle> {
+  const parent = { threadId: req.parentThreadId, runId: req.parentRunId };
+  const limits = ports.limitsOf(req.parentThreadId, req.parentRunId);
   const out = await startTurn(ports, {
-    threadId: null, prompt: req.task, model: req.model, ifBusy: 'refuse', what: `start subagent ${req.title}`,
-    run: { title: req.title, kind: 'subagent', workspaceRoot: req.workspaceRoot, parent: { threadId: req.parentThreadId, runId: req.parentRunId } },
+    threadId: null, prompt: req.task, model: req.model, ifBusy: 'refuse', what: `start subagent ${req.title}`, newThread: limits.modes,
+    child: { parent, title: req.title, rules: limits.rules, ceiling: limits.ceiling },
+    run: { title: req.title, kind: 'subagent', workspaceRoot: req.workspaceRoot, parent },
   });
   if (out.kind !== 'started') throw new Error(`a subagent's turn was ${out.kind}, not started`); // a new thread is never busy
   return out.handle;

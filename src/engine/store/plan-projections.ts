@@ -1,6 +1,6 @@
 /**
  * Projections of the plan-mode and permission-mode events: the
- * thread's work mode and permission mode, and its plans with their steps (one JSON column; a
+ * thread's work mode and permission mode (its rules and ceiling only check the thread exists), and its plans with their steps (one JSON column; a
  * plan has few steps). Part of the one projector table in ./projections.ts.
  */
 import type { SqlDatabase } from './driver';
@@ -9,7 +9,7 @@ import { StoreError } from './errors';
 
 export interface StoredPlanStep { id: string; text: string; status: PlanStepStatus; note: string | null }
 
-type P<K extends 'thread.workModeSet' | 'thread.permissionModeSet' | 'thread.permissionRulesSet' | 'plan.submitted' | 'plan.edited' | 'plan.stepUpdated' | 'plan.actedOn'> =
+type P<K extends 'thread.workModeSet' | 'thread.permissionModeSet' | 'thread.permissionRulesSet' | 'thread.ceilingSet' | 'plan.submitted' | 'plan.edited' | 'plan.stepUpdated' | 'plan.actedOn'> =
   (db: SqlDatabase, e: EventOf<K>, time: number) => void;
 
 function stepsOf(db: SqlDatabase, planId: string, threadId: string): StoredPlanStep[] {
@@ -24,7 +24,7 @@ function thread(db: SqlDatabase, threadId: string, set: string, value: string | 
 }
 
 export const PLAN_PROJECTORS: {
-  'thread.workModeSet': P<'thread.workModeSet'>; 'thread.permissionModeSet': P<'thread.permissionModeSet'>; 'thread.permissionRulesSet': P<'thread.permissionRulesSet'>; 'plan.submitted': P<'plan.submitted'>;
+  'thread.workModeSet': P<'thread.workModeSet'>; 'thread.permissionModeSet': P<'thread.permissionModeSet'>; 'thread.permissionRulesSet': P<'thread.permissionRulesSet'>; 'thread.ceilingSet': P<'thread.ceilingSet'>; 'plan.submitted': P<'plan.submitted'>;
   'plan.edited': P<'plan.edited'>; 'plan.stepUpdated': P<'plan.stepUpdated'>; 'plan.actedOn': P<'plan.actedOn'>;
 } = {
   'thread.workModeSet'(db, e) {
@@ -35,6 +35,11 @@ export const PLAN_PROJECTORS: {
   },
   'thread.permissionRulesSet'(db, e) {
     // The rules are read from the event log (../permissions/thread-rules.ts); the thread must exist.
+    const row = db.prepare('SELECT 1 FROM threads WHERE id = ? AND deleted = 0').get(e.threadId);
+    if (!row) throw new StoreError('notFound', `thread ${e.threadId} does not exist`);
+  },
+  'thread.ceilingSet'(db, e) {
+    // The ceiling is read from the event log (../permissions/thread-ceiling.ts); the thread must exist.
     const row = db.prepare('SELECT 1 FROM threads WHERE id = ? AND deleted = 0').get(e.threadId);
     if (!row) throw new StoreError('notFound', `thread ${e.threadId} does not exist`);
   },

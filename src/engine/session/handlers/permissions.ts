@@ -7,13 +7,18 @@ import { removeThreadRule, removeWorkspaceRule } from '../../permissions/rule-wr
 import { runHandlers } from './runs';
 import type { HandlerTable } from './types';
 import { checkWithinGrant } from '../../permissions/grant-modes';
+import { checkWithinCeiling } from '../../permissions/thread-ceiling';
 import type { Grant } from '../../../protocol/commands/grants';
 
-/** A session whose grant has modes may not switch a thread to Act above them (../../permissions/grant-modes.ts). */
+/**
+ * No thread goes to Act above its ceiling (../../permissions/thread-ceiling.ts), and a session
+ * whose grant has modes may not switch a thread to Act above them (../../permissions/grant-modes.ts).
+ */
 function checkActAllowed(services: EngineServices, grant: Grant, threadId: string): void {
-  if (!grant.modes) return;
   services.store.getThread(threadId);
-  checkWithinGrant(grant, { permissionMode: services.permissions.mode(threadId).mode, workMode: 'act' }, `switch thread ${threadId} to Act`);
+  const modes = { permissionMode: services.permissions.mode(threadId).mode, workMode: 'act' as const };
+  checkWithinCeiling(services.store, threadId, modes, `switch thread ${threadId} to Act`);
+  if (grant.modes) checkWithinGrant(grant, modes, `switch thread ${threadId} to Act`);
 }
 
 type PermissionCommand = 'getPermissions' | 'setPermissionMode' | 'removePermissionRule' | 'setWorkMode' | 'getPlan' | 'updatePlan' | 'setPlanStep' | 'actOnPlan';
@@ -35,6 +40,9 @@ export const permissionHandlers: HandlerTable<PermissionCommand> = {
     if (cmd.scope === 'thread') {
       if (!cmd.threadId) throw new PermissionRulesError('invalidMode', 'setPermissionMode', '$.threadId', 'the thread scope needs a threadId');
       services.store.getThread(cmd.threadId);
+      // A subagent's thread stays within its ceiling: no own mode means the workspace default, checked the same.
+      const mode = cmd.mode ?? services.permissions.mode().mode;
+      checkWithinCeiling(services.store, cmd.threadId, { permissionMode: mode, workMode: services.plans.workMode(cmd.threadId) }, `set thread ${cmd.threadId}'s permission mode to ${mode}`);
       services.store.append({ type: 'thread.permissionModeSet', threadId: cmd.threadId, mode: cmd.mode });
       return permissionsView(services, cmd.threadId);
     }
