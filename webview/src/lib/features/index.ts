@@ -58,9 +58,10 @@ export const FEATURES = [
  * extension's Checkpoints view (src/extension/checkpoints-view.ts; the chat's own restore follows
  * its command answers, ./checkpoints.ts); a run's claim by another process and the report of its
  * background work change nothing the thread view draws; a thread's permission rules (an "Always
- * allow" for this thread) show with the other rules (getPermissions).
+ * allow" for this thread) show with the other rules (getPermissions); a subagent thread's mode
+ * ceiling shows as the mode it is held to.
  */
-export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet', 'thread.imported'];
+export const UNSHOWN_EVENTS: readonly VoxEventType[] = ['checkpoint.restored', 'checkpoint.pruned', 'run.claimed', 'background.reported', 'thread.permissionRulesSet', 'thread.imported', 'thread.ceilingSet'];
 
 /** The reducers of the chat's features (../thread-state.ts applies events through it by default). */
 export const DEFAULT_REGISTRY = new FeatureRegistry(FEATURES);
