@@ -151,8 +151,16 @@ export const runImporterChecks = defineUiSet({
       // The folder dialog (code-server's own): the path typed into its input, then OK.
       await h.waitFor('the folder dialog', 20_000, async () => /old-laptop|\//.test(await p.locator('.quick-input-widget .quick-input-box input').inputValue().catch(() => '')), 250);
       await p.locator('.quick-input-widget .quick-input-box input').fill(`${path.join(dirs.home, ELSEWHERE)}/`);
-      await p.locator('.quick-input-widget .monaco-button', { hasText: 'Import from here' }).click();
-      await h.waitFor('the picker of the chosen folder', 45_000, async () => (await rowText()).some((t) => /Claude Code/.test(t) && /not imported/.test(t)), 250);
+      // The dialog lists the typed folder before its button takes the click (a click while it re-reads is lost on a busy machine).
+      await h.waitFor('the typed folder listed in the dialog', 20_000, async () => (await rowText()).some((t) => t === 'projects'), 250);
+      const importHere = p.locator('.quick-input-widget .monaco-button', { hasText: 'Import from here' });
+      await importHere.click();
+      await h.waitFor('the picker of the chosen folder', 45_000, async () => {
+        if ((await rowText()).some((t) => /Claude Code/.test(t) && /not imported/.test(t))) return true;
+        // Still the dialog, its folder shown: the click was lost; click again (the button exists only in the dialog).
+        if (await importHere.isVisible().catch(() => false)) await importHere.click({ timeout: 2_000 }).catch(() => undefined);
+        return false;
+      }, 1_000);
       const placeholder = await p.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder');
       assert(/found in .*old-laptop\/claude/.test(placeholder ?? ''), `the picker says where it looked: ${JSON.stringify(placeholder)}`);
       await p.keyboard.press('Enter');
