@@ -40,6 +40,8 @@ export interface Usage {
   cacheReadTokens?: number;
   /** Prompt tokens written to the provider's cache, when reported. */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written with a 1-hour lifetime (Anthropic `cache_creation.ephemeral_1h_input_tokens`), when reported. */
+  cacheWrite1hTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens), when reported. */
   reasoningTokens?: number;
   /** Counted by Vox (a call stopped before the provider reported its usage), not reported. */
