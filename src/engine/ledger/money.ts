@@ -4,11 +4,12 @@
  * `evalCostExpression`, the tiny arithmetic parser price cards and users write prices in
  * (`"3.0/1e6"` → 0.000003): numbers, `+ - * / ( )` and nothing else — never `eval`.
  */
+import { MICRO_USD_PER_BU } from '../../protocol/ledger';
 import { LedgerError } from './errors';
 
+export { MICRO_USD_PER_BU };
+
 export const MICRO_USD_PER_USD = 1_000_000;
-/** SPEC 3.4: 1 BU = $0.001. */
-export const MICRO_USD_PER_BU = 1_000;
 /** The longest cost expression read (a price is a number or a short quotient; longer is not a price). */
 export const MAX_COST_EXPRESSION_CHARS = 200;
 /** How deep parentheses may nest in a cost expression (the parser recurses once per level). */
