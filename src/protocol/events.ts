@@ -13,7 +13,6 @@ import { arrayOf, bool, int, literal, nullable, object, optional, str, type Infe
 import { posture } from './posture';
 import { handoffSummaryShape } from './handoff';
 import { mcpAppView } from './mcp-apps';
-import { capAction, capScope, grantKind, picoRates, receiptShape } from './ledger';
 
 /** The error of a run whose process went away mid-turn (`run.ended` cause `ownerEnded`), as the CLI and the store show it. */
 export const OWNER_ENDED_ERROR = 'stopped by a reload: the window or process running this turn ended before it finished; the text so far is kept';
@@ -242,19 +241,6 @@ const SHAPES = {
    * later turns see it as `<mcp_app_context>` (engine/mcp-apps/).
    */
   'mcpApp.stateSaved': { threadId: str, itemId: str, state: str },
-  /*
-   * The cost ledger (SPEC 3.4, engine/ledger/). Its events name their thread `thread`, not
-   * `threadId`: they belong to the machine's ledger, not to the thread's history, so deleting,
-   * forking or exporting a thread never takes or copies what it spent.
-   */
-  /** A provider response's cost: one per response id; projected with its transaction, balance and daily summary in one transaction. */
-  'ledger.usageRecorded': receiptShape,
-  /** The user added money to the balance. */
-  'ledger.granted': { kind: grantKind, amountMicroUsd: int, note: nullable(str) },
-  /** A spending cap (daily, per thread — `thread` — or per run); `capMicroUsd` null removes it. */
-  'ledger.capSet': { scope: capScope, thread: nullable(str), capMicroUsd: nullable(int), action: capAction },
-  /** A user's price for a model (wins over the bundled card); `rates` null removes it. */
-  'ledger.priceSet': { model: str, rates: nullable(picoRates) },
 } as const satisfies Record<string, Shape>;
 
 type Shapes = typeof SHAPES;

@@ -46,6 +46,10 @@ export interface Usage {
   reasoningTokens?: number;
   /** Counted by Vox (a call stopped before the provider reported its usage), not reported. */
   estimated?: boolean;
+  /** The provider's id of the response (OpenAI's chunk `id`, Anthropic's message `id`): the ledger records one receipt per id. */
+  responseId?: string;
+  /** What the provider says the response cost, in dollars (OpenRouter's `usage.cost`), when it says. */
+  costUsd?: number;
 }
 
 export type StopReason = 'end' | 'toolCalls' | 'length' | 'cancelled';
