@@ -10,7 +10,10 @@
  *     not answer it), the command prints the typed error, exits 1, the write never ran;
  *   - `vox chat` with the database on the full disk too: the typed error, no stack trace, exit 1;
  *     the run is recorded `failed` (from the store's disk reserve, not left running); other
- *     commands on the full disk print the typed error.
+ *     commands on the full disk print the typed error;
+ *   - an answer larger than the disk reserve, streamed once the disk is full: the run is still
+ *     recorded `failed` "the disk is full", with as much of the answer as fits and a note saying
+ *     the rest was not saved (never left `running` for the next start to call a reload).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -28,6 +31,8 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import { runVox } from '../support/cli';
 import { until } from '../support/wait';
+import { randomBytes } from 'node:crypto';
+import { DISK_RESERVE_BYTES } from '../../src/engine/store/disk-reserve';
 
 /** The tmpfs's size: room for a repository and a fresh database, small enough to fill at once. */
 const TMPFS_SIZE = '16m';
@@ -252,6 +257,51 @@ describe('a full disk mid-turn', function () {
       assert.equal(run!.error, 'the disk is full');
       const ended = store.eventsAfter(0).find((e) => e.type === 'run.ended' && e.runId === run!.id);
       assert.deepEqual(ended && 'failure' in ended ? ended.failure : null, { domain: 'platform', code: 'diskFull' });
+    } finally {
+      store.close();
+    }
+  });
+  it('an answer larger than the disk reserve, on a full disk: the run is recorded failed with the start of the answer and a note', async function () {
+    const home = path.join(mnt, 'home');
+    fs.mkdirSync(home);
+    const ws = initRepo(path.join(mnt, 'ws'), { 'a.txt': ORIGINAL });
+    const filler = path.join(mnt, 'filler');
+    // Words that never repeat (the repetition guard would stop a repeated answer first), 6× the
+    // reserve: more than the room left (PAD_BYTES and the reserve), so the answer's own write fills the disk.
+    const PAD_BYTES = 2 * DISK_RESERVE_BYTES;
+    const words: string[] = [];
+    for (let n = 0; n < 6 * DISK_RESERVE_BYTES; ) {
+      const w = `${randomBytes(6).toString('hex')} `;
+      words.push(w);
+      n += w.length;
+    }
+    const chunks: string[] = [];
+    for (let i = 0; i < words.length; i += 400) chunks.push(words.slice(i, i + 400).join(''));
+    const gate = heldGate();
+    server = await startFakeOpenAI({ responses: [textTurn('hello'), textTurn(chunks, { holds: [{ afterEvents: 0, release: gate.held, onReached: () => leaveRoom() }] })] });
+    const pad = path.join(mnt, 'pad');
+    const leaveRoom = () => {
+      fs.writeFileSync(pad, Buffer.alloc(PAD_BYTES));
+      fillDisk(filler);
+      fs.rmSync(pad);
+      gate.release();
+    };
+    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test' };
+    await warmUp(ws, env);
+    const chat = await runVox(['chat', 'say a lot', '--model', 'openai:gpt-test', '--cwd', ws], env);
+    assert.equal(chat.code, 1, `stdout: ${chat.out.slice(0, 200)}\nstderr: ${chat.err}`);
+    assert.match(chat.err, /^vox: PlatformError \(diskFull\): the disk is full$/m, chat.err);
+    assert.doesNotMatch(chat.err, STACK_FRAME, chat.err);
+    fs.rmSync(filler);
+    const store = VoxStore.open(path.join(home, 'vox.db'), { readonly: true });
+    try {
+      const threadId = threadOf(chat.err);
+      const run = store.runs(threadId).at(-1)!;
+      assert.deepEqual([run.status, run.error], ['failed', 'the disk is full']);
+      const answer = store.messages(threadId).at(-1)!;
+      assert.equal(answer.role, 'assistant');
+      assert.ok(answer.content.startsWith(chunks[0]!.slice(0, 1000)), 'the answer starts as it streamed');
+      assert.match(answer.content, /the rest of this answer was not saved: the disk is full/);
     } finally {
       store.close();
     }

@@ -135,6 +135,25 @@ describe('protected paths: the service in a workspace', () => {
     assert.equal(redirect.source, 'protected', 'an absolute redirection target inside the workspace');
   });
 
+  it('a dangling symlink is judged by where it leads: a protected path or a denied folder that does not exist yet', () => {
+    // A cloned repository can ship such links; writing through one creates their target.
+    fs.symlinkSync('.vscode/tasks.json', path.join(dir, 't.json'));
+    fs.symlinkSync(path.join(dir, '.vox/permissions.json'), path.join(dir, 'p.json'));
+    fs.symlinkSync('.github/workflows/ci.yml', path.join(dir, 'ci.yml'));
+    fs.symlinkSync('t.json', path.join(dir, 'chain.json'));
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.symlinkSync('../.envrc', path.join(dir, 'sub/env'));
+    for (const p of ['t.json', 'p.json', 'chain.json', 'sub/env']) {
+      const d = svc.decide('thread:t', call(p));
+      assert.deepEqual([d.decision, d.source], ['ask', 'protected'], p);
+    }
+    host.permissions = { mode: 'fullAuto', rules: [{ action: 'deny', tool: 'write', path: '.github/' }] };
+    assert.equal(svc.decide('thread:t', call('ci.yml')).decision, 'deny');
+    fs.symlinkSync('loop-b', path.join(dir, 'loop-a'));
+    fs.symlinkSync('loop-a', path.join(dir, 'loop-b'));
+    assert.equal(svc.decide('thread:t', call('loop-a')).decision, 'allow', 'a link loop is the file tool\'s to refuse; the rules see its own path');
+  });
+
   it('a deny rule on a directory also catches a path spelled with backslashes', () => {
     host.permissions = { mode: 'fullAuto', rules: [{ action: 'deny', tool: 'write', path: '.github/' }] };
     assert.equal(svc.decide('thread:t', call('.github\\workflows\\ci.yml')).decision, 'deny');

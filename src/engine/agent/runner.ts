@@ -16,7 +16,9 @@ import { OWNER_ENDED_ERROR, type EndedRunStatus, type RunFailure } from '../../p
 import { rebuildTurn } from './resume';
 import { redact } from '../platform/secrets';
 import { turnFailureOf, turnFailureText, type RunInfo, type StepControl, type TurnRequest } from './hooks';
-import { MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
+import { FULL_DISK_ANSWER_CHARS, FULL_DISK_ANSWER_NOTE, MAX_AGENT_STEPS, TOOL_RESULT_MAX_CHARS } from './limits';
+import { isDiskFull } from '../platform/disk-full';
+import { quote } from '../../protocol/wire/quote';
 import { addUsage, callModel } from './model-call';
 import { ToolCalls, truncate } from './tool-call';
 
@@ -151,11 +153,19 @@ export class AgentRunner {
     try {
       this.recordEnd(t, { status, error, failure, usage, finalText, lastStop, ownerEnded });
     } catch (e) {
-      // Not even the disk reserve held the run's end: the store still says running (the next start
-      // closes the run), and the clients are told why it failed.
+      // Not even the disk reserve held the run's end: the run failed, and the clients are told why.
       status = 'failed';
       error = redact(turnFailureText(e));
       failure = turnFailureOf(e);
+      // The answer itself may be what the disk had no room for: the end again, with its start only.
+      // Should that fail too, the store still says running and the next start closes the run.
+      if (isDiskFull(e) && finalText.length > FULL_DISK_ANSWER_CHARS) {
+        try {
+          this.recordEnd(t, { status, error, failure, usage, finalText: quote(finalText, FULL_DISK_ANSWER_CHARS) + FULL_DISK_ANSWER_NOTE, lastStop, ownerEnded: false });
+        } catch {
+          // Left for the next start, as above.
+        }
+      }
     }
     streams.end(runId, error ? { status, error, ...(failure ? { failure } : {}) } : { status });
     await hooks.run('turnEnd', { ...info, status }).catch(() => undefined); // stopsTurn is moot once the turn ended

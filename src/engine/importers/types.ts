@@ -8,6 +8,7 @@ import type { VoxEvent } from '../../protocol/events';
 import { quote } from '../../protocol/wire/quote';
 import { VoxError, type ErrorCode } from '../../protocol/wire/vox-error';
 import { derive } from '../ids/ids';
+import { redact } from '../platform/secrets';
 
 export const IMPORT_SOURCES = ['claude-code', 'codex', 'cursor'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -92,7 +93,7 @@ export function importedItemId(runId: string, key: string): string {
 /** A thread title from a prompt: first line, trimmed, at most MAX_IMPORTED_TITLE_CHARS. */
 export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0]!.trim().replace(/\s+/g, ' ');
-  return quote(line, MAX_IMPORTED_TITLE_CHARS);
+  return quote(redact(line), MAX_IMPORTED_TITLE_CHARS); // redacted before the cut, which would hide a cut secret from its rule
 }
 
 /** A timestamp string or number as ms since the epoch, or `fallback` when absent or unparsable. */

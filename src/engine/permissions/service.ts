@@ -22,6 +22,7 @@ import type { VoxStore } from '../store/store';
 import { threadModes } from '../store/plan-reads';
 import { threadRuleJson } from './rule-writes';
 import type { ToolClass } from '../tools/types';
+import { resolveRealPath } from '../tools/workspace-path';
 import { decidePermission, MODE_LABELS, relativeArgPath, type PermissionContext, type PermissionDecision } from './decide';
 import {
   MAX_RULES_FILE_BYTES, PermissionRulesError, WORKSPACE_RULES_FILE, isPermissionMode, parseRuleFile, validateRuleSet,
@@ -272,22 +273,15 @@ export class PermissionService {
     const rel = relativeArgPath(root, given);
     if (rel === null) return [];
     const out = [rel];
-    // The longest existing ancestor, resolved: a link inside the workspace to .github/ is still .github/.
-    let probe = path.resolve(root, given);
-    let rest = '';
-    for (let i = 0; i < 64; i++) {
-      try {
-        const real = fs.realpathSync(probe);
-        const realRoot = fs.realpathSync(root);
-        const r = relativeArgPath(realRoot, path.join(real, rest));
-        if (r !== null && r !== rel) out.push(r);
-        break;
-      } catch {
-        const parent = path.dirname(probe);
-        if (parent === probe) break;
-        rest = path.join(path.basename(probe), rest);
-        probe = parent;
-      }
+    // Where the path really leads, links followed even when dangling (a link to .github/ is
+    // .github/; a dangling link to .vscode/tasks.json creates it). A path the resolver refuses (a
+    // link loop) is the file tool's to refuse; the rules judge its own name.
+    try {
+      const real = resolveRealPath(path.resolve(root, given), given);
+      const r = relativeArgPath(fs.realpathSync(root), real);
+      if (r !== null && r !== rel) out.push(r);
+    } catch {
+      // Unresolvable: only the given path.
     }
     return out;
   }

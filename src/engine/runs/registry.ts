@@ -14,6 +14,7 @@
  */
 import { allocate, deriveRunFromThreadOrdinal } from '../ids/ids';
 import { quote } from '../../protocol/wire/quote';
+import { redact } from '../platform/secrets';
 import type { ResolvedModel } from '../providers/types';
 import type { RunRow, VoxStore } from '../store/store';
 import { isOwnerAlive, selfStartMs } from '../platform/process-identity';
@@ -33,7 +34,8 @@ export const THREAD_TITLE_PROMPT_CHARS = 80;
 
 /** A new thread's title from its first prompt: the start of it, cut by code point with an ellipsis. */
 export function titleFromPrompt(prompt: string): string {
-  return quote(prompt, THREAD_TITLE_PROMPT_CHARS);
+  // Redacted before it is cut: a secret cut in two no longer matches its rule, so redacting after would keep its start.
+  return quote(redact(prompt), THREAD_TITLE_PROMPT_CHARS);
 }
 
 /** Runs executing in this process, across every engine in it (the store asks, see the header). */

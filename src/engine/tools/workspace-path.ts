@@ -7,6 +7,7 @@
  * component by component, never following a symlink) is ./confined-fs.ts, which every file tool goes
  * through (run_command, which runs arbitrary code after approval anyway, uses only the check for its cwd).
  */
+import * as fsSync from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from './types';
@@ -65,11 +66,13 @@ function errnoCode(e: unknown): string | undefined {
 /**
  * Resolves `p` like realpath(3) but also for paths that do not exist yet: the deepest existing
  * ancestor is realpath'd and the missing tail appended. Dangling symlinks are followed through
- * their target so that a write through one cannot land outside the workspace.
+ * their target so that a write through one cannot land outside the workspace — nor, for the
+ * permission rules (../permissions/service.ts), be judged by the link's name instead of the file
+ * it creates. Synchronous: the rules decide synchronously, and each step is one system call.
  */
-async function resolveReal(p: string, userPath: string, hops: { left: number }): Promise<string> {
+export function resolveRealPath(p: string, userPath: string, hops = { left: MAX_SYMLINK_HOPS }): string {
   try {
-    return await fs.realpath(p);
+    return fsSync.realpathSync(p);
   } catch (e) {
     const code = errnoCode(e);
     if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') {
@@ -78,11 +81,11 @@ async function resolveReal(p: string, userPath: string, hops: { left: number }):
   }
   const parent = path.dirname(p);
   if (parent === p) return p;
-  const realParent = await resolveReal(parent, userPath, hops);
+  const realParent = resolveRealPath(parent, userPath, hops);
   const candidate = path.join(realParent, path.basename(p));
   let isLink = false;
   try {
-    isLink = (await fs.lstat(candidate)).isSymbolicLink();
+    isLink = fsSync.lstatSync(candidate).isSymbolicLink();
   } catch {
     // Missing entry: the tail simply does not exist yet.
   }
@@ -90,12 +93,12 @@ async function resolveReal(p: string, userPath: string, hops: { left: number }):
   if (--hops.left < 0) throw refuse(userPath, 'too many levels of symbolic links');
   let target: string;
   try {
-    target = await fs.readlink(candidate);
+    target = fsSync.readlinkSync(candidate);
   } catch {
     // The link changed between lstat and readlink (removed, or replaced): resolve that step again.
-    return resolveReal(p, userPath, hops);
+    return resolveRealPath(p, userPath, hops);
   }
-  return resolveReal(path.resolve(realParent, target), userPath, hops);
+  return resolveRealPath(path.resolve(realParent, target), userPath, hops);
 }
 
 /**
@@ -145,7 +148,7 @@ export async function resolveInWorkspace(
   const relPosix = toForwardSlashes(relative);
 
   // Physical check: follow symlinks (existing or dangling) and require the result inside too.
-  const real = await resolveReal(absolute, userPath, { left: MAX_SYMLINK_HOPS });
+  const real = resolveRealPath(absolute, userPath);
   if (!isInside(realRoot, real)) throw refuse(userPath, 'it resolves through a symbolic link to outside the workspace');
   const realRelative = toForwardSlashes(path.relative(realRoot, real));
 

@@ -21,6 +21,7 @@
  */
 import * as fs from 'node:fs';
 import { quoteLine } from '../../protocol/wire/quote';
+import { redact } from '../platform/secrets';
 import * as path from 'node:path';
 import type { ResolvedModel } from '../providers/types';
 import { allocate, deriveSubagentFromTask } from '../ids/ids';
@@ -124,14 +125,14 @@ export class VariantPool {
     }
 
     const n = plans.length;
-    const title = (p: VariantPlan) => `Variant ${p.index + 1}/${n} (${p.model}): ${cutPrompt(opts.prompt)}`;
+    const title = (p: VariantPlan) => `Variant ${p.index + 1}/${n} (${p.model}): ${quoteLine(redact(opts.prompt), VARIANT_TITLE_PROMPT_CHARS)}`;
     // The variants' threads are children (listed under their parent, not in the top-level list):
     // of the thread they were started from, or else of a thread made for the group, so a pool
     // started from the palette or the CLI is one row in the thread list, not n.
     const groupThread = opts.parentThreadId === undefined ? allocate('thread') : undefined;
     const parentThreadId = opts.parentThreadId ?? groupThread!;
     this.deps.store.append(
-      ...(groupThread ? [{ type: 'thread.created' as const, threadId: groupThread, title: `Variants (${n}): ${cutPrompt(opts.prompt)}` }] : []),
+      ...(groupThread ? [{ type: 'thread.created' as const, threadId: groupThread, title: variantGroupTitle(n, opts.prompt) }] : []),
       ...plans.map((p) => ({ type: 'thread.created' as const, threadId: p.threadId, title: title(p), parentThreadId })),
     );
 
@@ -207,6 +208,7 @@ export class VariantPool {
   }
 }
 
-function cutPrompt(prompt: string): string {
-  return quoteLine(prompt, VARIANT_TITLE_PROMPT_CHARS);
+/** The group thread's title: `Variants (n): ` and the prompt's start (redacted before it is cut: a cut secret no longer matches its rule). */
+export function variantGroupTitle(n: number, prompt: string): string {
+  return `Variants (${n}): ${quoteLine(redact(prompt), VARIANT_TITLE_PROMPT_CHARS)}`;
 }
