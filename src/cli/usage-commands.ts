@@ -9,7 +9,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { PriceView, UsageReport } from '../protocol/commands/ledger';
-import { buToMicro, formatMicroUsd, usdToMicro } from '../engine/ledger/money';
+import { formatMicroUsd, MICRO_USD_PER_BU, usdToMicroOrNull } from '../protocol/ledger';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
 import { CliUsageError } from './usage-error';
@@ -23,6 +23,13 @@ function amount(v: string): number {
 }
 
 const usd = (m: number) => formatMicroUsd(m);
+
+/** An amount typed in BU (or dollars with --usd) as micro-dollars; a usage error when out of range. */
+function toMicro(n: number, inUsd: boolean | undefined, cmd: Command): number {
+  const micro = usdToMicroOrNull(inUsd ? n : (n * MICRO_USD_PER_BU) / 1_000_000);
+  if (micro === null) throw new CliUsageError(`amount out of range: ${n}`, cmd);
+  return micro;
+}
 
 export function formatUsage(r: UsageReport): string {
   const lines = [
@@ -68,7 +75,7 @@ export function registerUsageCommands(program: Command, run: (p: Promise<number>
     .option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON')
     .action((n: number, o: Cwd & { kind: string; usd?: boolean; note?: string }, cmd: Command) => run((async () => {
       if (!['purchase', 'subscription', 'bonus', 'refund'].includes(o.kind)) throw new CliUsageError(`--kind is purchase, subscription, bonus or refund, got ${JSON.stringify(o.kind)}`, cmd);
-      const micro = o.usd ? usdToMicro(n) : buToMicro(n);
+      const micro = toMicro(n, o.usd, cmd);
       if (micro <= 0) throw new CliUsageError('the amount must be more than zero', cmd);
       return open(o, false, async ({ client }) => {
         const r = await client.call('grantBalance', { kind: o.kind as 'purchase', amountMicroUsd: micro, ...(o.note ? { note: o.note } : {}) });
@@ -90,7 +97,7 @@ export function registerUsageCommands(program: Command, run: (p: Promise<number>
       return open(o, false, async ({ client }) => {
         let caps: unknown = null;
         for (const [scope, v] of sets) {
-          const micro = o.usd ? usdToMicro(v!) : buToMicro(v!);
+          const micro = toMicro(v!, o.usd, cmd);
           caps = (await client.call('setBudget', { scope, capMicroUsd: micro === 0 ? null : micro, action, ...(scope === 'thread' ? { threadId: o.thread! } : {}) })).caps;
         }
         const list = caps as UsageReport['caps'];

@@ -8,6 +8,22 @@ import { arrayOf, int, literal, nullable, object, str, type Infer } from './wire
 
 /** Micro-dollars per Battery Unit. */
 export const MICRO_USD_PER_BU = 1_000;
+export const MICRO_USD_PER_USD = 1_000_000;
+
+/** Dollars to whole micro-dollars, rounded half away from zero; null for a non-finite or unsafe amount. */
+export function usdToMicroOrNull(usd: number): number | null {
+  if (!Number.isFinite(usd)) return null;
+  const micro = Math.sign(usd) * Math.round(Math.abs(usd) * MICRO_USD_PER_USD);
+  if (!Number.isSafeInteger(micro)) return null;
+  return micro === 0 ? 0 : micro;
+}
+
+/** `$1.234567` — six decimals, so a figure shown is the figure stored. */
+export function formatMicroUsd(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  return `${sign}$${Math.floor(abs / MICRO_USD_PER_USD)}.${String(abs % MICRO_USD_PER_USD).padStart(6, '0')}`;
+}
 
 /**
  * Where a response's cost came from, most trusted first: the provider said what it charged

@@ -4,12 +4,11 @@
  * `evalCostExpression`, the tiny arithmetic parser price cards and users write prices in
  * (`"3.0/1e6"` → 0.000003): numbers, `+ - * / ( )` and nothing else — never `eval`.
  */
-import { MICRO_USD_PER_BU } from '../../protocol/ledger';
+import { formatMicroUsd, MICRO_USD_PER_BU, MICRO_USD_PER_USD, usdToMicroOrNull } from '../../protocol/ledger';
 import { LedgerError } from './errors';
 
-export { MICRO_USD_PER_BU };
+export { formatMicroUsd, MICRO_USD_PER_BU, MICRO_USD_PER_USD };
 
-export const MICRO_USD_PER_USD = 1_000_000;
 /** The longest cost expression read (a price is a number or a short quotient; longer is not a price). */
 export const MAX_COST_EXPRESSION_CHARS = 200;
 /** How deep parentheses may nest in a cost expression (the parser recurses once per level). */
@@ -17,10 +16,9 @@ export const MAX_COST_EXPRESSION_DEPTH = 16;
 
 /** USD (as a user or a card writes it) to whole micro-dollars, rounded half away from zero; a non-finite or unsafe amount is a typed error. */
 export function usdToMicro(usd: number): number {
-  if (!Number.isFinite(usd)) throw new LedgerError('invalidAmount', `not an amount of dollars: ${usd}`);
-  const micro = Math.sign(usd) * Math.round(Math.abs(usd) * MICRO_USD_PER_USD);
-  if (!Number.isSafeInteger(micro)) throw new LedgerError('invalidAmount', `amount out of range: $${usd}`);
-  return micro === 0 ? 0 : micro;
+  const micro = usdToMicroOrNull(usd);
+  if (micro === null) throw new LedgerError('invalidAmount', `not an amount of dollars in range: ${usd}`);
+  return micro;
 }
 
 /** BU to micro-dollars (BU may have up to three decimals: 0.001 BU = 1 µ$). */
@@ -31,13 +29,6 @@ export function buToMicro(bu: number): number {
 /** Micro-dollars as BU (for `InsufficientBattery {requiredBu, remainingBu}`). */
 export function microToBu(micro: number): number {
   return micro / MICRO_USD_PER_BU;
-}
-
-/** `$1.234567` — six decimals, so a figure shown is the figure stored. */
-export function formatMicroUsd(micro: number): string {
-  const sign = micro < 0 ? '-' : '';
-  const abs = Math.abs(micro);
-  return `${sign}$${Math.floor(abs / MICRO_USD_PER_USD)}.${String(abs % MICRO_USD_PER_USD).padStart(6, '0')}`;
 }
 
 type Token = { kind: 'num'; value: number; at: number } | { kind: 'op'; value: '+' | '-' | '*' | '/' | '(' | ')'; at: number };

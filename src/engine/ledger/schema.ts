@@ -16,6 +16,8 @@ import type { SqlDatabase } from '../store/driver';
 import type { StoreSchema } from '../store/schema';
 
 export const LEDGER_MIGRATION_VERSION = 16;
+/** The tables migration 16 creates (tests that rebuild an older database drop them). */
+export const LEDGER_TABLES = ['ledger_receipts', 'ledger_transactions', 'ledger_balance', 'ledger_daily', 'ledger_caps', 'ledger_prices', 'ledger_observed'] as const;
 
 export function createLedgerTables(db: SqlDatabase): void {
   db.exec(`

@@ -1,10 +1,11 @@
 /**
- * The ledger's part of a turn: beforeModelCall runs the pre-flight gate (./gate.ts) on the
- * request as it will be sent (after compaction) — counting its prompt with the model's real
- * tokenizer — and refuses, failing the turn with the typed error, before anything is sent;
- * afterModelCall records the response's receipt (./writes.ts), by the provider's response id, or
- * the run and step when it sends none, and tells the host of a `warn` cap's threshold crossed.
- * Local models cost nothing: both stages skip them.
+ * The ledger's part of a turn. beforeModelCall runs the pre-flight gate (./gate.ts) on the
+ * request as it will be sent (after compaction): its prompt counted offline — the model's real
+ * tokenizer where Vox has one, else the character approximation, never the provider's counting
+ * API, so nothing leaves the machine before the gate decides — and a refusal fails the turn with
+ * the typed error before anything is sent. afterModelCall records the response's receipt
+ * (./writes.ts) by the provider's response id, or the run and step when it sends none, and tells
+ * the host of a `warn` cap's threshold crossed. Local models cost nothing: both stages skip them.
  */
 import type { HookBus } from '../agent/hooks';
 import type { Host } from '../host';
@@ -29,7 +30,7 @@ export function installLedgerStages(bus: HookBus, store: VoxStore, host: Host): 
   const offs = [
     bus.on('beforeModelCall', async ({ turn, specs, runId, threadId }, out) => {
       if (turn.model.provider.isLocal) return;
-      const { tokens } = await countPrompt(turn.model, out.messages, specs as ToolSpec[]);
+      const { tokens } = await countPrompt(turn.model, out.messages, specs as ToolSpec[], { offline: true });
       pending.set(runId, { model: turn.model, promptTokens: tokens });
       const card = resolveCard(store.db, turn.model.label, turn.model.model);
       const estimate = card ? estimateCall(card, tokens, lastPrompt.get(runId) ?? 0) : null;
