@@ -33,6 +33,7 @@ import { registerSessionCommands } from './session-commands';
 import { registerHandoffCommand } from './handoff-command';
 import { registerMcpServeCommand } from './mcp-serve-command';
 import { registerForkCommands } from './fork-command';
+import { registerUsageCommands } from './usage-commands';
 import { HANDOFF_STRATEGIES } from '../protocol/handoff';
 import { registerMcpClientCommands } from './mcp-commands';
 import { CliUsageError, reportUsageErrors, USAGE_EXIT_CODE } from './usage-error';
@@ -87,6 +88,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   registerCompactCommand(program, run);
   registerHandoffCommand(program, run);
   registerForkCommands(program, run);
+  registerUsageCommands(program, run);
   registerRulesCommands(program, run);
   registerImportCommands(sessionGroup(program), run);
   registerSessionCommands(sessionGroup(program), run);

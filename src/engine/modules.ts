@@ -16,6 +16,7 @@ import { mcpAppsModule } from './mcp-apps/module';
 import { compactionModule } from './compaction/module';
 import { searchModule } from './search/module';
 import { areasModule } from './session/handlers/index';
+import { ledgerModule } from './ledger/module';
 
 export const MODULES: readonly EngineModule[] = [
   sanitizeModule,
@@ -28,6 +29,7 @@ export const MODULES: readonly EngineModule[] = [
   mcpAppsModule,
   compactionModule,
   searchModule,
+  ledgerModule,
   areasModule,
 ];
 

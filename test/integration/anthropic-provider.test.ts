@@ -87,7 +87,7 @@ describe('AnthropicProvider (fake Anthropic server)', function () {
       { type: 'reasoning', delta: 'Let me look.' },
       { type: 'text', delta: 'Reading it.' },
       { type: 'toolCall', call: { id: 'toolu_01', name: 'read_file', argumentsJson: '{"path": "a.txt"}' } },
-      { type: 'usage', usage: { inputTokens: 3210, outputTokens: 57, cacheReadTokens: 3000, cacheWriteTokens: 200 } },
+      { type: 'usage', usage: { inputTokens: 3210, outputTokens: 57, cacheReadTokens: 3000, cacheWriteTokens: 200, responseId: 'msg_1' } },
       { type: 'done', stopReason: 'toolCalls' },
     ]);
   });
@@ -124,7 +124,7 @@ describe('AnthropicProvider (fake Anthropic server)', function () {
     const { provider } = await setup(textTurn('x', { usage: { inputTokens: 5000, outputTokens: 12, cacheReadTokens: 4000, cacheWriteTokens: 900 } }));
     const { events } = await collect(provider.stream(req()));
     assert.deepEqual(events.slice(-2), [
-      { type: 'usage', usage: { inputTokens: 5000, outputTokens: 12, cacheReadTokens: 4000, cacheWriteTokens: 900 } },
+      { type: 'usage', usage: { inputTokens: 5000, outputTokens: 12, cacheReadTokens: 4000, cacheWriteTokens: 900, responseId: 'msg_fake1' } },
       { type: 'done', stopReason: 'end' },
     ]);
   });

@@ -134,7 +134,7 @@ describe('OpenAICompatibleProvider (fake OpenAI server)', function () {
     const { provider } = await setup(textTurn('x', { usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 1024 } }));
     const { events } = await collect(provider.stream(req()));
     assert.deepEqual(events.slice(-2), [
-      { type: 'usage', usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 1024 } },
+      { type: 'usage', usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 1024, responseId: 'chatcmpl-fake1' } },
       { type: 'done', stopReason: 'end' },
     ]);
   });

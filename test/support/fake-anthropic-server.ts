@@ -94,6 +94,7 @@ export const anthropicWire: WireFormat = {
           // The API's input_tokens excludes cache reads and writes.
           input_tokens: u ? u.inputTokens - cacheRead - cacheWrite : 0,
           cache_creation_input_tokens: cacheWrite,
+          ...(u?.cacheWrite1hTokens !== undefined ? { cache_creation: { ephemeral_5m_input_tokens: cacheWrite - u.cacheWrite1hTokens, ephemeral_1h_input_tokens: u.cacheWrite1hTokens } } : {}),
           cache_read_input_tokens: cacheRead,
           output_tokens: 1,
           service_tier: 'standard',

@@ -35,6 +35,10 @@ export interface FakeUsage {
   cacheWriteTokens?: number;
   /** OpenAI only (`completion_tokens_details.reasoning_tokens`); Anthropic counts thinking inside output_tokens. */
   reasoningTokens?: number;
+  /** Anthropic only: of cacheWriteTokens, those written for 1 hour (`cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1hTokens?: number;
+  /** OpenAI wire only: the dollars the call cost, as OpenRouter reports it (`usage.cost`). */
+  costUsd?: number;
 }
 
 export interface FakeTurn {
@@ -413,6 +417,7 @@ export const openAIWire: WireFormat = {
           total_tokens: u.inputTokens + u.outputTokens,
           prompt_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0, audio_tokens: 0 },
           completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          ...(u.costUsd !== undefined ? { cost: u.costUsd } : {}),
         },
       }));
     }

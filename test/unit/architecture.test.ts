@@ -20,7 +20,7 @@ const ENGINE_LAYERS: readonly string[][] = [
   ['platform', 'ids', 'git', 'terminal'],
   ['store', 'stream', 'providers', 'model', 'tools', 'approvals', 'host.ts'],
   ['agent', 'module.ts', 'connect', 'importers'],
-  ['sanitize', 'salvage', 'permissions', 'plans', 'search', 'mcp-catalog', 'mcp-apps', 'handoff', 'conversation'],
+  ['sanitize', 'salvage', 'permissions', 'plans', 'search', 'mcp-catalog', 'mcp-apps', 'handoff', 'conversation', 'ledger'],
   ['mcp', 'checkpoints', 'worktrees', 'runs', 'context', 'rules', 'compaction', 'guards'],
   ['variants', 'review', 'branches', 'bundles', 'forks'],
   ['session', 'services.ts'],

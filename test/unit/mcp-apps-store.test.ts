@@ -4,6 +4,7 @@
  * intact; `item.completed {app}` records the app, `mcpApp.stateSaved` its state, and a state for
  * an item without an app is refused by the projection (the event is not written).
  */
+import { LEDGER_TABLES } from '../../src/engine/ledger/schema';
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { VoxStore } from '../../src/engine/store/store';
@@ -32,6 +33,7 @@ forEachDriver('MCP Apps: migration 14 and the projections', () => {
     );
     // Back to the shape of version 13: without this table and what later migrations added.
     s.db.exec('DROP TABLE mcp_apps; DROP INDEX threads_by_workspace; ALTER TABLE threads DROP COLUMN workspace;');
+    for (const t of LEDGER_TABLES) s.db.exec(`DROP TABLE ${t}`); // migration 16's
     s.db.pragma('user_version = 13');
     s.close();
 

@@ -135,7 +135,7 @@ export class AnthropicProvider implements ModelProvider {
     }
 
     const blocks = new Map<number, BlockState>();
-    const usage = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, seen: false };
+    const usage = { input: 0, cacheWrite: 0, cacheWrite1h: 0, cacheRead: 0, output: 0, seen: false, id: '' };
     let stopReason: string | null = null;
     let sawToolCall = false;
     let sawStop = false;
@@ -150,6 +150,8 @@ export class AnthropicProvider implements ModelProvider {
             usage.cacheWrite = u.cache_creation_input_tokens ?? 0;
             usage.cacheRead = u.cache_read_input_tokens ?? 0;
             usage.output = u.output_tokens ?? 0;
+            usage.cacheWrite1h = cacheWrite1hOf(u);
+            if (typeof ev.message.id === 'string') usage.id = ev.message.id;
             break;
           }
           case 'content_block_start': {
@@ -204,6 +206,7 @@ export class AnthropicProvider implements ModelProvider {
             if (typeof u.input_tokens === 'number') usage.input = u.input_tokens;
             if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWrite = u.cache_creation_input_tokens;
             if (typeof u.cache_read_input_tokens === 'number') usage.cacheRead = u.cache_read_input_tokens;
+            if ((u as { cache_creation?: unknown }).cache_creation) usage.cacheWrite1h = cacheWrite1hOf(u);
             if (ev.usage) usage.seen = true;
             break;
           }
@@ -227,11 +230,20 @@ export class AnthropicProvider implements ModelProvider {
         outputTokens: usage.output,
         cacheReadTokens: usage.cacheRead,
         cacheWriteTokens: usage.cacheWrite,
+        ...(usage.cacheWrite1h > 0 ? { cacheWrite1hTokens: Math.min(usage.cacheWrite1h, usage.cacheWrite) } : {}),
+        ...(usage.id ? { responseId: usage.id } : {}),
       };
       yield { type: 'usage', usage: u };
     }
     yield { type: 'done', stopReason: mapStopReason(stopReason, sawToolCall) };
   }
+}
+
+/** Of the cache writes, those with a 1-hour lifetime (`cache_creation.ephemeral_1h_input_tokens`), when the usage breaks them down. */
+function cacheWrite1hOf(u: object): number {
+  const split = (u as { cache_creation?: { ephemeral_1h_input_tokens?: unknown } | null }).cache_creation;
+  const n = split?.ephemeral_1h_input_tokens;
+  return typeof n === 'number' && n > 0 ? n : 0;
 }
 
 function malformed(what: string): ProviderError {

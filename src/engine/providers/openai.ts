@@ -107,9 +107,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const calls = new ToolCallAssembler();
     let finishReason: string | null = null;
     let usage: Usage | undefined;
+    let responseId: string | undefined;
     try {
       for await (const chunk of sdkStream) {
         if (chunk.usage) usage = mapUsage(chunk.usage);
+        if (typeof chunk.id === 'string' && chunk.id !== '') responseId = chunk.id;
         // vLLM sends the usage-only chunk with `choices: null`.
         const choice = (chunk.choices ?? []).find((c) => c.index === 0) ?? chunk.choices?.[0];
         if (!choice) continue;
@@ -136,7 +138,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       throw new ProviderError('network', `${this.label} stream ended before a finish_reason (connection closed early)`);
     }
     const sawToolCalls = calls.emittedCount > 0;
-    if (usage) yield { type: 'usage', usage };
+    if (usage) yield { type: 'usage', usage: responseId ? { ...usage, responseId } : usage };
     yield { type: 'done', stopReason: mapFinishReason(finishReason, sawToolCalls) };
   }
 }
@@ -166,7 +168,7 @@ function mapFinishReason(reason: string, sawToolCalls: boolean): StopReason {
 }
 
 function mapUsage(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
-  const raw = u as typeof u & { prompt_cache_hit_tokens?: number };
+  const raw = u as typeof u & { prompt_cache_hit_tokens?: number; cost?: unknown };
   const usage: Usage = { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 };
   // OpenAI: prompt_tokens_details.cached_tokens; DeepSeek: prompt_cache_hit_tokens. Both are
   // part of prompt_tokens, matching the engine's convention that inputTokens includes cache.
@@ -175,6 +177,8 @@ function mapUsage(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
   // Reasoning models (o-series, gpt-5, DeepSeek R1 via compatible servers): part of completion_tokens.
   const reasoning = u.completion_tokens_details?.reasoning_tokens;
   if (typeof reasoning === 'number' && reasoning > 0) usage.reasoningTokens = reasoning;
+  // OpenRouter: what the call was charged, in dollars.
+  if (typeof raw.cost === 'number' && Number.isFinite(raw.cost) && raw.cost >= 0) usage.costUsd = raw.cost;
   return usage;
 }
 

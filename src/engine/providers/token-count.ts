@@ -86,9 +86,12 @@ function messageText(m: ChatMessage): string {
 export interface PromptCount { tokens: number; source: CountSource }
 
 /** Tokens of a whole request: messages (with the family's framing) and tool definitions. */
-export async function countPrompt(model: ResolvedModel, messages: ChatMessage[], tools: ToolSpec[] = []): Promise<PromptCount> {
-  const own = model.provider.countPromptTokens;
-  const source = countSourceOf(model);
+export async function countPrompt(model: ResolvedModel, messages: ChatMessage[], tools: ToolSpec[] = [], opts: { offline?: boolean } = {}): Promise<PromptCount> {
+  // `offline`: no request leaves the machine to count (the ledger's gate decides before any traffic):
+  // a provider that counts over its API (Anthropic's count_tokens) gives way to the approximation.
+  const remote = model.provider.countPromptTokens !== undefined && model.provider.id !== 'local';
+  const own = opts.offline && remote ? undefined : model.provider.countPromptTokens;
+  const source = opts.offline && remote ? 'approximation' : countSourceOf(model);
   if (own) {
     try {
       return { tokens: await own.call(model.provider, { model: model.model, messages, tools }), source };

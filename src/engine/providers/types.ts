@@ -40,10 +40,16 @@ export interface Usage {
   cacheReadTokens?: number;
   /** Prompt tokens written to the provider's cache, when reported. */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written with a 1-hour lifetime (Anthropic `cache_creation.ephemeral_1h_input_tokens`), when reported. */
+  cacheWrite1hTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens), when reported. */
   reasoningTokens?: number;
   /** Counted by Vox (a call stopped before the provider reported its usage), not reported. */
   estimated?: boolean;
+  /** The provider's id of the response (OpenAI's chunk `id`, Anthropic's message `id`): the ledger records one receipt per id. */
+  responseId?: string;
+  /** What the provider says the response cost, in dollars (OpenRouter's `usage.cost`), when it says. */
+  costUsd?: number;
 }
 
 export type StopReason = 'end' | 'toolCalls' | 'length' | 'cancelled';

@@ -30,6 +30,7 @@ import { handoffCommands } from './handoff';
 import { mcpCommands } from './mcp';
 import { mcpAppCommands } from './mcp-apps';
 import { forkCommands } from './forks';
+import { ledgerCommands } from './ledger';
 
 export const COMMANDS = {
   ...threadCommands,
@@ -56,6 +57,7 @@ export const COMMANDS = {
   ...mcpCommands,
   ...mcpAppCommands,
   ...forkCommands,
+  ...ledgerCommands,
 };
 
 /** The areas, for docs and the CLI's help (each command belongs to exactly one). */
@@ -83,6 +85,7 @@ export const COMMAND_AREAS = {
   mcp: Object.keys(mcpCommands),
   mcpApps: Object.keys(mcpAppCommands),
   forks: Object.keys(forkCommands),
+  ledger: Object.keys(ledgerCommands),
 } as const;
 
 type Commands = typeof COMMANDS;

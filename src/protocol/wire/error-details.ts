@@ -22,6 +22,8 @@ export interface ErrorDetailsByDomain {
   mcpApp: { threadId?: string; itemId?: string; bytes?: number; max?: number };
   /** `mentionNotAttached`: each mention that could not be attached, by its index in the prompt's mentions. */
   context: { mentions?: Array<{ index: number; label: string; warning: string }> };
+  /** A refused call: what it would have cost at most and what the balance or cap leaves (BU, SPEC 3.4); the cap's scope. */
+  ledger: { requiredBu?: number; remainingBu?: number; scope?: string };
 }
 
 export type DetailedDomain = keyof ErrorDetailsByDomain & ErrorDomain;
@@ -40,6 +42,7 @@ const FIELDS: { [D in DetailedDomain]: { [F in keyof ErrorDetailsByDomain[D]]-?:
   compaction: { threadId: true, messageId: true },
   mcpApp: { threadId: true, itemId: true, bytes: true, max: true },
   context: { mentions: true },
+  ledger: { requiredBu: true, remainingBu: true, scope: true },
 };
 
 /** The fields of `details` that may travel for `domain` (none: it sends no details). */

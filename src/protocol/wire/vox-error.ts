@@ -79,6 +79,8 @@ export const ERROR_CODES = {
   mcpServer: ['rawRegistration', 'capabilityDenied', 'escalation', 'invalidClient', 'invalidGrant', 'invalidToken', 'invalidDpop', 'dpopReplay', 'dpopRateLimited', 'dpopStoreFull', 'invalidRequest', 'notEnabled', 'bindFailed', 'unknownTool', 'invalidArguments', 'internal'],
   /** MCP Apps (SPEC 5.3): widget state per turn item. */
   mcpApp: ['stateTooLarge', 'unknownItem', 'notAnApp', 'invalidState'],
+  /** The cost ledger (SPEC 3.4): cost expressions, amounts and price cards that do not read; a call refused before it spends (balance short, a cap reached, no price to check it by). */
+  ledger: ['invalidExpression', 'invalidAmount', 'invalidPriceCard', 'insufficientBattery', 'capReached', 'unpricedModel'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
   internal: ['internal'],
 } as const satisfies Record<string, readonly string[]>;

@@ -1,3 +1,4 @@
+import { LEDGER_TABLES } from '../../../src/engine/ledger/schema';
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { VoxStore } from '../../../src/engine/store/store';
@@ -31,6 +32,7 @@ forEachDriver('search: migration 13 backfills an existing database', () => {
     );
     // The database as a build before migration 13 left it: no index (nor the later mcp_apps of migration 14, threads.workspace of 15), user_version 12.
     s.db.exec('DROP TABLE search_fts; DROP TABLE search_docs; DROP TABLE mcp_apps; DROP INDEX threads_by_workspace; ALTER TABLE threads DROP COLUMN workspace;');
+    for (const t of LEDGER_TABLES) s.db.exec(`DROP TABLE ${t}`); // migration 16's
     s.db.pragma(`user_version = ${SEARCH_MIGRATION_VERSION - 1}`);
     s.close();
     const again = VoxStore.open(file);
