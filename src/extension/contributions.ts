@@ -1,7 +1,8 @@
 /**
  * Every contribution of the extension, by area, in the order extension.ts installs them (and
  * package.json lists their commands): the chat and its palette commands, long runs, search and
- * import, then the Source Control views, review and comparison, rules, and MCP both ways.
+ * import, then the Source Control views, review and comparison, rules, MCP both ways, and the
+ * spend in the status bar.
  */
 import { compareBranches } from './compare/compare-panel';
 import { chatCommands } from './commands';
@@ -15,6 +16,7 @@ import { permissionRuleCommands } from './permission-rule-commands';
 import { runControlCommands } from './run-control-commands';
 import { searchThreadsCommand } from './search-threads';
 import { variants } from './variants-view';
+import { usageStatus } from './usage-status';
 
 export const CONTRIBUTIONS = {
   chat: chatCommands,
@@ -29,4 +31,5 @@ export const CONTRIBUTIONS = {
   rules,
   mcpServersView,
   mcpServer,
+  usageStatus,
 } as const;

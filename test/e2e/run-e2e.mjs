@@ -97,7 +97,7 @@
 //  14. the shared database (test/e2e/ui-shared-home.ts), own code-server session, pass 1 only: a
 //      thread sent in the window is listed and shown by the built CLI with the same HOME; a
 //      `vox chat --thread` from that terminal shows live in the open thread, and a new CLI thread
-//      in the window's thread list.
+//      in the window's thread list; after a paid turn in the window the status bar shows the exact spend.
 //  15. keyboard only (test/e2e/ui-keyboard.ts), own code-server session, pass 1 only: no mouse
 //      event; Ctrl+Alt+V, Enter, Ctrl+Alt+N, Tab to a recent thread; Alt+Enter approving from the
 //      composer and from the review diff editor.

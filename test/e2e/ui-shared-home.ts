@@ -9,7 +9,10 @@
  *   2. CLI → window, live: `vox chat --thread <id>` continues that thread from a terminal; the
  *      open thread in the window shows the terminal's prompt and answer without a reload; a new
  *      thread `vox chat` starts shows in the window's thread list, and opens with its answer;
- *   3. screenshots.
+ *   3. the spend: a price set with `vox prices set`, a paid turn sent in the window — the status
+ *      bar shows today's exact micro-dollars (1,000 in × $1/M + 100 out × $2/M = $0.001200) and
+ *      `vox usage --json` has the same `todayMicroUsd`;
+ *   4. screenshots.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -24,8 +27,14 @@ import { defineUiSet } from './ui-set';
 export const SHARED_CHECKS = {
   windowToCli: 'shared database: a thread sent in the window is listed by `vox threads` and shown by `vox show` (same HOME, no VOX_HOME)',
   cliToWindow: 'shared database: `vox chat --thread` from a terminal shows live in the open thread; a new CLI thread shows in the thread list and opens',
+  spend: 'shared database: after a paid turn in the window, the status bar and `vox usage --json` show the exact spend ($0.001200)',
   screenshots: 'shared database: screenshots in test-results/',
 } as const;
+const PRICED_PROMPT = 'From the window: a priced turn';
+const PRICED_ANSWER = 'This one has a price.';
+/** The priced turn's usage and what it costs at $1 / $2 per million tokens: 1,000 + 200 µ$. */
+const PRICED_USAGE = { inputTokens: 1_000, outputTokens: 100 };
+const PRICED_MICRO_USD = 1_200;
 
 const MODEL = 'compat:shared-e2e';
 const WINDOW_PROMPT = 'From the window: name the file that exports add';
@@ -119,9 +128,33 @@ export const runSharedChecks = defineUiSet({
       await h.waitFor('the CLI thread\'s answer', 20_000, async () => (await shownMessages(view)).includes(CLI_ANSWER), 200);
     });
 
+    // ---- 3. The spend in the status bar
+    await check(SHARED_CHECKS.spend, async () => {
+      requireState('sent');
+      const price = await vox(['prices', 'set', 'shared-e2e', '--input', '1', '--output', '2'], env);
+      assert(price.code === 0, `vox prices set exited ${price.code}: ${price.err.slice(0, 400)}`);
+      const view = await sidebar();
+      const area = view.locator('vscode-textarea textarea');
+      fk.push(textTurn(PRICED_ANSWER, { usage: PRICED_USAGE }));
+      await area.click();
+      await area.fill(PRICED_PROMPT);
+      await view.locator('vscode-button.send:not([disabled])').click({ timeout: 10_000 });
+      await h.waitFor('the priced answer in the window', 30_000, async () => (await shownMessages(view)).includes(PRICED_ANSWER), 200);
+      const spend = p.locator('.statusbar-item', { hasText: '$0.001200 today' });
+      await spend.first().waitFor({ timeout: 20_000 }).catch(async (e: Error) => {
+        const items = await p.locator('.statusbar-item').allInnerTexts();
+        throw new Error(`${e.message}; the status bar shows ${JSON.stringify(items)}`);
+      });
+      const usage = await vox(['usage', '--json'], env);
+      assert(usage.code === 0, `vox usage exited ${usage.code}: ${usage.err.slice(0, 400)}`);
+      const today = (JSON.parse(usage.out) as { todayMicroUsd: number }).todayMicroUsd;
+      assert(today === PRICED_MICRO_USD, `vox usage --json says todayMicroUsd ${today}, expected ${PRICED_MICRO_USD}`);
+      await shot('e2e-shared-spend');
+    });
+
     await o.check(SHARED_CHECKS.screenshots, async () => {
       requireState('sent');
-      checkScreenshots(o, shots, ['e2e-shared-window', 'e2e-shared-follow-up', 'e2e-shared-list'], []);
+      checkScreenshots(o, shots, ['e2e-shared-window', 'e2e-shared-follow-up', 'e2e-shared-list', 'e2e-shared-spend'], []);
     }, p);
   },
 });
