@@ -7,6 +7,9 @@
  *     same (`capReached`); with no grant and no cap nothing is refused;
  *   - a model no card prices is recorded `unpriced` (no cost, never $0) and not charged;
  *   - bad input: an unknown --kind, a negative amount (exit 2);
+ *   - caps at the right step of a scripted two-call turn: a `warn` run cap tells at 50 % after the
+ *     first call and at 100 % after the second, and the turn goes on; a `block` run cap refuses
+ *     the second call of the turn (after the tool ran), with no request for it;
  *   - concurrency: ten processes recording five receipts and one grant each at once: 50 rows,
  *     balance = grants − Σ usage exactly.
  */
@@ -15,7 +18,8 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { VoxStore } from '../../src/engine/store/store';
 import { recordReceipt } from '../../src/engine/ledger/writes';
-import { startFakeOpenAI, textTurn, type FakeServer } from '../support/fake-openai-server';
+import { startFakeOpenAI, textTurn, toolCallTurn, type FakeServer } from '../support/fake-openai-server';
+import * as fs from 'node:fs';
 import { REPO_ROOT, runVox } from '../support/cli';
 import { makeTmpDir, removeTmpDir } from '../support/tmp';
 import type { UsageReport } from '../../src/protocol/commands/ledger';
@@ -106,6 +110,40 @@ describe('the cost ledger (real processes, fake OpenAI)', function () {
     assert.equal(capped.code, 1);
     assert.match(capped.err, /capReached|would be passed/);
     assert.equal(server.requests.length, before);
+  });
+
+  it('a warn cap tells at its thresholds as a turn crosses them; a block cap stops the turn at the call that would pass it', async () => {
+    fs.writeFileSync(path.join(dir, 'notes.md'), 'alpha\n');
+    // $1 per million input tokens, output free: a call costs its reported input tokens in µ$.
+    const call1 = { inputTokens: 600, outputTokens: 10 };
+    const call2 = { inputTokens: 500, outputTokens: 10 };
+    server = await startFakeOpenAI({ responses: [
+      toolCallTurn([{ name: 'read_file', args: { path: 'notes.md' } }], { usage: call1 }), textTurn('It says alpha.', { usage: call2 }),
+      toolCallTurn([{ name: 'read_file', args: { path: 'notes.md' } }], { usage: { inputTokens: 2_500, outputTokens: 10 } }), textTurn('never sent'),
+    ] });
+    const home = path.join(dir, 'home');
+    const env = { ...process.env, VOX_HOME: home, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-test', VOX_MODEL: 'openai:gpt-test' };
+    const vox = (...args: string[]) => runVox([...args, '--cwd', dir], env);
+    assert.equal((await vox('prices', 'set', 'gpt-test', '--input', '1', '--output', '0')).code, 0);
+    assert.equal((await vox('budget', 'set', '--run-cap', '1', '--action', 'warn')).code, 0);
+    const warned = await vox('chat', 'what do the notes say?');
+    assert.equal(warned.code, 0, warned.err);
+    const warnings = warned.err.split('\n').filter((l) => l.startsWith('[vox] budget:'));
+    assert.deepEqual(warnings, [
+      '[vox] budget: 50 % of the per-run cap ($0.001000) spent: $0.000600.',
+      '[vox] budget: 100 % of the per-run cap ($0.001000) spent: $0.001100.',
+    ]);
+    assert.equal(server.requests.length, 2);
+
+    // A block cap of 3 BU: the first call's bound (the prompt with its tool schemas, under 2,000
+    // tokens) fits; after it reported 2,500 µ$, the second call's bound does not.
+    assert.equal((await vox('budget', 'set', '--run-cap', '3', '--action', 'block')).code, 0);
+    const blocked = await vox('chat', 'and again?');
+    assert.equal(blocked.code, 1, blocked.err);
+    assert.match(blocked.err, /LedgerError \(capReached\): The per-run cap \(\$0\.003000\) would be passed: \$0\.002500 spent/);
+    assert.equal(server.requests.length, 3, 'the first call ran; the second was refused unsent');
+    const r = JSON.parse((await vox('usage', '--json')).out) as UsageReport;
+    assert.equal(r.todayMicroUsd, 600 + 500 + 2_500);
   });
 
   it('one receipt per response id within a run, and 50 receipts from ten processes at once lose nothing', async () => {
