@@ -23,6 +23,9 @@ import { httpError, startFakeOpenAI, stallAfter, textTurn, toolCallTurn, type Fa
 import { makeRepo, makeSandbox, snapshotFiles, userState, writeFile, type Sandbox } from '../support/worktree-fixtures';
 import { assertRejectsCode } from '../support/assert-code';
 import { until } from '../support/wait';
+import { LedgerError } from '../../src/engine/ledger/errors';
+import { grant, setCap, setUserPrice } from '../../src/engine/ledger/writes';
+import { ratesToWire } from '../../src/engine/ledger/catalog';
 
 /** a.txt has 20 lines so edits near its top and bottom are separate hunks. */
 const A_LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
@@ -320,6 +323,28 @@ describe('variants: real git, real engine, one fake OpenAI server per variant', 
     await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'x', models: ['openai:v0'], parentThreadId: 'thread:missing' }), 'variant/unknownThread', VariantError);
     assert.equal(services.store.listThreads().length, threadsBefore);
     assert.equal(fs.existsSync(path.join(repo, '.vox')), false);
+    assert.deepEqual(servers.map((s) => s.requests.length), [0, 0]);
+  });
+
+  it('a fan-out the balance or a cap cannot cover is refused whole, before any worktree, thread or request', async () => {
+    await startPool([[textTurn('v0')], [textTurn('v1')]]);
+    const store = services.store;
+    // $10 per million tokens in and out: each variant's first call is bounded by 8,192 output tokens alone (81,920 µ$).
+    const rates = ratesToWire({ input: 10_000_000n, output: 10_000_000n, cacheRead: 10_000_000n, cacheWrite5m: 10_000_000n, cacheWrite1h: 10_000_000n });
+    setUserPrice(store, 'v0', rates);
+    setUserPrice(store, 'v1', rates);
+    // Enough for one variant, not for two.
+    grant(store, { kind: 'purchase', amountMicroUsd: 120_000, note: null });
+    const threadsBefore = store.listThreads().length;
+    const refused = await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'improve the project', models: ['openai:v0', 'openai:v1'] }), 'ledger/insufficientBattery', LedgerError);
+    assert.match(refused.message, /these 2 variants' first calls could cost up to/);
+    assert.ok(refused.details!.requiredBu! > 120 && refused.details!.remainingBu === 120, JSON.stringify(refused.details));
+    // A daily block cap the sum passes, with balance to spare: refused whole as well.
+    grant(store, { kind: 'bonus', amountMicroUsd: 10_000_000, note: null });
+    setCap(store, { scope: 'daily', threadId: null, capMicroUsd: 100_000, action: 'block' });
+    await assertRejectsCode(pool.startVariants({ repoRoot: repo, prompt: 'improve the project', models: ['openai:v0', 'openai:v1'] }), 'ledger/capReached', LedgerError);
+    assert.equal(store.listThreads().length, threadsBefore);
+    assert.equal(fs.existsSync(path.join(repo, '.vox')), false, 'no worktree');
     assert.deepEqual(servers.map((s) => s.requests.length), [0, 0]);
   });
 

@@ -39,7 +39,7 @@ export function estimateCall(card: PriceCard, promptTokens: number, cachedTokens
   };
 }
 
-function applies(c: Cap, threadId: string): boolean {
+function applies(c: Cap, threadId: string | null): boolean {
   return c.scope !== 'thread' || c.threadId === threadId;
 }
 
@@ -49,26 +49,38 @@ function scopeLabel(c: Cap): string {
 
 /** Refuses (a LedgerError) a call whose estimate the balance or a `block` cap cannot cover; `estimate` null: the model is unpriced. */
 export function checkCall(db: SqlDatabase, call: { threadId: string; runId: string; model: string; estimate: CallEstimate | null }, now = Date.now()): void {
+  checkCalls(db, { threadId: call.threadId, what: `this call to ${call.model}`, calls: [{ runId: call.runId, model: call.model, estimate: call.estimate }] }, now);
+}
+
+/**
+ * Refuses calls that leave together — a variant fan-out's first calls — unless the balance and
+ * the `block` caps cover all of them at once: their sum against the balance, today's cap and the
+ * thread's, each against the per-run cap (each is its own run). `runId` null: a run not started yet.
+ */
+export function checkCalls(db: SqlDatabase, group: { threadId: string | null; what: string; calls: Array<{ runId: string | null; model: string; estimate: CallEstimate | null }> }, now = Date.now()): void {
   const b = balance(db);
-  const blocking = caps(db).filter((c) => c.action === 'block' && applies(c, call.threadId));
+  const blocking = caps(db).filter((c) => c.action === 'block' && (c.scope !== 'thread' || c.threadId === group.threadId));
   if (!b.enforced && blocking.length === 0) return;
-  if (call.estimate === null) {
-    throw new LedgerError('unpricedModel', `No price card prices ${call.model}, so Vox cannot check this call against your balance or caps; set its price with \`vox prices set\` (or remove the balance and caps).`);
+  const unpriced = group.calls.find((c) => c.estimate === null);
+  if (unpriced) {
+    throw new LedgerError('unpricedModel', `No price card prices ${unpriced.model}, so Vox cannot check ${group.what} against your balance or caps; set its price with \`vox prices set\` (or remove the balance and caps).`);
   }
-  const need = call.estimate.upperMicroUsd;
+  const need = group.calls.reduce((sum, c) => sum + c.estimate!.upperMicroUsd, 0);
   if (b.enforced && b.balanceMicroUsd < need) {
     const remaining = Math.max(0, b.balanceMicroUsd);
     throw new LedgerError('insufficientBattery',
-      `Insufficient battery: this call to ${call.model} could cost up to ${formatMicroUsd(need)} (${microToBu(need)} BU) and the balance is ${formatMicroUsd(b.balanceMicroUsd)} (${microToBu(remaining)} BU); nothing was sent. Add to it with \`vox budget grant\`.`,
+      `Insufficient battery: ${group.what} could cost up to ${formatMicroUsd(need)} (${microToBu(need)} BU) and the balance is ${formatMicroUsd(b.balanceMicroUsd)} (${microToBu(remaining)} BU); nothing was sent. Add to it with \`vox budget grant\`.`,
       { requiredBu: microToBu(need), remainingBu: microToBu(remaining) });
   }
   for (const c of blocking) {
-    const used = spent(db, c.scope, c.scope === 'run' ? call.runId : call.threadId, now);
-    if (used + need > c.capMicroUsd) {
+    const perRun = c.scope === 'run';
+    const checks = perRun ? group.calls.map((x) => ({ used: x.runId === null ? 0 : spent(db, 'run', x.runId, now), need: x.estimate!.upperMicroUsd })) : [{ used: spent(db, c.scope, group.threadId, now), need }];
+    for (const { used, need: n } of checks) {
+      if (used + n <= c.capMicroUsd) continue;
       const left = Math.max(0, c.capMicroUsd - used);
       throw new LedgerError('capReached',
-        `${scopeLabel(c)[0]!.toUpperCase()}${scopeLabel(c).slice(1)} (${formatMicroUsd(c.capMicroUsd)}) would be passed: ${formatMicroUsd(used)} spent, and this call to ${call.model} could cost up to ${formatMicroUsd(need)}; nothing was sent. Raise it with \`vox budget set\`.`,
-        { requiredBu: microToBu(need), remainingBu: microToBu(left), scope: c.scope });
+        `${scopeLabel(c)[0]!.toUpperCase()}${scopeLabel(c).slice(1)} (${formatMicroUsd(c.capMicroUsd)}) would be passed: ${formatMicroUsd(used)} spent, and ${group.what} could cost up to ${formatMicroUsd(n)}; nothing was sent. Raise it with \`vox budget set\`.`,
+        { requiredBu: microToBu(n), remainingBu: microToBu(left), scope: c.scope });
     }
   }
 }

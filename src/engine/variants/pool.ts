@@ -22,6 +22,7 @@
 import * as fs from 'node:fs';
 import { quoteLine } from '../../protocol/wire/quote';
 import { redact } from '../platform/secrets';
+import { checkFanOut } from '../ledger/fan-out';
 import * as path from 'node:path';
 import type { ResolvedModel } from '../providers/types';
 import { allocate, deriveSubagentFromTask } from '../ids/ids';
@@ -88,6 +89,8 @@ export class VariantPool {
     const models = this.checkModelCount(opts.models);
     if (typeof opts.prompt !== 'string' || opts.prompt.trim().length === 0) throw new VariantError('invalidPrompt', 'the prompt for the variants is empty');
     const resolved = await this.resolveModels(models);
+    // The cost ledger's gate, for the whole fan-out, before anything is created or sent.
+    await checkFanOut(this.deps.store.db, { models: resolved, prompt: opts.prompt, threadId: opts.parentThreadId ?? null, what: `these ${resolved.length} variants' first calls` });
 
     let repoRoot: string;
     try {
