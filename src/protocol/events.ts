@@ -67,6 +67,8 @@ export const usageTotals = object({
   cacheReadTokens: optional(int),
   /** Prompt tokens written to the provider's cache. */
   cacheWriteTokens: optional(int),
+  /** Of cacheWriteTokens, those written for 1 hour (priced apart from 5-minute writes). */
+  cacheWrite1hTokens: optional(int),
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens: optional(int),
   /** True when some of it was counted by Vox's tokenizer, not reported by the provider (a run stopped mid-stream). */

@@ -13,7 +13,7 @@ import type { AgentRunnerDeps, TurnSpec } from './turn-spec';
 export function addUsage(total: Usage, u: Usage): void {
   total.inputTokens += u.inputTokens;
   total.outputTokens += u.outputTokens;
-  for (const k of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
+  for (const k of ['cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'reasoningTokens'] as const) {
     if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
   }
   if (u.estimated) total.estimated = true;
@@ -70,6 +70,9 @@ export async function callModel(
           streamed += ev.call.argumentsJson;
         } else if (ev.type === 'usage') {
           addUsage(stepUsage, ev.usage);
+          // Facts of this one response (not summed into the run's totals): the cost ledger's receipt keeps them.
+          if (ev.usage.responseId !== undefined) stepUsage.responseId = ev.usage.responseId;
+          if (ev.usage.costUsd !== undefined) stepUsage.costUsd = (stepUsage.costUsd ?? 0) + ev.usage.costUsd;
           reported = true;
         } else if (ev.type === 'done') stopReason = ev.stopReason;
       }
