@@ -6,7 +6,7 @@
  *   setBudget    a daily, per-thread or per-run cap with its action (`warn` or `block`); null removes it
  *   setPrice     the user's price for a model (wins over the bundled card); `getPrice` shows the card used
  */
-import { arrayOf, bool, int, literal, nullable, num, object, optional, refine, str, type Infer } from '../wire/validators';
+import { arrayOf, bool, int, nullable, num, object, optional, refine, str, type Infer } from '../wire/validators';
 import { capAction, capScope, grantKind, ledgerTokens, picoRates, priceCardRef, transactionKind } from '../ledger';
 import { name } from './common';
 import { defineCommand } from './define';
