@@ -121,6 +121,7 @@ const SAMPLES: { [K in CommandType]: Omit<Extract<ClientCommand, { type: K }>, '
   setMcpAppState: { threadId: 't1', itemId: 'item:1', state: '{"n":1}' },
   forkThread: { threadId: 't1', messageId: 'msg:1' },
   getUsage: { since: '2026-12-01' },
+  getThreadCosts: { threadId: 't1' },
   grantBalance: { kind: 'purchase', amountMicroUsd: 5_000_000 },
   setBudget: { scope: 'daily', capMicroUsd: 1_000_000, action: 'block' },
   setPrice: { model: 'gpt-test', input: 1, output: 2 },

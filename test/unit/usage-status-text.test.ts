@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { usageStatusText } from '../../src/extension/usage-status-text';
 
 const base = { todayMicroUsd: 0, totalMicroUsd: 0, balanceMicroUsd: 0, balanceEnforced: false, byModel: [] as never[] };
-const model = (unpricedResponses: number) => ({ model: 'm', responses: 1, costMicroUsd: 0, unpricedResponses, tokens: { input: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0, reasoning: 0 } });
+const model = (unpricedResponses: number) => ({ model: 'm', responses: 1, costMicroUsd: 0, unpricedResponses, providerReportedMicroUsd: 0, pricedForReportedMicroUsd: 0, tokens: { input: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0, reasoning: 0 } });
 
 describe('the spend in the status bar', () => {
   it('is hidden with nothing spent and no balance, and shows the exact micro-dollars otherwise', () => {

@@ -1,13 +1,13 @@
 /**
  * The cost ledger module (SPEC 3.4): its tables (./schema.ts), the turn's gate and receipts
- * (./stages.ts), and the commands `getUsage`, `grantBalance`, `setBudget`, `setPrice`, `getPrice`.
+ * (./stages.ts), and the commands `getUsage`, `getThreadCosts`, `grantBalance`, `setBudget`, `setPrice`, `getPrice`.
  */
 import type { EngineModule, ModuleHandlers } from '../module';
 import type { VoxStore } from '../store/store';
 import type { PriceView } from '../../protocol/commands/ledger';
 import { LEDGER_SCHEMA } from './schema';
 import { installLedgerStages } from './stages';
-import { caps, usageReport } from './reads';
+import { caps, threadCosts, usageReport } from './reads';
 import { grant, setCap, setUserPrice } from './writes';
 import { ratesToWire, resolveCard } from './catalog';
 import { cardRef } from './receipt';
@@ -36,18 +36,22 @@ function modelKeys(model: string): { label: string; name: string } {
   return { label: model, name: i > 0 ? model.slice(i + 1) : model };
 }
 
-type LedgerCommands = 'getUsage' | 'grantBalance' | 'setBudget' | 'setPrice' | 'getPrice';
+type LedgerCommands = 'getUsage' | 'getThreadCosts' | 'grantBalance' | 'setBudget' | 'setPrice' | 'getPrice';
 
 const handlers: ModuleHandlers<LedgerCommands, { store: VoxStore }> = {
   getUsage({ services: { store } }, cmd) {
     return usageReport(store.db, { ...(cmd.since ? { since: cmd.since } : {}), ...(cmd.threadId ? { threadId: cmd.threadId } : {}) });
+  },
+  getThreadCosts({ services: { store } }, cmd) {
+    if (!store.hasThread(cmd.threadId)) throw new LedgerError('unknownThread', `thread ${cmd.threadId} does not exist`);
+    return threadCosts(store.db, cmd.threadId);
   },
   grantBalance({ services: { store } }, cmd) {
     return { balanceMicroUsd: grant(store, { kind: cmd.kind, amountMicroUsd: cmd.amountMicroUsd, note: cmd.note ?? null }) };
   },
   setBudget({ services: { store } }, cmd) {
     if (cmd.scope === 'thread' && !cmd.threadId) throw new LedgerError('invalidAmount', 'a thread cap names its thread (threadId)');
-    if (cmd.scope === 'thread' && !store.hasThread(cmd.threadId!)) throw new LedgerError('invalidAmount', `thread ${cmd.threadId} does not exist`);
+    if (cmd.scope === 'thread' && !store.hasThread(cmd.threadId!)) throw new LedgerError('unknownThread', `thread ${cmd.threadId} does not exist`);
     setCap(store, { scope: cmd.scope, threadId: cmd.threadId ?? null, capMicroUsd: cmd.capMicroUsd, action: cmd.action ?? 'block' });
     return { caps: caps(store.db) };
   },

@@ -80,7 +80,7 @@ const RULES: Record<CommandType, Rule> = {
   listMcpServers: 'neutral', watchMcpServers: 'neutral', reloadMcpConfig: 'neutral', restartMcpServer: 'neutral', setMcpServerEnabled: 'neutral',
   setMcpToolEnabled: 'neutral', authenticateMcpServer: 'neutral', readMcpResource: 'neutral', getMcpPrompt: 'neutral', setMcpAppState: 'thread',
   // ledger: the machine's spending across workspaces is not a workspace's to read; prices name no thread
-  getUsage: 'refuse', grantBalance: 'refuse', setBudget: 'refuse', setPrice: 'refuse', getPrice: 'neutral',
+  getUsage: 'refuse', getThreadCosts: 'thread', grantBalance: 'refuse', setBudget: 'refuse', setPrice: 'refuse', getPrice: 'neutral',
 };
 
 type Pool = { variants: Array<{ threadId: string }> };

@@ -80,7 +80,7 @@ export const ERROR_CODES = {
   /** MCP Apps (SPEC 5.3): widget state per turn item. */
   mcpApp: ['stateTooLarge', 'unknownItem', 'notAnApp', 'invalidState'],
   /** The cost ledger (SPEC 3.4): cost expressions, amounts and price cards that do not read; a call refused before it spends (balance short, a cap reached, no price to check it by). */
-  ledger: ['invalidExpression', 'invalidAmount', 'invalidPriceCard', 'insufficientBattery', 'capReached', 'unpricedModel'],
+  ledger: ['invalidExpression', 'invalidAmount', 'invalidPriceCard', 'insufficientBattery', 'capReached', 'unpricedModel', 'unknownThread'],
   /** Anything not covered above: a bug or an unexpected library failure (message kept generic). */
   internal: ['internal'],
 } as const satisfies Record<string, readonly string[]>;

@@ -31,7 +31,7 @@ import { forkHandlers } from './forks';
 export type { Handler, HandlerContext, SessionPort } from './types';
 
 /** Commands whose handlers are in their capability's module. */
-type ModuleCommands = 'compactThread' | 'listCompactions' | 'searchThreads' | 'setMcpAppState' | 'getUsage' | 'grantBalance' | 'setBudget' | 'setPrice' | 'getPrice';
+type ModuleCommands = 'compactThread' | 'listCompactions' | 'searchThreads' | 'setMcpAppState' | 'getUsage' | 'getThreadCosts' | 'grantBalance' | 'setBudget' | 'setPrice' | 'getPrice';
 
 export const HANDLERS: { [K in Exclude<CommandType, ModuleCommands>]: Handler<K> } = {
   ...threadHandlers,
