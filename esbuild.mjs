@@ -1,7 +1,7 @@
 // Bundles Vox: dist/extension.js (VS Code extension host, CJS), dist/cli.js (the `vox` CLI) and
 // dist/webview.js + dist/webview.css (the Svelte chat webview, an ES module; code-block highlighting —
 // shiki, each grammar and theme — is split into dist/webview-chunks/, loaded on first use),
-// dist/compare.js + .css (the compare tab).
+// dist/compare.js + .css (the compare tab), dist/usage.js + .css (the Usage tab).
 // `vscode` and native/ESM-only packages with binaries stay external and load from node_modules.
 // The webview's CSS is emitted as a separate file (Svelte `css: 'external'`), so the webview's
 // CSP needs no 'unsafe-inline' for styles. `--only=webview` (or extension, cli) builds one bundle.
@@ -63,6 +63,8 @@ const all = {
   // The "Compare branches" editor tab (src/extension/compare/): its own small bundle, dist/compare.js + .css.
   // A classic script (no code splitting: it highlights nothing), so its page loads it like before.
   compare: { ...webview, entryPoints: { compare: 'webview/src/compare/main.ts' }, splitting: false, format: 'iife', chunkNames: undefined },
+  // The "Vox: Usage" editor tab (src/extension/usage/): its own bundle with the chart (uPlot), dist/usage.js + .css.
+  usage: { ...webview, entryPoints: { usage: 'webview/src/usage/main.ts' }, splitting: false, format: 'iife', chunkNames: undefined },
 };
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (only !== undefined && !(only in all)) throw new Error(`--only=${only}: expected one of ${Object.keys(all).join(', ')}`);

@@ -106,7 +106,7 @@ if (!flag('--no-build')) {
   run(process.execPath, ['esbuild.mjs', '--production'], root);
 }
 // tokenizer.js: gpt-tokenizer's encodings, loaded by path on the first OpenAI-family token count.
-const RUNTIME_DIST = ['extension.js', 'webview.js', 'webview.css', 'compare.js', 'compare.css', 'tokenizer.js'];
+const RUNTIME_DIST = ['extension.js', 'webview.js', 'webview.css', 'compare.js', 'compare.css', 'usage.js', 'usage.css', 'tokenizer.js'];
 for (const f of RUNTIME_DIST) if (!fs.existsSync(path.join(root, 'dist', f))) throw new Error(`dist/${f} missing: build first (node esbuild.mjs --production)`);
 if (/sourceMappingURL=/.test(fs.readFileSync(path.join(root, 'dist', 'extension.js'), 'utf8').slice(-500))) {
   log('note: dist/ is a development build (not minified, source maps beside it; the maps stay out of the VSIX)');

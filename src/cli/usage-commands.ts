@@ -8,7 +8,7 @@
  *   vox prices show MODEL
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { PriceView, UsageReport } from '../protocol/commands/ledger';
+import type { PriceView, ThreadCostsView, UsageReport } from '../protocol/commands/ledger';
 import { formatMicroUsd, MICRO_USD_PER_BU, usdToMicroOrNull } from '../protocol/ledger';
 import { withClient } from './connect';
 import { print, type Flags } from './output';
@@ -45,6 +45,17 @@ export function formatUsage(r: UsageReport): string {
   return lines.join('\n');
 }
 
+/** One thread's cost, run by run (`vox costs`): an unpriced run is unknown, never $0. */
+export function formatThreadCosts(c: ThreadCostsView): string {
+  if (c.runs.length === 0) return `${c.threadId}: nothing spent`;
+  const cost = (x: { costMicroUsd: number; responses: number; unpricedResponses: number }) =>
+    x.unpricedResponses === x.responses ? 'unknown' : `${usd(x.costMicroUsd)}${x.unpricedResponses > 0 ? ` + ${x.unpricedResponses} unpriced` : ''}`;
+  return [
+    `${c.threadId}: ${cost(c)} over ${c.responses} response(s)`,
+    ...c.runs.map((r) => `  ${r.runId}  ${cost(r)}  ${r.models.join(', ')}  ${r.tokens.input} in / ${r.tokens.cacheRead} cache read / ${r.tokens.cacheWrite5m + r.tokens.cacheWrite1h} cache write / ${r.tokens.output} out  (${r.sources.join(', ')}${r.cards.length ? `; card ${r.cards.map((k) => `${k.id} ${k.source} ${k.version}`).join(', ')}` : ''})`),
+  ].join('\n');
+}
+
 export function formatPrice(p: PriceView): string {
   if (!p.card || !p.perMillionUsd) return `${p.model}: no price card (its responses are recorded as unpriced; set one with \`vox prices set\`)`;
   const m = p.perMillionUsd;
@@ -64,6 +75,15 @@ export function registerUsageCommands(program: Command, run: (p: Promise<number>
     .action((o: Cwd & { since?: string; thread?: string }) => run(open(o, true, async ({ client }) => {
       const r = await client.call('getUsage', { ...(o.since ? { since: o.since } : {}), ...(o.thread ? { threadId: o.thread } : {}) });
       print(o, formatUsage(r), r);
+      return 0;
+    })));
+
+  program.command('costs').description("what one thread spent, run by run: tokens by class, the cost, where it came from and the price card")
+    .argument('<thread>', 'thread id (or a unique prefix)')
+    .option('--cwd <dir>', 'workspace (default: the current directory)').option('--json', 'print JSON')
+    .action((thread: string, o: Cwd) => run(open(o, true, async ({ client }) => {
+      const r = await client.call('getThreadCosts', { threadId: thread });
+      print(o, formatThreadCosts(r), r);
       return 0;
     })));
 

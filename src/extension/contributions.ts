@@ -16,7 +16,8 @@ import { permissionRuleCommands } from './permission-rule-commands';
 import { runControlCommands } from './run-control-commands';
 import { searchThreadsCommand } from './search-threads';
 import { variants } from './variants-view';
-import { usageStatus } from './usage-status';
+import { usagePanel } from './usage/usage-panel';
+import { usageStatus } from './usage/usage-status';
 
 export const CONTRIBUTIONS = {
   chat: chatCommands,
@@ -32,4 +33,5 @@ export const CONTRIBUTIONS = {
   mcpServersView,
   mcpServer,
   usageStatus,
+  usagePanel,
 } as const;

@@ -18,6 +18,12 @@ export function usdToMicroOrNull(usd: number): number | null {
   return micro === 0 ? 0 : micro;
 }
 
+/** The local date of `time` (ms), `YYYY-MM-DD`: what "today" means to the person at the machine (the ledger's days). */
+export function localDay(time: number): string {
+  const d = new Date(time);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
 /** `$1.234567` — six decimals, so a figure shown is the figure stored. */
 export function formatMicroUsd(micro: number): string {
   const sign = micro < 0 ? '-' : '';

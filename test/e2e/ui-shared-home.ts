@@ -12,7 +12,9 @@
  *   3. the spend: a price set with `vox prices set`, a paid turn sent in the window — the status
  *      bar shows today's exact micro-dollars (1,000 in × $1/M + 100 out × $2/M = $0.001200) and
  *      `vox usage --json` has the same `todayMicroUsd`;
- *   4. screenshots.
+ *   4. a click on that spend opens the "Vox: Usage" tab: today's figure, the thread's row and the
+ *      chart's canvas;
+ *   5. screenshots.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -20,7 +22,8 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import * as h from './harness';
 import { textTurn } from '../support/fake-openai-server';
-import { assert, checkScreenshots } from './ui-session';
+import { EDITOR } from './ui-chat-context';
+import { assert, checkScreenshots, VOX_WEBVIEW } from './ui-session';
 import { widenSideBar } from './ui-workbench';
 import { defineUiSet } from './ui-set';
 
@@ -28,6 +31,7 @@ export const SHARED_CHECKS = {
   windowToCli: 'shared database: a thread sent in the window is listed by `vox threads` and shown by `vox show` (same HOME, no VOX_HOME)',
   cliToWindow: 'shared database: `vox chat --thread` from a terminal shows live in the open thread; a new CLI thread shows in the thread list and opens',
   spend: 'shared database: after a paid turn in the window, the status bar and `vox usage --json` show the exact spend ($0.001200)',
+  usageTab: 'shared database: a click on the spend opens the Usage tab with today\'s $0.001200, the thread\'s row and the chart',
   screenshots: 'shared database: screenshots in test-results/',
 } as const;
 const PRICED_PROMPT = 'From the window: a priced turn';
@@ -70,7 +74,7 @@ export const runSharedChecks = defineUiSet({
   name: 'shared database',
   dir: 'shared',
   checks: SHARED_CHECKS,
-  state: { sent: false },
+  state: { sent: false, priced: false },
   fake: { responses: [] },
   settings: ({ fake }) => ({ 'vox.model': MODEL, 'vox.compatBaseUrl': fake.baseUrl, 'vox.approval': { read: 'auto', write: 'ask', execute: 'ask' } }),
   run: async ({ o, page: p, shots, shot, openWorkbench, sidebar, check, requireState, state, fake: fk, dirs }) => {
@@ -150,11 +154,28 @@ export const runSharedChecks = defineUiSet({
       const today = (JSON.parse(usage.out) as { todayMicroUsd: number }).todayMicroUsd;
       assert(today === PRICED_MICRO_USD, `vox usage --json says todayMicroUsd ${today}, expected ${PRICED_MICRO_USD}`);
       await shot('e2e-shared-spend');
+      state.priced = true;
+    });
+
+    // ---- 4. The Usage tab, from the status bar
+    await check(SHARED_CHECKS.usageTab, async () => {
+      requireState('priced');
+      await p.locator('.statusbar-item', { hasText: '$0.001200 today' }).first().click({ timeout: 10_000 });
+      await p.locator('.part.editor .tab', { hasText: 'Vox: Usage' }).first().waitFor({ timeout: 20_000 });
+      const tab = (await h.waitForWebview(p, VOX_WEBVIEW, { within: EDITOR, timeoutMs: 20_000, retries: 2 })).content;
+      await tab.locator('.usage .today').waitFor({ timeout: 20_000 });
+      const today = await tab.locator('.usage .today').innerText();
+      assert(today === '$0.001200', `the Usage tab says today ${JSON.stringify(today)}`);
+      const rows = await tab.locator('.by-thread tbody tr').allInnerTexts();
+      assert(rows.some((r) => r.includes(PRICED_PROMPT.slice(0, 20)) || r.includes('$0.001200')), `the Usage tab's threads: ${JSON.stringify(rows)}`);
+      await tab.locator('.spend-chart canvas').waitFor({ timeout: 10_000 });
+      await shot('e2e-shared-usage');
+      await h.runCommand(p, 'View: Close All Editors').catch(() => {});
     });
 
     await o.check(SHARED_CHECKS.screenshots, async () => {
       requireState('sent');
-      checkScreenshots(o, shots, ['e2e-shared-window', 'e2e-shared-follow-up', 'e2e-shared-list', 'e2e-shared-spend'], []);
+      checkScreenshots(o, shots, ['e2e-shared-window', 'e2e-shared-follow-up', 'e2e-shared-list', 'e2e-shared-spend', 'e2e-shared-usage'], []);
     }, p);
   },
 });

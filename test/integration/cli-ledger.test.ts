@@ -72,6 +72,17 @@ describe('the cost ledger (real processes, fake OpenAI)', function () {
     assert.equal(r.balanceEnforced, false);
     assert.deepEqual(r.byModel.map((m) => [m.model, m.costMicroUsd, m.tokens.input, m.tokens.cacheRead, m.tokens.output, m.tokens.reasoning]), [['openai:gpt-test', expected, 1000, 200, 300, 100]]);
     assert.deepEqual(r.transactions.map((t) => [t.kind, t.amountMicroUsd, t.balanceAfterMicroUsd]), [['usage', -expected, -expected]]);
+    // The thread's cost, run by run.
+    const threadId = r.byThread[0]!.threadId;
+    const costs = await vox('costs', threadId, '--json');
+    assert.equal(costs.code, 0, costs.err);
+    const c = JSON.parse(costs.out) as { threadId: string; costMicroUsd: number; runs: Array<{ costMicroUsd: number; sources: string[]; cards: Array<{ source: string }> }> };
+    assert.deepEqual([c.threadId, c.costMicroUsd, c.runs.length, c.runs[0]!.sources, c.runs[0]!.cards[0]!.source], [threadId, expected, 1, ['priced'], 'user']);
+    const costsText = await vox('costs', threadId);
+    assert.match(costsText.out, /\$0\.005750 over 1 response\(s\)[\s\S]*1000 in \/ 200 cache read \/ 0 cache write \/ 300 out +\(priced; card gpt-test user/);
+    const noThread = await vox('costs', 'thread:nope');
+    assert.equal(noThread.code, 1);
+    assert.match(noThread.err, /unknownThread|does not exist/);
 
     // A model no card prices: recorded, unknown, not charged.
     const unpriced = await runVox(['chat', 'hi again', '--model', 'openai:no-card-model', '--cwd', dir], env);

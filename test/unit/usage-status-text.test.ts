@@ -1,6 +1,6 @@
 /** The spend in the status bar: hidden until something was spent or granted; today's exact figure; the balance when enforced; unpriced responses named. */
 import { strict as assert } from 'node:assert';
-import { usageStatusText } from '../../src/extension/usage-status-text';
+import { usageStatusText } from '../../src/extension/usage/usage-status-text';
 
 const base = { todayMicroUsd: 0, totalMicroUsd: 0, balanceMicroUsd: 0, balanceEnforced: false, byModel: [] as never[] };
 const model = (unpricedResponses: number) => ({ model: 'm', responses: 1, costMicroUsd: 0, unpricedResponses, providerReportedMicroUsd: 0, pricedForReportedMicroUsd: 0, tokens: { input: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0, reasoning: 0 } });

@@ -77,11 +77,8 @@ export function createLedgerTables(db: SqlDatabase): void {
   `);
 }
 
-/** The local date of `time` (ms), `YYYY-MM-DD`: what "today" means to the person at the machine. */
-export function localDay(time: number): string {
-  const d = new Date(time);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
+/** The local date a receipt is filed under (protocol: shared with the clients that show the days). */
+export { localDay } from '../../protocol/ledger';
 
 /** The ledger module's part of the store: migration 16. */
 export const LEDGER_SCHEMA: StoreSchema = {

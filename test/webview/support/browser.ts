@@ -54,8 +54,8 @@ export interface OpenOptions {
   viewport: { width: number; height: number };
   /** Extra listeners before the page loads (dialogs, console). */
   setup?(page: Page): void;
-  /** Which page to open: the chat (default) or the compare tab (dist/compare.js, its own CSP). */
-  entry?: 'webview' | 'compare';
+  /** Which page to open: the chat (default), the compare tab (dist/compare.js) or the Usage tab (dist/usage.js), each with its own CSP. */
+  entry?: 'webview' | 'compare' | 'usage';
 }
 
 /** Opens the built webview in Chromium, or skips `suite` when the browser is missing outside CI. */
@@ -75,7 +75,7 @@ export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): 
     // axe-core for the accessibility checks (./axe.ts injects it; the page never loads it itself).
     '/axe.min.js': [AXE_SCRIPT, 'text/javascript'],
   };
-  const html = entry === 'compare' ? compareHtml : webviewHtml;
+  const html = entry === 'webview' ? webviewHtml : (o: string, n: string) => compareHtml(o, n, entry);
   let origin = '';
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
@@ -108,7 +108,7 @@ export async function openWebviewPage(suite: Mocha.Context, opts: OpenOptions): 
     opts.setup?.(page);
     await page.addInitScript(FAKE_HOST_SCRIPT);
     await page.goto(`${origin}/`);
-    await page.locator(entry === 'compare' ? '.compare' : '.app').waitFor();
+    await page.locator(entry === 'webview' ? '.app' : `.${entry}`).waitFor();
     const posted = async (): Promise<Posted[]> => (await page.evaluate('window.__posted')) as Posted[];
     // A check that throws (e.g. the element is not there yet) counts as "not yet"; the last error is reported.
     const eventually = async (what: string, check: () => Promise<boolean>): Promise<void> => {

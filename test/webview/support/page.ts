@@ -38,7 +38,7 @@ export function webviewHtml(origin: string, nonce: string): string {
  * The compare tab's page as src/extension/compare/compare-panel.ts builds it (its CSP: the script
  * by nonce only, styles from the webview's origin), with the same theme stand-in as the chat.
  */
-export function compareHtml(origin: string, nonce: string): string {
+export function compareHtml(origin: string, nonce: string, entry: 'compare' | 'usage' = 'compare'): string {
   const csp = ["default-src 'none'", `img-src ${origin} data:`, `style-src ${origin}`, `font-src ${origin}`, `script-src 'nonce-${nonce}'`].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -47,12 +47,12 @@ export function compareHtml(origin: string, nonce: string): string {
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${origin}/theme.css">
-<link rel="stylesheet" href="${origin}/dist/compare.css">
-<title>Compare branches</title>
+<link rel="stylesheet" href="${origin}/dist/${entry}.css">
+<title>${entry === 'compare' ? 'Compare branches' : 'Vox: Usage'}</title>
 </head>
 <body class="vscode-dark">
 <div id="app"></div>
-<script nonce="${nonce}" src="${origin}/dist/compare.js"></script>
+<script nonce="${nonce}" src="${origin}/dist/${entry}.js"></script>
 </body>
 </html>`;
 }
@@ -93,6 +93,8 @@ html {
   --vscode-editor-font-size: 12px;
   --vscode-foreground: #cccccc;
   --vscode-descriptionForeground: #9d9d9d;
+  --vscode-charts-blue: #3794ff;
+  --vscode-charts-green: #89d185;
   --vscode-errorForeground: #f85149;
   --vscode-focusBorder: #0078d4;
   --vscode-editor-background: #1f1f1f;

@@ -1,6 +1,6 @@
 /** The words of the spend in the status bar (./usage-status.ts), from a usage report: pure, without VS Code. */
-import { formatMicroUsd } from '../protocol/ledger';
-import type { UsageReport } from '../protocol/commands/ledger';
+import { formatMicroUsd } from '../../protocol/ledger';
+import type { UsageReport } from '../../protocol/commands/ledger';
 
 /** The status bar's text and tooltip for a usage report, or null while there is nothing to show. */
 export function usageStatusText(r: Pick<UsageReport, 'todayMicroUsd' | 'totalMicroUsd' | 'balanceMicroUsd' | 'balanceEnforced' | 'byModel'>): { text: string; tooltip: string } | null {

@@ -2,11 +2,11 @@
  * The cost ledger in the status bar (SPEC 3.4): today's spend and the balance, from `getUsage`,
  * read when the extension starts and again whenever a run ends in any thread (`threadChanged`
  * of `watchThreads`, so a `vox chat` in a terminal counts too). Hidden until something was spent
- * or a balance granted. The words: ./usage-status-text.ts.
+ * or a balance granted; a click opens the Usage tab (./usage-panel.ts). The words: ./usage-status-text.ts.
  */
 import * as vscode from 'vscode';
 import { usageStatusText } from './usage-status-text';
-import type { ExtensionContribution } from './contribution';
+import type { ExtensionContribution } from '../contribution';
 
 export const usageStatus: ExtensionContribution = {
   name: 'usage status',
@@ -14,6 +14,7 @@ export const usageStatus: ExtensionContribution = {
   activate({ host, log }, scope) {
     const item = scope.add(vscode.window.createStatusBarItem('vox.usage', vscode.StatusBarAlignment.Right, 99));
     item.name = 'Vox: spend today';
+    item.command = 'vox.showUsage';
     let disposed = false;
     const refresh = async (): Promise<void> => {
       try {
