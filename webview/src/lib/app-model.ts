@@ -13,6 +13,7 @@ import { createContextModel, type ContextModel } from './context-state';
 import type { McpModel } from './mcp-state';
 import type { SavedDraft } from '../../../src/protocol/host';
 import type { RestoreFlow } from './restore-state';
+import type { ThreadCosts } from './turn-cost-state';
 
 export type { SettingsView, ThreadSummary };
 
@@ -62,6 +63,8 @@ export interface AppModel {
   reveal?: RevealRequest | null;
   /** The chat's "Restore to here": its preview, confirm and Undo bar (./features/checkpoints.ts). */
   restore?: RestoreFlow | null;
+  /** What the open thread's turns cost (`getThreadCosts`; ./features/costs.ts), null until read; not saved. */
+  costs?: ThreadCosts | null;
 }
 
 export interface Logger { warn(message: string): void; error(message: string): void }

@@ -13,6 +13,7 @@ import { branchesFeature } from './branches';
 import { checkpointsFeature } from './checkpoints';
 import { compactionFeature } from './compaction';
 import { contextFeature } from './context';
+import { costsFeature } from './costs';
 import { draftsFeature } from './drafts';
 import { handoffFeature } from './handoff';
 import { hostCommandsFeature } from './host-commands';
@@ -47,6 +48,7 @@ export const FEATURES = [
   checkpointsFeature,
   compactionFeature,
   contextFeature,
+  costsFeature,
   draftsFeature,
   mcpAppsFeature,
   searchFeature,
