@@ -7,8 +7,8 @@
  * running dist/compare.js (webview/src/compare/), which renders the data it is posted (markdown
  * sanitised) and asks for it again when VS Code re-creates it.
  */
-import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
+import { tabPageHtml } from '../tab-page';
 import type { EngineClient } from '../../client/engine-client';
 import type { BranchView } from '../../protocol/commands/branches';
 import type { CommandResult } from '../../protocol/commands/index';
@@ -31,25 +31,8 @@ export interface ComparePayload {
   data: CommandResult<'compareBranches'>;
 }
 
-export function compareHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = crypto.randomBytes(18).toString('base64url');
-  const js = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'compare.js'));
-  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'compare.css'));
-  const csp = ["default-src 'none'", `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}">
-<title>Compare branches</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${js}"></script>
-</body>
-</html>`;
+function compareHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  return tabPageHtml(webview, extensionUri, 'compare', 'Compare branches');
 }
 
 async function pickThread(client: EngineClient): Promise<string | undefined> {

@@ -7,8 +7,8 @@
  * input box). The page is a WebviewPanel with a strict CSP running dist/usage.js
  * (webview/src/usage/), which checks what it is posted before it renders it.
  */
-import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
+import { tabPageHtml } from '../tab-page';
 import type { EngineHost } from '../engine-host';
 import type { ChatViews } from '../chat-view';
 import type { ExtensionContribution } from '../contribution';
@@ -23,24 +23,7 @@ const DEFAULT_DAYS = 30;
 const ALLOWED_DAYS = new Set([7, 30, 90]);
 
 function usageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = crypto.randomBytes(18).toString('base64url');
-  const js = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'usage.js'));
-  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'usage.css'));
-  const csp = ["default-src 'none'", `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}">
-<title>Vox: Usage</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${js}"></script>
-</body>
-</html>`;
+  return tabPageHtml(webview, extensionUri, 'usage', 'Vox: Usage');
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
