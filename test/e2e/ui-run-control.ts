@@ -129,7 +129,7 @@ const TRANSCRIPT_JS = `(() => {
   const text = (el) => (el?.innerText ?? '').trim();
   // The list is virtualised (VirtualList.svelte): each entry sits in a .vrow of the .vlist; this
   // short thread renders all of them. A run's action rows (edit, regenerate, ‹ › switchers) are
-  // controls, not conversation.
+  // controls, and its cost line is the ledger's figure: neither is conversation.
   const rows = log ? Array.from(log.querySelectorAll(':scope > .vlist > .vrow > *')) : [];
   for (const el of rows.length > 0 ? rows : log ? Array.from(log.children) : []) {
     if (el.matches('.vlist, .jump-latest, .find-bar')) continue;
@@ -140,7 +140,7 @@ const TRANSCRIPT_JS = `(() => {
         else if (b.matches('.steer')) out.push('steer: ' + [text(b.querySelector('.steer-label')), text(b.querySelector('.plain')), text(b.querySelector('.steer-skipped'))].join(' | '));
         else if (b.matches('section.tool')) out.push('tool: ' + text(b.querySelector('.name')));
         else if (b.matches('footer.run-status')) out.push('end: ' + (b.getAttribute('data-status') ?? '?'));
-        else if (b.matches('.prompt-actions, .message-actions')) continue;
+        else if (b.matches('.prompt-actions, .message-actions, .turn-cost')) continue;
         else out.push('other: ' + b.className);
       }
     } else out.push('other: ' + el.className);
